@@ -1,0 +1,312 @@
+"""Kafka's compression codecs, with the exact framing Kafka writes and reads.
+
+Sources: ``clients/src/main/java/org/apache/kafka/common/compress/`` (apache/kafka 3.9:
+``GzipCompression``, ``SnappyCompression``, ``Lz4BlockInputStream``/``Lz4BlockOutputStream``,
+``ZstdCompression``) and ``xerial/snappy-java`` 1.1.10.5 (``SnappyInputStream``).
+
+=====  ======  =========================================================================
+ id    name    framing on disk
+=====  ======  =========================================================================
+ 0     none    raw
+ 1     gzip    RFC 1952 member(s) from ``java.util.zip.GZIPOutputStream`` (OS byte 0xff on JDK 16+)
+ 2     snappy  xerial stream: ``82 'SNAPPY' 00``, int32 version, int32 compat, then
+               (int32 BE length, raw snappy block)*; un-framed raw snappy is accepted too
+ 3     lz4     LZ4 frame subset: magic 0x184D2204 LE, FLG, BD, HC, (uint32 LE size,
+               block)*, end mark 0; HC = (XXH32(FLG BD) >> 8) & 0xff, except that magic 0
+               messages carry HC over magic+FLG+BD (KAFKA-3160) and Kafka skips the check
+ 4     zstd    standard zstd frame(s) (v2 batches only)
+=====  ======  =========================================================================
+
+Decompression is bounded: :data:`MAX_INFLATED_BYTES` caps the output of one batch, so a
+small compressed batch can never inflate without bound. When the data breaks part way, the
+bytes recovered before the break are returned with the error, as Kafka's streaming readers
+would already have handed out the records in them.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+import cramjam
+
+from kreplica.formats._xxhash import xxh32
+
+NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
+CODEC_NAMES = {NONE: "none", GZIP: "gzip", SNAPPY: "snappy", LZ4: "lz4", ZSTD: "zstd"}
+CODEC_IDS = {name: codec for codec, name in CODEC_NAMES.items()}
+
+#: The most bytes one batch may inflate to before kreplica calls it a decompression bomb.
+MAX_INFLATED_BYTES = 256 * 1024 * 1024
+
+SNAPPY_MAGIC = b"\x82SNAPPY\x00"
+SNAPPY_HEADER = struct.Struct(">8sii")  # magic, version, min_compatible_version
+SNAPPY_BLOCK_SIZE = 32 * 1024           # SnappyOutputStream default block size (Kafka 0.11+)
+SNAPPY_MAX_CHUNK = 512 * 1024 * 1024    # SnappyInputStream refuses larger chunks
+
+LZ4_MAGIC = 0x184D2204
+LZ4_FLG = 0x60        # version 01, block independence, no checksums, no content size
+LZ4_BD = 0x40         # max block size code 4 = 64 KiB
+LZ4_BLOCK_SIZE = 64 * 1024
+LZ4_UNCOMPRESSED_BIT = 0x80000000
+
+GZIP_HEADER_JDK = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # MTIME 0, XFL 0, OS 0xff (JDK 16+)
+
+
+@dataclass(frozen=True, slots=True)
+class Inflated:
+    """What decompressing a payload gave: the bytes, and the error that ended it early if any.
+
+    ``data`` holds every byte recovered before ``error``; ``lz4_broken_checksum`` is set when an
+    LZ4 frame carries the magic-0 header checksum (normal for magic 0, damage for magic 1/2).
+    """
+
+    data: bytes
+    error: str | None = None
+    lz4_broken_checksum: bool = False
+
+
+def decompress(codec: int, payload, *, magic: int = 2, limit: int = MAX_INFLATED_BYTES) -> Inflated:
+    """Inflate ``payload`` compressed with ``codec`` as Kafka's reader for ``magic`` would.
+
+    Never raises for bad data: the error is returned in :class:`Inflated` together with the bytes
+    recovered before it. Output beyond ``limit`` is an error, not an allocation.
+    """
+    payload = bytes(payload)
+    try:
+        if codec == NONE:
+            return Inflated(payload)
+        if codec == GZIP:
+            return _gunzip(payload, limit)
+        if codec == SNAPPY:
+            return _unsnappy(payload, limit)
+        if codec == LZ4:
+            return _unlz4(payload, magic, limit)
+        if codec == ZSTD:
+            return _unzstd(payload, limit)
+    except Exception as exc:  # a codec library failing in an unforeseen way is still just bad data
+        return Inflated(b"", f"{CODEC_NAMES.get(codec, codec)} data does not decompress: {exc}")
+    return Inflated(b"", f"unknown compression codec id {codec}")
+
+
+def _too_big(limit: int) -> str:
+    return f"inflates past the {limit}-byte limit for one batch"
+
+
+def _gunzip(payload: bytes, limit: int) -> Inflated:
+    # GZIPInputStream reads concatenated members; bytes after a member that are not another
+    # gzip header are ignored, as Java does.
+    out = bytearray()
+    data = payload
+    while True:
+        d = zlib.decompressobj(31)
+        try:
+            chunk = d.decompress(data, limit + 1 - len(out))
+        except zlib.error as exc:
+            return Inflated(bytes(out), f"gzip data does not decompress: {exc}")
+        out += chunk
+        if len(out) > limit:
+            return Inflated(bytes(out[:limit]), _too_big(limit))
+        if not d.eof:
+            if d.unconsumed_tail:
+                return Inflated(bytes(out), _too_big(limit))
+            try:
+                out += d.flush()
+            except zlib.error:
+                pass
+            return Inflated(bytes(out), "gzip stream ends before its end marker (Unexpected end of ZLIB input stream)")
+        rest = d.unused_data
+        if len(rest) >= 2 and rest[0] == 0x1F and rest[1] == 0x8B:
+            data = rest
+            continue
+        return Inflated(bytes(out))
+
+
+def _snappy_block(block: bytes, room: int) -> bytes:
+    n = cramjam.snappy.decompress_raw_len(block)
+    if n > room:
+        raise OverflowError
+    buf = bytearray(n)
+    cramjam.snappy.decompress_raw_into(block, buf)
+    return bytes(buf)
+
+
+def _unsnappy(payload: bytes, limit: int) -> Inflated:
+    if not payload:
+        return Inflated(b"", "snappy: Cannot decompress empty stream")
+    if len(payload) < SNAPPY_HEADER.size or payload[:8] != SNAPPY_MAGIC:
+        # SnappyInputStream decodes un-framed input as one raw block
+        try:
+            return Inflated(_snappy_block(payload, limit))
+        except OverflowError:
+            return Inflated(b"", _too_big(limit))
+        except Exception as exc:
+            return Inflated(b"", f"raw snappy block does not decompress: {exc}")
+    out = bytearray()
+    pos = SNAPPY_HEADER.size
+    end = len(payload)
+    while end - pos >= 4:
+        if payload[pos:pos + 4] == SNAPPY_MAGIC[:4]:
+            if end - pos < SNAPPY_HEADER.size:
+                return Inflated(bytes(out), "snappy: concatenated stream header is cut short")
+            _, version, _ = SNAPPY_HEADER.unpack_from(payload, pos)
+            if version < 1:
+                return Inflated(bytes(out), f"snappy: incompatible stream version {version}")
+            pos += SNAPPY_HEADER.size
+            continue
+        (length,) = struct.unpack_from(">i", payload, pos)
+        pos += 4
+        if length < 0 or length > SNAPPY_MAX_CHUNK:
+            return Inflated(bytes(out), f"snappy: invalid chunk length {length}")
+        if end - pos < length:
+            return Inflated(bytes(out), f"snappy: chunk of {length} bytes is cut short ({end - pos} remain)")
+        try:
+            out += _snappy_block(payload[pos:pos + length], limit - len(out))
+        except OverflowError:
+            return Inflated(bytes(out), _too_big(limit))
+        except Exception as exc:
+            return Inflated(bytes(out), f"snappy chunk at byte {pos} does not decompress: {exc}")
+        pos += length
+    return Inflated(bytes(out))
+
+
+def lz4_header_checksum(descriptor: bytes) -> int:
+    """The LZ4 frame HC byte: second byte of XXH32 over the frame descriptor."""
+    return (xxh32(descriptor) >> 8) & 0xFF
+
+
+def _unlz4(payload: bytes, magic: int, limit: int) -> Inflated:
+    end = len(payload)
+    if end < 4 or struct.unpack_from("<I", payload, 0)[0] != LZ4_MAGIC:
+        return Inflated(b"", "lz4: Stream unsupported (invalid magic bytes)")
+    if end < 7:
+        return Inflated(b"", "lz4: Stream ended prematurely")
+    flg, bd = payload[4], payload[5]
+    if (flg >> 6) != 1 or not flg & 0x20 or flg & 0x03:
+        return Inflated(b"", "lz4: Stream unsupported (FLG version, block independence or reserved bits)")
+    if bd & 0x8F or not 4 <= (bd >> 4) & 0x07 <= 7:
+        return Inflated(b"", "lz4: Stream unsupported (BD reserved bits or block size code)")
+    max_block = 1 << (2 * ((bd >> 4) & 0x07) + 8)
+    block_checksum = bool(flg & 0x10)
+    content_size = bool(flg & 0x08)
+    content_checksum = bool(flg & 0x04)
+    pos = 6
+    if content_size:
+        pos += 8
+    if end < pos + 1:
+        return Inflated(b"", "lz4: Stream ended prematurely")
+    hc = payload[pos]
+    expected = lz4_header_checksum(payload[4:pos])
+    broken = False
+    if hc != expected:
+        if magic == 0 and hc == lz4_header_checksum(payload[0:pos]):
+            broken = True  # KAFKA-3160: magic-0 frames checksum magic+FLG+BD; Kafka skips the check
+        elif magic != 0:
+            return Inflated(b"", "lz4: Stream frame descriptor corrupted")
+    pos += 1
+    out = bytearray()
+    scratch = bytearray(max_block)
+    while True:
+        if end - pos < 4:
+            return Inflated(bytes(out), "lz4: Stream ended prematurely", broken)
+        (size,) = struct.unpack_from("<I", payload, pos)
+        pos += 4
+        if size == 0:
+            if content_checksum:
+                if end - pos < 4:
+                    return Inflated(bytes(out), "lz4: Stream ended prematurely", broken)
+                pos += 4  # Kafka consumes the content checksum without verifying it
+            return Inflated(bytes(out), None, broken)
+        raw = bool(size & LZ4_UNCOMPRESSED_BIT)
+        size &= 0x7FFFFFFF
+        if size > max_block:
+            return Inflated(bytes(out), f"lz4: Block size {size} exceeded max: {max_block}", broken)
+        if end - pos < size + (4 if block_checksum else 0):
+            return Inflated(bytes(out), "lz4: Stream ended prematurely", broken)
+        block = payload[pos:pos + size]
+        pos += size
+        if block_checksum:
+            (stored,) = struct.unpack_from("<I", payload, pos)
+            pos += 4
+            if stored != xxh32(block):
+                return Inflated(bytes(out), "lz4: Block checksum mismatch", broken)
+        if raw:
+            data = block
+        else:
+            try:
+                n = cramjam.lz4.decompress_block_into(block, scratch)
+            except Exception as exc:
+                return Inflated(bytes(out), f"lz4: block at byte {pos - size} does not decompress: {exc}", broken)
+            data = scratch[:n]
+        if len(out) + len(data) > limit:
+            return Inflated(bytes(out), _too_big(limit), broken)
+        out += data
+
+
+def _zstd_content_size(payload: bytes) -> int | None:
+    """The frame content size a zstd frame header declares, if any (RFC 8878 §3.1.1.1)."""
+    if len(payload) < 6 or payload[:4] != b"\x28\xb5\x2f\xfd":
+        return None
+    fhd = payload[4]
+    fcs_flag = fhd >> 6
+    single = (fhd >> 5) & 1
+    did = fhd & 3
+    pos = 5 + (0 if single else 1) + (0, 1, 2, 4)[did]
+    size = (1 if single else 0, 2, 4, 8)[fcs_flag]
+    if size == 0 or len(payload) < pos + size:
+        return None
+    value = int.from_bytes(payload[pos:pos + size], "little")
+    return value + 256 if size == 2 else value
+
+
+def _unzstd(payload: bytes, limit: int) -> Inflated:
+    declared = _zstd_content_size(payload)
+    room = min(limit, max(64 * 1024, 8 * len(payload), declared or 0))
+    while True:
+        buf = bytearray(room)
+        try:
+            n = cramjam.zstd.decompress_into(payload, buf)
+            return Inflated(bytes(memoryview(buf)[:n]))
+        except Exception as exc:
+            if "whole buffer" not in str(exc):
+                return Inflated(b"", f"zstd data does not decompress: {exc}")
+        if room >= limit:
+            return Inflated(b"", _too_big(limit))
+        room = min(limit, room * 4)
+
+
+# -- writers (fixtures and salvage export) -------------------------------------------------
+
+
+def compress(codec: int, data: bytes, *, magic: int = 2) -> bytes:
+    """Compress ``data`` with the framing Kafka's Java writers produce for ``magic``."""
+    if codec == NONE:
+        return bytes(data)
+    if codec == GZIP:
+        c = zlib.compressobj(6, zlib.DEFLATED, -15)
+        body = c.compress(data) + c.flush()
+        return GZIP_HEADER_JDK + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    if codec == SNAPPY:
+        out = bytearray(SNAPPY_HEADER.pack(SNAPPY_MAGIC, 1, 1))
+        for i in range(0, len(data), SNAPPY_BLOCK_SIZE):
+            block = bytes(cramjam.snappy.compress_raw(data[i:i + SNAPPY_BLOCK_SIZE]))
+            out += struct.pack(">i", len(block)) + block
+        return bytes(out)
+    if codec == LZ4:
+        magic_bytes = struct.pack("<I", LZ4_MAGIC)
+        descriptor = bytes((LZ4_FLG, LZ4_BD))
+        hc = lz4_header_checksum(magic_bytes + descriptor if magic == 0 else descriptor)
+        out = bytearray(magic_bytes + descriptor + bytes((hc,)))
+        for i in range(0, len(data), LZ4_BLOCK_SIZE):
+            block = data[i:i + LZ4_BLOCK_SIZE]
+            packed = bytes(cramjam.lz4.compress_block(block, store_size=False))
+            if len(packed) >= len(block):
+                out += struct.pack("<I", len(block) | LZ4_UNCOMPRESSED_BIT) + block
+            else:
+                out += struct.pack("<I", len(packed)) + packed
+        out += b"\x00\x00\x00\x00"
+        return bytes(out)
+    if codec == ZSTD:
+        return bytes(cramjam.zstd.compress(data, 3))
+    raise ValueError(f"unknown compression codec id {codec}")

@@ -1,0 +1,465 @@
+"""Record batch format v2 (magic 2): Kafka's ``DefaultRecordBatch`` and ``DefaultRecord``.
+
+Sources (apache/kafka 3.9): ``clients/src/main/java/org/apache/kafka/common/record/
+DefaultRecordBatch.java``, ``DefaultRecord.java``, ``ControlRecordType.java``,
+``EndTransactionMarker.java``, ``MemoryRecordsBuilder.java``.
+
+Layout, in Kafka's own words::
+
+    RecordBatch =>
+      BaseOffset => Int64
+      Length => Int32                 (bytes after this field)
+      PartitionLeaderEpoch => Int32
+      Magic => Int8
+      CRC => Uint32                   (CRC-32C of Attributes..end)
+      Attributes => Int16
+      LastOffsetDelta => Int32
+      BaseTimestamp => Int64          (the delete horizon when attribute bit 6 is set)
+      MaxTimestamp => Int64
+      ProducerId => Int64
+      ProducerEpoch => Int16
+      BaseSequence => Int32
+      RecordCount => Int32
+      Records => [Record]             (one compressed stream when the codec is not none)
+
+    Record =>
+      Length => Varint                (bytes of the fields below)
+      Attributes => Int8              (unused)
+      TimestampDelta => Varlong
+      OffsetDelta => Varint
+      KeyLength => Varint             (negative = null)
+      Key => Bytes
+      ValueLength => Varint           (negative = null)
+      Value => Bytes
+      HeaderCount => Varint
+      Headers => [HeaderKeyLength => Varint, HeaderKey => String,
+                  HeaderValueLength => Varint, HeaderValue => Bytes]
+
+The CRC covers bytes 21 to the end: attributes, the rest of the header and the records as
+stored. It does *not* cover BaseOffset, Length, PartitionLeaderEpoch or Magic, because the
+broker rewrites the offset and the epoch in place on append without recomputing it; so damage
+to those bytes is invisible to the CRC (a magic of 3 still "passes").
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator, Sequence
+
+from kreplica.formats import codecs
+from kreplica.formats.batch import (
+    CONTROL_ABORT,
+    CONTROL_COMMIT,
+    CREATE_TIME,
+    LOG_APPEND_TIME,
+    Header,
+    NewRecord,
+    Record,
+    RecordBatch,
+)
+from kreplica.formats.checksums import crc32c
+from kreplica.formats.errors import FormatError, Malformed, Truncated
+from kreplica.formats.varint import build_varint, build_varlong
+
+MAGIC = 2
+
+HEADER = struct.Struct(
+    ">"
+    "q"  # baseOffset
+    "i"  # batchLength
+    "i"  # partitionLeaderEpoch
+    "b"  # magic
+    "I"  # crc
+    "h"  # attributes
+    "i"  # lastOffsetDelta
+    "q"  # baseTimestamp
+    "q"  # maxTimestamp
+    "q"  # producerId
+    "h"  # producerEpoch
+    "i"  # baseSequence
+    "i"  # recordCount
+)
+RECORD_BATCH_OVERHEAD = HEADER.size                      # 61
+LOG_OVERHEAD = struct.calcsize(">qi")                    # 12: offset + length prefix
+PARTITION_LEADER_EPOCH_OFFSET = struct.calcsize(">qi")   # 12
+MAGIC_OFFSET = struct.calcsize(">qii")                   # 16
+CRC_OFFSET = struct.calcsize(">qiib")                    # 17
+ATTRIBUTES_OFFSET = struct.calcsize(">qiibI")            # 21: the CRC covers from here
+RECORDS_OFFSET = RECORD_BATCH_OVERHEAD                   # 61
+MIN_BATCH_LENGTH = RECORD_BATCH_OVERHEAD - LOG_OVERHEAD  # 49
+
+COMPRESSION_CODEC_MASK = 0x07
+TIMESTAMP_TYPE_MASK = 0x08
+TRANSACTIONAL_FLAG_MASK = 0x10
+CONTROL_FLAG_MASK = 0x20
+DELETE_HORIZON_FLAG_MASK = 0x40
+
+CONTROL_KEY = struct.Struct(">hh")     # version, type (ControlRecordType)
+END_TXN_MARKER = struct.Struct(">hi")  # version, coordinatorEpoch (EndTransactionMarker)
+
+_INT32_MAX = 0x7FFFFFFF
+_I64 = 1 << 63
+
+
+def _i32(v: int) -> int:
+    return ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+def _i64(v: int) -> int:
+    return ((v + _I64) & 0xFFFFFFFFFFFFFFFF) - _I64
+
+
+def increment_sequence(sequence: int, increment: int) -> int:
+    """``DefaultRecordBatch.incrementSequence``: int32 addition that wraps past MAX to 0."""
+    if sequence > _i32(_INT32_MAX - increment):
+        return _i32(increment - _i32(_INT32_MAX - sequence) - 1)
+    return _i32(sequence + increment)
+
+
+def parse_header(buf, position: int, size: int, *, path: str, verify_crc: bool = True,
+                 after_break: bool = False) -> RecordBatch:
+    """The batch whose 12-byte prefix starts at ``position`` (``size`` includes the prefix).
+
+    Read for any magic the file reader sends to the v2 parser (2 and anything above 2). A batch
+    shorter than the 61-byte header is still returned, with its header completed from the bytes
+    that follow it (zeros past the end of the buffer) and ``crc_valid`` false, as Kafka's
+    ``isValid()`` says for it; callers report the impossible length.
+    """
+    end = position + size
+    if position + RECORD_BATCH_OVERHEAD <= len(buf):
+        h = HEADER.unpack_from(buf, position)
+    else:
+        padded = bytes(buf[position:len(buf)]) + bytes(RECORD_BATCH_OVERHEAD)
+        h = HEADER.unpack_from(padded, 0)
+    (base_offset, _length, epoch, magic, crc, attributes, last_delta, base_ts, max_ts,
+     producer_id, producer_epoch, base_sequence, count) = h
+    if not verify_crc:
+        crc_valid = None
+    elif size < RECORD_BATCH_OVERHEAD:
+        crc_valid = False
+    else:
+        crc_valid = crc32c(buf[position + ATTRIBUTES_OFFSET:end]) == crc
+    return RecordBatch(
+        path, position, size, magic, base_offset, _i64(base_offset + last_delta), count, epoch,
+        crc, crc_valid, attributes, attributes & COMPRESSION_CODEC_MASK,
+        LOG_APPEND_TIME if attributes & TIMESTAMP_TYPE_MASK else CREATE_TIME,
+        base_ts, max_ts, producer_id, producer_epoch, base_sequence,
+        bool(attributes & TRANSACTIONAL_FLAG_MASK), bool(attributes & CONTROL_FLAG_MASK),
+        base_ts if attributes & DELETE_HORIZON_FLAG_MASK else None, after_break,
+    )
+
+
+def records_payload(buf, batch: RecordBatch) -> codecs.Inflated:
+    """The batch's records section, inflated if compressed (bounded; errors returned, not raised)."""
+    section = memoryview(buf)[batch.position + RECORDS_OFFSET:batch.end]
+    if batch.compression == codecs.NONE:
+        return codecs.Inflated(section)
+    return codecs.decompress(batch.compression, section, magic=batch.magic)
+
+
+def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
+    """The records of a v2 batch, as Kafka's ``DefaultRecordBatch.iterator()`` yields them.
+
+    Kafka checks "no bytes left" when it reads the last declared record and throws instead of
+    returning it, so a batch with bytes to spare yields every record but the last, then raises.
+    Raises :class:`FormatError` (position = the batch) at the first record Kafka cannot read,
+    after yielding the ones before it. A control batch's records carry their control type and,
+    for transaction markers, the coordinator epoch.
+    """
+    if batch.count < 0:
+        raise Malformed(f"Found invalid record count {batch.count} in magic v2 batch",
+                        path=batch.path, position=batch.position, field="recordCount")
+    if batch.size < RECORD_BATCH_OVERHEAD:
+        raise Malformed(f"Record batch is corrupt (the size {batch.size} is smaller than the "
+                        f"minimum allowed overhead {RECORD_BATCH_OVERHEAD})",
+                        path=batch.path, position=batch.position, field="batchLength")
+    if batch.compression > codecs.ZSTD:
+        raise Malformed(f"Unknown compression type id: {batch.compression}",
+                        path=batch.path, position=batch.position, field="attributes")
+    inflated = records_payload(buf, batch)
+    log_append_time = batch.max_timestamp if batch.timestamp_type == LOG_APPEND_TIME else None
+    try:
+        yield from decode_records(
+            inflated.data, batch.count, batch.base_offset, batch.base_timestamp,
+            batch.base_sequence, log_append_time, batch.position, batch.is_control,
+        )
+    except FormatError as exc:
+        if inflated.error is not None:
+            raise Malformed(f"records do not decompress: {inflated.error}", path=batch.path,
+                            position=batch.position, field="records") from exc
+        raise exc.at(path=batch.path, offset=batch.position + RECORDS_OFFSET
+                     if batch.compression == codecs.NONE else 0) from exc
+    if inflated.error is not None:
+        raise Malformed(f"records do not decompress: {inflated.error}", path=batch.path,
+                        position=batch.position, field="records")
+
+
+def _uvarint(mv, pos: int, end: int) -> tuple[int, int]:
+    """Slow path of an unsigned varint/varlong starting at ``pos`` (Kafka's length limits)."""
+    value = 0
+    shift = 0
+    while True:
+        if pos >= end:
+            raise Truncated("Found invalid record structure (a varint runs past the end)", position=pos)
+        b = mv[pos]
+        pos += 1
+        if not b & 0x80:
+            return value | (b << shift), pos
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if shift > 63:
+            raise Malformed("Found invalid record structure (varlong is too long)", position=pos - 1)
+
+
+def _varint32(mv, pos: int, end: int) -> tuple[int, int]:
+    start = pos
+    u, pos = _uvarint(mv, pos, end)
+    if pos - start > 5:
+        raise Malformed("Found invalid record structure (varint is too long)", position=start)
+    u &= 0xFFFFFFFF
+    return (u >> 1) ^ -(u & 1), pos
+
+
+def _varlong(mv, pos: int, end: int) -> tuple[int, int]:
+    u, pos = _uvarint(mv, pos, end)
+    u &= 0xFFFFFFFFFFFFFFFF
+    return (u >> 1) ^ -(u & 1), pos
+
+
+def decode_records(data, count: int, base_offset: int, base_timestamp: int, base_sequence: int,
+                   log_append_time: int | None, batch_position: int,
+                   is_control: bool = False) -> Iterator[Record]:
+    """Decode ``count`` records from the bytes of a records section (positions are relative).
+
+    NOTE: the hot loop of ``--records``. Single-byte varints take an inline fast path and names
+    are bound as locals; bench/README.md has the decode figures that justify it.
+    """
+    end = len(data)
+    pos = 0
+    _bytes = bytes
+    mv = memoryview(data) if not isinstance(data, (bytes, memoryview)) else data
+    for index in range(count):
+        try:
+            # Length => Varint
+            b = mv[pos]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                length, pos = _varint32(mv, pos, end)
+            if length > end - pos:
+                raise Malformed(f"Invalid record size: expected {length} bytes in record payload, "
+                                f"but instead the buffer has only {end - pos} remaining bytes.", position=pos)
+            start = pos
+            pos += 1  # Attributes => Int8, unused
+            # TimestampDelta => Varlong
+            b = mv[pos]
+            if b < 0x80:
+                ts_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                ts_delta, pos = _varlong(mv, pos, end)
+            # OffsetDelta => Varint
+            b = mv[pos]
+            if b < 0x80:
+                offset_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                offset_delta, pos = _varint32(mv, pos, end)
+            # KeyLength => Varint, Key => Bytes
+            b = mv[pos]
+            if b < 0x80:
+                n = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                n, pos = _varint32(mv, pos, end)
+            if n >= 0:
+                if n > end - pos:
+                    raise Truncated("Found invalid record structure (key runs past the end)", position=pos)
+                key = _bytes(mv[pos:pos + n])
+                pos += n
+            else:
+                key = None
+            # ValueLength => Varint, Value => Bytes
+            b = mv[pos]
+            if b < 0x80:
+                n = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                n, pos = _varint32(mv, pos, end)
+            if n >= 0:
+                if n > end - pos:
+                    raise Truncated("Found invalid record structure (value runs past the end)", position=pos)
+                value = _bytes(mv[pos:pos + n])
+                pos += n
+            else:
+                value = None
+            # HeaderCount => Varint
+            b = mv[pos]
+            if b < 0x80:
+                n = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                n, pos = _varint32(mv, pos, end)
+            if n == 0:
+                headers = ()
+            else:
+                if n < 0:
+                    raise Malformed(f"Found invalid number of record headers {n}", position=pos)
+                if n > end - pos:
+                    raise Malformed(f"Found invalid number of record headers. {n} is larger than the "
+                                    "remaining size of the buffer", position=pos)
+                headers, pos = _decode_headers(mv, pos, end, n)
+            if pos - start != length:
+                raise Malformed(f"Invalid record size: expected to read {length} bytes in record "
+                                f"payload, but instead read {pos - start}", position=start)
+        except IndexError:
+            raise Truncated("Found invalid record structure (a field runs past the end)", position=pos) from None
+        if index == count - 1 and pos != end:
+            raise Malformed("Incorrect declared batch size, records still remaining in file",
+                            position=pos, field=f"record {index}")
+        offset = base_offset + offset_delta
+        timestamp = log_append_time if log_append_time is not None else base_timestamp + ts_delta
+        if not -_I64 <= timestamp < _I64:
+            timestamp = _i64(timestamp)
+        sequence = increment_sequence(base_sequence, offset_delta) if base_sequence >= 0 else -1
+        if is_control:
+            control_type, coordinator_epoch = parse_control(key, value)
+            yield Record(batch_position, offset, timestamp, sequence, key, value, headers,
+                         control_type, coordinator_epoch)
+        else:
+            yield Record(batch_position, offset, timestamp, sequence, key, value, headers)
+
+
+def _decode_headers(mv, pos: int, end: int, n: int) -> tuple[tuple[Header, ...], int]:
+    out = []
+    for _ in range(n):
+        klen, pos = _varint32(mv, pos, end)
+        if klen < 0:
+            raise Malformed(f"Invalid negative header key size {klen}", position=pos)
+        if klen > end - pos:
+            raise Truncated("Found invalid record structure (header key runs past the end)", position=pos)
+        hkey = bytes(mv[pos:pos + klen]).decode("utf-8", "replace")
+        pos += klen
+        vlen, pos = _varint32(mv, pos, end)
+        if vlen >= 0:
+            if vlen > end - pos:
+                raise Truncated("Found invalid record structure (header value runs past the end)", position=pos)
+            hvalue = bytes(mv[pos:pos + vlen])
+            pos += vlen
+        else:
+            hvalue = None
+        out.append(Header(hkey, hvalue))
+    return tuple(out), pos
+
+
+def parse_control(key: bytes | None, value: bytes | None) -> tuple[int | None, int | None]:
+    """(control type id, coordinator epoch) of a control record; ``None`` where Kafka would throw.
+
+    ``ControlRecordType.parse`` needs a 4-byte key with a non-negative version (other versions
+    are read as 0); ``EndTransactionMarker`` needs a 6-byte value with a non-negative version.
+    """
+    if key is None or len(key) < CONTROL_KEY.size:
+        return None, None
+    version, ctype = CONTROL_KEY.unpack_from(key, 0)
+    if version < 0:
+        return None, None
+    if ctype not in (CONTROL_ABORT, CONTROL_COMMIT):
+        return ctype, None
+    if value is None or len(value) < END_TXN_MARKER.size:
+        return ctype, None
+    mversion, coordinator_epoch = END_TXN_MARKER.unpack_from(value, 0)
+    if mversion < 0:
+        return ctype, None
+    return ctype, coordinator_epoch
+
+
+# -- writer ---------------------------------------------------------------------------------
+
+
+def build_record(offset_delta: int, timestamp_delta: int, key: bytes | None, value: bytes | None,
+                 headers: Sequence[tuple[str, bytes | None]] = ()) -> bytes:
+    """One record's bytes, as ``DefaultRecord.writeTo`` lays them out."""
+    body = bytearray(b"\x00")
+    body += build_varlong(timestamp_delta)
+    body += build_varint(offset_delta)
+    for blob in (key, value):
+        if blob is None:
+            body += build_varint(-1)
+        else:
+            body += build_varint(len(blob)) + blob
+    body += build_varint(len(headers))
+    for hkey, hvalue in headers:
+        kb = hkey.encode("utf-8")
+        body += build_varint(len(kb)) + kb
+        if hvalue is None:
+            body += build_varint(-1)
+        else:
+            body += build_varint(len(hvalue)) + hvalue
+    return build_varint(len(body)) + bytes(body)
+
+
+def build_control_record(offset: int, timestamp: int, control_type: int, coordinator_epoch: int = 0) -> NewRecord:
+    """A transaction marker (COMMIT 1 / ABORT 0) as ``MemoryRecords.writeEndTransactionalMarker`` writes it."""
+    value = END_TXN_MARKER.pack(0, coordinator_epoch) if control_type in (CONTROL_ABORT, CONTROL_COMMIT) else b""
+    return NewRecord(offset, timestamp, CONTROL_KEY.pack(0, control_type), value)
+
+
+def build_batch(
+    records: Sequence[NewRecord],
+    *,
+    base_offset: int,
+    partition_leader_epoch: int = 0,
+    compression: int = codecs.NONE,
+    timestamp_type: int = CREATE_TIME,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    is_transactional: bool = False,
+    is_control: bool = False,
+    last_offset_delta: int | None = None,
+    base_timestamp: int | None = None,
+    max_timestamp: int | None = None,
+    delete_horizon_ms: int | None = None,
+    magic: int = MAGIC,
+) -> bytes:
+    """A v2 batch as Kafka's ``MemoryRecordsBuilder`` (or the log cleaner) writes it.
+
+    Offsets of ``records`` are absolute; the deltas are taken from ``base_offset`` and from the
+    base timestamp (the first record's time, or ``delete_horizon_ms`` when given, as the cleaner
+    does). With no records this is the cleaner's empty batch: pass ``last_offset_delta`` and
+    ``max_timestamp``. For LogAppendTime, ``max_timestamp`` is the broker's append time.
+    ``magic`` other than 2 writes a deliberately wrong magic byte (for damage fixtures).
+    """
+    if delete_horizon_ms is not None:
+        base_ts = delete_horizon_ms
+    elif base_timestamp is not None:
+        base_ts = base_timestamp
+    else:
+        base_ts = records[0].timestamp if records else -1
+    body = b"".join(
+        build_record(r.offset - base_offset, r.timestamp - base_ts, r.key, r.value, r.headers)
+        for r in records
+    )
+    payload = codecs.compress(compression, body, magic=MAGIC) if compression != codecs.NONE else body
+    if last_offset_delta is None:
+        last_offset_delta = (records[-1].offset - base_offset) if records else 0
+    if max_timestamp is None:
+        max_timestamp = max((r.timestamp for r in records), default=-1)
+    attributes = compression & COMPRESSION_CODEC_MASK
+    if timestamp_type == LOG_APPEND_TIME:
+        attributes |= TIMESTAMP_TYPE_MASK
+    if is_transactional:
+        attributes |= TRANSACTIONAL_FLAG_MASK
+    if is_control:
+        attributes |= CONTROL_FLAG_MASK
+    if delete_horizon_ms is not None:
+        attributes |= DELETE_HORIZON_FLAG_MASK
+    header = HEADER.pack(
+        base_offset, RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(payload), partition_leader_epoch,
+        magic, 0, attributes, last_offset_delta, base_ts, max_timestamp, producer_id,
+        producer_epoch, base_sequence, len(records),
+    )
+    out = bytearray(header + payload)
+    struct.pack_into(">I", out, CRC_OFFSET, crc32c(memoryview(out)[ATTRIBUTES_OFFSET:]))
+    return bytes(out)

@@ -1,0 +1,98 @@
+"""Findings: damage and anomalies kreplica reports while it keeps reading.
+
+A finding is the product, not an error: each names the file, the absolute byte position, a
+stable snake_case ``kind`` and a plain-language message. Every kind lives in :data:`KINDS` with
+its default severity, a one-line meaning and a hint, so the catalogue in the README, the man
+pages and the code cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One entry of the catalogue: what a finding kind means and what to do about it."""
+
+    name: str
+    severity: str
+    meaning: str
+    hint: str
+
+
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind("crc_mismatch", ERROR,
+             "the stored checksum does not match the bytes it covers",
+             "the batch was damaged after it was written; a broker recovering this segment truncates here"),
+        Kind("truncated_tail", ERROR,
+             "the last batch is cut off by the end of the file",
+             "usual after a crash or a copy taken during a write; Kafka's reader silently ignores it"),
+        Kind("invalid_length", ERROR,
+             "a batch length is impossible (negative, below the minimum, or past the end of the file)",
+             "Kafka's reader stops here; later batches found by resynchronising are marked after_break"),
+        Kind("invalid_magic", ERROR,
+             "the magic (format version) byte is not 0, 1 or 2",
+             "magic lies outside the v2 CRC, so Kafka's file reader treats any magic above 2 as v2"),
+        Kind("trailing_zeros", WARNING,
+             "the file ends in zero bytes, as a preallocated segment does",
+             "log.preallocate=true or a crash before the segment was trimmed; recovery drops the zeros"),
+        Kind("offset_regression", ERROR,
+             "a batch's offsets lie wholly below those of the batch before it",
+             "offsets must increase; two logs may have been concatenated or a header was damaged"),
+        Kind("offset_overlap", ERROR,
+             "a batch starts at or below the last offset of the batch before it",
+             "offsets must increase; the header may be damaged (the CRC does not cover offsets)"),
+        Kind("epoch_regression", ERROR,
+             "a batch's partition leader epoch is lower than an earlier batch's",
+             "leader epochs never decrease in a log; the header may be damaged (the CRC does not cover it)"),
+        Kind("decompression_error", ERROR,
+             "the records of a batch do not decompress",
+             "the CRC is computed over the compressed bytes, so a valid CRC here points at a producer bug"),
+        Kind("invalid_record", ERROR,
+             "a record inside a batch is malformed (lengths, varints or header counts)",
+             "Kafka's reader throws when it reaches this record; batch-level recovery does not notice"),
+        Kind("unknown_codec", ERROR,
+             "the compression codec id is not one Kafka defines",
+             "Kafka fails on this batch as soon as it needs the codec"),
+        Kind("offset_out_of_segment_range", ERROR,
+             "a batch offset cannot be stored relative to the segment's base offset",
+             "the file name and contents disagree; the segment may have been renamed"),
+        Kind("resynchronised", WARNING,
+             "unreadable bytes were skipped to the next position that holds a valid batch",
+             "the skipped bytes are invisible to Kafka; batches after them are marked after_break"),
+        Kind("unrecognised_file", WARNING,
+             "a file or directory was skipped because it is not a segment",
+             "kreplica inspect-log reads *.log segment files"),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something wrong (or odd) at ``path``:``position``.
+
+    ``details`` holds kind-specific extras (expected and actual values, sizes) that machine
+    output carries next to the common fields.
+    """
+
+    kind: str
+    path: str
+    position: int
+    message: str
+    severity: str = ""
+    details: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.severity:
+            object.__setattr__(self, "severity", KINDS[self.kind].severity)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == ERROR
