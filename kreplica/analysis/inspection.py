@@ -1,0 +1,239 @@
+"""``inspect-log`` as an analysis: walk segments, decode what was asked, check what Kafka would
+not, and emulate recovery — in one streaming pass per segment.
+
+The segment walker (formats) reports damage it meets at a position. This module adds the
+checks that need more than one batch (offsets and leader epochs must increase, also across the
+segments of one partition; offsets must fit the segment's base offset), the record-level checks
+of ``--records``, the filters, the per-segment totals, and the recovery verdict. It yields
+events in file order so the report layer can stream them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from kreplica.analysis.recovery import RecoveryVerdict, SegmentRecovery
+from kreplica.formats import default_records, legacy_records
+from kreplica.formats.batch import Record, RecordBatch
+from kreplica.formats.errors import FormatError
+from kreplica.formats.findings import Finding
+from kreplica.formats.segment import SegmentEnd, iter_segment
+from kreplica.model.evidence import open_buffer
+from kreplica.model.segments import SegmentFile, SegmentGroup
+
+_INT32_MAX = 0x7FFFFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class InspectOptions:
+    """What to read and list. Filters select which batches (and records) are listed; findings,
+    totals and the recovery verdict always cover the whole segment."""
+
+    verify_crc: bool = True
+    records: bool = False
+    max_bytes: int | None = None
+    first_offset: int | None = None
+    last_offset: int | None = None
+    producer_id: int | None = None
+    leader_epoch: int | None = None
+    transactional: bool | None = None
+    control: bool | None = None
+
+    def wants(self, batch: RecordBatch) -> bool:
+        """True when ``batch`` passes every filter."""
+        if self.first_offset is not None and batch.last_offset < self.first_offset:
+            return False
+        if self.last_offset is not None and batch.base_offset > self.last_offset:
+            return False
+        if self.producer_id is not None and batch.producer_id != self.producer_id:
+            return False
+        if self.leader_epoch is not None and batch.partition_leader_epoch != self.leader_epoch:
+            return False
+        if self.transactional is not None and batch.is_transactional != self.transactional:
+            return False
+        if self.control is not None and batch.is_control != self.control:
+            return False
+        return True
+
+    def wants_record(self, record: Record) -> bool:
+        if self.first_offset is not None and record.offset < self.first_offset:
+            return False
+        if self.last_offset is not None and record.offset > self.last_offset:
+            return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentStart:
+    """A segment is about to be read."""
+
+    path: str
+    base_offset: int | None
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentSummary:
+    """Totals of one segment. ``valid_bytes`` is where Kafka's reader stops; ``recovery`` is
+    ``None`` when it cannot be judged (``--no-verify-crc`` or ``--max-bytes`` cut the read)."""
+
+    path: str
+    batches: int
+    records: int
+    first_offset: int | None
+    last_offset: int | None
+    file_size: int
+    valid_bytes: int
+    trailing_bytes: int
+    recovery: RecoveryVerdict | None
+    stopped_by: str
+    findings: int
+    errors: int
+
+
+Event = SegmentStart | RecordBatch | Record | Finding | SegmentSummary
+
+
+@dataclass
+class _PartitionContext:
+    """What the previous batches of a partition leave for the next one to be checked against."""
+
+    last_batch: RecordBatch | None = None
+    max_epoch: int = -1
+    max_epoch_batch: RecordBatch | None = None
+
+
+def inspect_groups(groups: list[SegmentGroup], options: InspectOptions,
+                   progress: Callable[[int], None] | None = None) -> Iterator[Event]:
+    """Inspect every segment of every group, in order; see :func:`inspect_segment`."""
+    for group in groups:
+        context = _PartitionContext()
+        for segment in group.segments:
+            yield from inspect_segment(segment, options, context, progress)
+
+
+def inspect_segment(segment: SegmentFile, options: InspectOptions, context: _PartitionContext | None = None,
+                    progress: Callable[[int], None] | None = None) -> Iterator[Event]:
+    """Events for one segment: :class:`SegmentStart`, then batches (each followed by its
+    records when asked) and findings in file order, then :class:`SegmentSummary`."""
+    context = context if context is not None else _PartitionContext()
+    with open_buffer(segment.path) as buf:
+        label = segment.path
+        yield SegmentStart(label, segment.base_offset, len(buf))
+        base = segment.base_offset if segment.base_offset is not None else 0
+        judge_recovery = options.verify_crc
+        recovery = SegmentRecovery(buf, segment_base_offset=base)
+        batches = records = findings = errors = 0
+        first = last = None
+        end: SegmentEnd | None = None
+        reported_progress = 0
+        for event in iter_segment(buf, path=label, verify_crc=options.verify_crc, max_bytes=options.max_bytes):
+            if isinstance(event, RecordBatch):
+                batch = event
+                batches += 1
+                if first is None:
+                    first = batch.base_offset
+                last = batch.last_offset if last is None else max(last, batch.last_offset)
+                if not batch.after_break:
+                    recovery.feed(batch)
+                pending = list(_batch_checks(batch, segment, context))
+                listed = options.wants(batch)
+                if listed:
+                    yield batch
+                if options.records:
+                    for item in _records_of(buf, batch):
+                        if isinstance(item, Finding):
+                            pending.append(item)
+                        else:
+                            records += 1
+                            if listed and options.wants_record(item):
+                                yield item
+                else:
+                    records += _header_count(batch)
+                for f in pending:
+                    findings += 1
+                    errors += f.is_error
+                    yield f
+                if progress is not None and batch.end - reported_progress >= 1 << 22:
+                    progress(batch.end - reported_progress)
+                    reported_progress = batch.end
+            elif isinstance(event, Finding):
+                findings += 1
+                errors += event.is_error
+                yield event
+            else:
+                end = event
+        if progress is not None:
+            progress(len(buf) - reported_progress)
+        if end.stopped_by == "max_bytes":
+            judge_recovery = False
+        verdict = recovery.verdict(len(buf)) if judge_recovery else None
+        yield SegmentSummary(label, batches, records, first, last, end.file_size, end.valid_bytes,
+                             end.file_size - end.valid_bytes, verdict, end.stopped_by, findings, errors)
+
+
+def _header_count(batch: RecordBatch) -> int:
+    if batch.count is not None:
+        return max(batch.count, 0)
+    return max(batch.last_offset - batch.base_offset + 1, 1)
+
+
+def _batch_checks(batch: RecordBatch, segment: SegmentFile, context: _PartitionContext) -> Iterator[Finding]:
+    """Offsets and epochs against the batches before it, and against the segment's base offset."""
+    if batch.crc_valid is False:
+        return
+    path = batch.path
+    if segment.base_offset is not None:
+        relative = batch.last_offset - segment.base_offset
+        if batch.base_offset < segment.base_offset or relative > _INT32_MAX:
+            yield Finding("offset_out_of_segment_range", path, batch.position,
+                          f"offsets {batch.base_offset}-{batch.last_offset} of the batch at byte {batch.position} "
+                          f"do not fit segment base offset {segment.base_offset} (relative offsets must lie "
+                          f"in 0..{_INT32_MAX})",
+                          details={"segment_base_offset": segment.base_offset})
+    prev = context.last_batch
+    if prev is not None and batch.base_offset <= prev.last_offset:
+        where = f"byte {prev.position}" if prev.path == path else f"byte {prev.position} of {prev.path}"
+        if batch.last_offset <= prev.last_offset:
+            yield Finding("offset_regression", path, batch.position,
+                          f"offsets go backwards: the batch at byte {batch.position} holds "
+                          f"{batch.base_offset}-{batch.last_offset}, after {prev.base_offset}-{prev.last_offset} "
+                          f"at {where}",
+                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset})
+        else:
+            yield Finding("offset_overlap", path, batch.position,
+                          f"the batch at byte {batch.position} starts at offset {batch.base_offset}, at or "
+                          f"below {prev.last_offset}, the last offset of the batch at {where}",
+                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset})
+    if prev is None or batch.last_offset > prev.last_offset:
+        context.last_batch = batch
+    if batch.magic >= 2 and batch.partition_leader_epoch >= 0:
+        if batch.partition_leader_epoch < context.max_epoch:
+            seen = context.max_epoch_batch
+            yield Finding("epoch_regression", path, batch.position,
+                          f"partition leader epoch {batch.partition_leader_epoch} of the batch at byte "
+                          f"{batch.position} (offset {batch.base_offset}) is below epoch {context.max_epoch} "
+                          f"seen at offset {seen.base_offset}",
+                          details={"epoch": batch.partition_leader_epoch, "max_epoch_before": context.max_epoch})
+        else:
+            context.max_epoch = batch.partition_leader_epoch
+            context.max_epoch_batch = batch
+
+
+def _records_of(buf, batch: RecordBatch) -> Iterator[Record | Finding]:
+    """The batch's records, then a finding if Kafka's reader would throw part way."""
+    reader = legacy_records.iter_records if batch.magic < 2 else default_records.iter_records
+    try:
+        for record in reader(buf, batch):
+            if batch.is_control and batch.magic >= 2 and record.control_type is None:
+                yield Finding("invalid_record", batch.path, batch.position,
+                              f"control record at offset {record.offset} has no valid control key "
+                              "(Kafka: 'Invalid version found for control record' or too short)")
+            yield record
+    except FormatError as exc:
+        kind = "decompression_error" if "decompress" in exc.reason else "invalid_record"
+        yield Finding(kind, batch.path, batch.position,
+                      f"batch at byte {batch.position} (offsets {batch.base_offset}-{batch.last_offset}): "
+                      f"{exc.reason}",
+                      details={"field": exc.field} if exc.field else {})

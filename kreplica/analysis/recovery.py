@@ -1,0 +1,151 @@
+"""What a broker does to one segment when it recovers it after an unclean shutdown.
+
+Source (apache/kafka 3.9): ``LogSegment.recover`` in ``storage/src/main/java/org/apache/kafka/
+storage/internals/log/LogSegment.java``, with ``LogLoader.recoverLog`` (the handling of
+``InvalidOffsetException``) and ``ProducerStateManager``/``ProducerAppendInfo`` for control
+batches.
+
+For every batch the file reader yields, in order: ``ensureValid`` (v2: size >= 61 and CRC-32C;
+legacy: CRC-32), rebuild the offset and time indexes every ``index.interval.bytes`` (an offset
+that does not increase there makes Kafka truncate the whole segment), count the bytes as valid,
+assign the batch's epoch to the leader-epoch cache when it is newer than the latest (magic >= 2),
+and update producer state (a control batch's marker is decoded; a bad one stops recovery after
+that batch). The walk ends at the first corrupt batch or where the reader stops; everything
+after is truncated. The cache is then truncated to the recovered log end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kreplica.formats import default_records
+from kreplica.formats.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
+from kreplica.formats.checksums import crc32, crc32c
+from kreplica.formats.errors import FormatError
+from kreplica.model.epoch_cache import LeaderEpochCache
+
+#: ``index.interval.bytes`` default.
+INDEX_INTERVAL_BYTES = 4096
+_INT32_MAX = 0x7FFFFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryVerdict:
+    """What a broker keeps of a segment: ``valid_bytes`` and ``truncated_bytes`` add up to the
+    file size; ``epoch_assignments`` are the ``(epoch, start_offset)`` entries its leader-epoch
+    cache holds afterwards (starting from an empty cache). ``stop_position``/``stop_reason`` say
+    where and why the walk ended early (``None`` when it read to the end)."""
+
+    valid_bytes: int
+    truncated_bytes: int
+    epoch_assignments: tuple[tuple[int, int], ...]
+    stop_position: int | None = None
+    stop_reason: str | None = None
+    refuses_to_load: bool = False
+
+
+class SegmentRecovery:
+    """Feed it the batches Kafka's reader yields, in order; :meth:`verdict` gives the result."""
+
+    def __init__(self, buf, *, segment_base_offset: int, cache: LeaderEpochCache | None = None,
+                 index_interval_bytes: int = INDEX_INTERVAL_BYTES) -> None:
+        self._buf = buf
+        self._base = segment_base_offset
+        self._cache = cache if cache is not None else LeaderEpochCache()
+        self._interval = index_interval_bytes
+        self.valid_bytes = 0
+        self._last_index_entry = 0
+        self._index_last_offset: int | None = None
+        self._time_last: tuple[int, int] | None = None  # (timestamp, offset)
+        self._max_ts = -1
+        self._offset_of_max_ts = -1
+        self._first_position_reaching_base: int | None = None
+        self._next_offset: int | None = None
+        self.stopped = False
+        self.stop_position: int | None = None
+        self.stop_reason: str | None = None
+        self.refuses_to_load = False
+
+    def _stop(self, position: int, reason: str) -> None:
+        self.stopped = True
+        self.stop_position = position
+        self.stop_reason = reason
+
+    def feed(self, batch: RecordBatch) -> None:
+        """Apply one batch; does nothing once recovery has stopped."""
+        if self.stopped:
+            return
+        buf = self._buf
+        # ensureValid
+        if batch.magic >= 2:
+            if batch.size < default_records.RECORD_BATCH_OVERHEAD:
+                return self._stop(batch.position, f"Record batch is corrupt (the size {batch.size} is smaller "
+                                                  f"than the minimum allowed overhead 61)")
+            valid = batch.crc_valid
+            if valid is None:
+                valid = crc32c(buf[batch.position + default_records.ATTRIBUTES_OFFSET:batch.end]) == batch.crc
+        else:
+            valid = batch.crc_valid
+            if valid is None:
+                valid = crc32(buf[batch.position + 16:batch.end]) == batch.crc
+        if not valid:
+            return self._stop(batch.position, f"Record is corrupt (stored crc = {batch.crc})")
+        if self._first_position_reaching_base is None and batch.last_offset >= self._base:
+            self._first_position_reaching_base = batch.position
+        if batch.max_timestamp > self._max_ts:
+            self._max_ts, self._offset_of_max_ts = batch.max_timestamp, batch.last_offset
+        # Build offset index (and time index) every index.interval.bytes
+        if self.valid_bytes - self._last_index_entry > self._interval:
+            if self._index_last_offset is not None and batch.last_offset <= self._index_last_offset:
+                return self._invalid_offset(batch, f"Attempt to append an offset ({batch.last_offset}) no larger "
+                                                   f"than the last offset appended ({self._index_last_offset})")
+            self._index_last_offset = batch.last_offset
+            if self._time_last is not None and self._offset_of_max_ts < self._time_last[1]:
+                return self._invalid_offset(batch, "time index offset goes backwards")
+            if self._max_ts > (self._time_last[0] if self._time_last else -1):
+                self._time_last = (self._max_ts, self._offset_of_max_ts)
+            self._last_index_entry = self.valid_bytes
+        self.valid_bytes += batch.size
+        self._next_offset = batch.last_offset + 1
+        if batch.magic >= 2:
+            latest = self._cache.latest_epoch
+            if batch.partition_leader_epoch >= 0 and (latest is None or batch.partition_leader_epoch > latest):
+                self._cache.assign(batch.partition_leader_epoch, batch.base_offset)
+            if batch.is_control and batch.producer_id != -1 and batch.count != 0:
+                self._check_marker(batch)
+
+    def _invalid_offset(self, batch: RecordBatch, reason: str) -> None:
+        # LogLoader.recoverLog catches InvalidOffsetException and truncates the segment to its base
+        # offset: to the first batch whose last offset reaches it.
+        self.valid_bytes = self._first_position_reaching_base or 0
+        self._next_offset = None
+        self._stop(batch.position, f"InvalidOffsetException: {reason}; the segment is truncated to its base offset")
+
+    def _check_marker(self, batch: RecordBatch) -> None:
+        try:
+            record = next(default_records.iter_records(self._buf, batch))
+        except (FormatError, StopIteration) as exc:
+            return self._stop(batch.end, f"control batch at {batch.position} does not decode: {exc}")
+        if record.key is None:
+            self.refuses_to_load = True  # ControlRecordType.parse(null) throws NullPointerException
+            return self._stop(batch.end, "control record has a null key: the broker fails to load the log")
+        if record.control_type is None:
+            return self._stop(batch.end, "Invalid version found for control record")
+        if record.control_type not in (CONTROL_ABORT, CONTROL_COMMIT):
+            self.refuses_to_load = True
+            return self._stop(batch.end, f"control batch at {batch.position} is not a transaction marker "
+                                         f"(type {record.control_type}): IllegalArgumentException")
+        if record.coordinator_epoch is None:
+            return self._stop(batch.end, "Invalid value size found for end transaction marker")
+
+    def verdict(self, file_size: int) -> RecoveryVerdict:
+        """The result after the last batch was fed (``file_size`` is the segment's size)."""
+        if self._next_offset is not None:
+            self._cache.truncate_from_end(self._next_offset)
+        elif self.valid_bytes == 0 or self.stop_reason and "InvalidOffset" in self.stop_reason:
+            self._cache.truncate_from_end(self._base)
+        return RecoveryVerdict(
+            self.valid_bytes, file_size - self.valid_bytes,
+            tuple((e.epoch, e.start_offset) for e in self._cache.entries),
+            self.stop_position, self.stop_reason, self.refuses_to_load,
+        )

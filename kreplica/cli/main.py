@@ -1,0 +1,40 @@
+"""The ``kreplica`` application: one sub-app per command module, merged at the top level."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from kreplica import __version__
+from kreplica.cli import inspect_log
+
+app = typer.Typer(
+    name="kreplica",
+    help="Offline forensics for Apache Kafka replication: read segments, indexes and checkpoints "
+         "copied off brokers, and say what Kafka did or would do with them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(inspect_log.app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kreplica {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Offline forensics for Apache Kafka replication."""
+
+
+def run() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,26 @@
+"""Options shared by commands: one name per concept (``--format``, ``--payload``, ``--debug``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kreplica.report.output import OutputFormat, Payload
+
+FormatOption = Annotated[
+    Optional[OutputFormat],
+    typer.Option("--format", "-f", case_sensitive=False,
+                 help="Output format: text for people; json, ndjson or msgpack for programs. "
+                      "Default: text on a terminal, ndjson otherwise."),
+]
+PayloadOption = Annotated[
+    Payload,
+    typer.Option("--payload", case_sensitive=False,
+                 help="How keys, values and header values are written: base64 (standard, padded), hex, "
+                      "utf8 (invalid bytes replaced) or none."),
+]
+DebugOption = Annotated[
+    bool,
+    typer.Option("--debug", help="Show the Python traceback of an internal error (also KREPLICA_DEBUG=1)."),
+]

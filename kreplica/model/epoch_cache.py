@@ -1,0 +1,90 @@
+"""The leader-epoch cache: Kafka's ``LeaderEpochFileCache``, in memory.
+
+Source (apache/kafka 3.9): ``storage/src/main/java/org/apache/kafka/storage/internals/epoch/
+LeaderEpochFileCache.java``; the 0.11–2.0 behaviour from ``core/src/main/scala/kafka/server/
+epoch/LeaderEpochFileCache.scala`` on branch ``2.0``.
+
+An ordered map from leader epoch to the first offset written in it; epochs and start offsets
+both strictly increase. How ``assign`` keeps that invariant changed in 2.1 (KAFKA-7415): before,
+an out-of-order entry was rejected; since, the newest entry wins and conflicting entries are
+removed. The rule is chosen by ``newest_wins`` (see :func:`for_version`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class EpochEntry(NamedTuple):
+    """``(epoch, start_offset)``: the first offset written in ``epoch``."""
+
+    epoch: int
+    start_offset: int
+
+
+@dataclass
+class LeaderEpochCache:
+    """A mutable cache with Kafka's ``assign`` and truncation rules.
+
+    ``newest_wins`` selects the 2.1+ ``assign`` (truncate conflicting entries); ``False`` gives
+    the 0.11–2.0 append-only rule that ignores out-of-order entries.
+    """
+
+    newest_wins: bool = True
+    entries: list[EpochEntry] = field(default_factory=list)
+
+    @property
+    def latest(self) -> EpochEntry | None:
+        return self.entries[-1] if self.entries else None
+
+    @property
+    def latest_epoch(self) -> int | None:
+        return self.entries[-1].epoch if self.entries else None
+
+    def assign(self, epoch: int, start_offset: int) -> bool:
+        """Record that ``epoch`` starts at ``start_offset``; True if the cache changed.
+
+        2.1+: a negative value is an error in Kafka (``IllegalArgumentException``), raised here as
+        ``ValueError``; the same epoch at a later offset is a no-op; otherwise every trailing entry
+        with an epoch or start offset at or above the new one is removed first.
+        """
+        if self.newest_wins:
+            if epoch < 0 or start_offset < 0:
+                raise ValueError(f"Received invalid partition leader epoch entry ({epoch}, {start_offset})")
+            last = self.latest
+            if last is not None and last.epoch == epoch and start_offset >= last.start_offset:
+                return False
+            while self.entries and (self.entries[-1].epoch >= epoch or self.entries[-1].start_offset >= start_offset):
+                self.entries.pop()
+            self.entries.append(EpochEntry(epoch, start_offset))
+            return True
+        last = self.latest
+        latest_epoch = last.epoch if last else -1
+        latest_start = last.start_offset if last else -1
+        if epoch >= 0 and epoch > latest_epoch and start_offset >= latest_start:
+            self.entries.append(EpochEntry(epoch, start_offset))
+            return True
+        return False
+
+    def truncate_from_end(self, end_offset: int) -> None:
+        """Drop every entry whose start offset is at or after ``end_offset`` (-1: no-op)."""
+        if end_offset >= 0 and self.entries and self.entries[-1].start_offset >= end_offset:
+            while self.entries and self.entries[-1].start_offset >= end_offset:
+                self.entries.pop()
+
+    def truncate_from_start(self, start_offset: int) -> None:
+        """Drop entries starting at or before ``start_offset`` but keep the last of them, moved up
+        to ``start_offset`` (the epoch that covers the new log start). -1 is a no-op."""
+        if start_offset < 0:
+            return
+        removed = None
+        while self.entries and self.entries[0].start_offset <= start_offset:
+            removed = self.entries.pop(0)
+        if removed is not None:
+            self.entries.insert(0, EpochEntry(removed.epoch, start_offset))
+
+
+def for_version(kafka_version: tuple[int, int]) -> LeaderEpochCache:
+    """An empty cache with the ``assign`` rule of a broker at ``kafka_version`` (major, minor)."""
+    return LeaderEpochCache(newest_wins=kafka_version >= (2, 1))

@@ -1,0 +1,85 @@
+"""Which segment files a path stands for: a segment, a partition directory, or a log directory.
+
+A partition directory contributes its ``*.log`` segments in base-offset order; a log directory
+contributes each partition directory in it, in name order. Anything else in a directory
+(indexes, checkpoints, ``.deleted`` leftovers) is not a segment and is left to other commands.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from kreplica.formats.naming import parse_partition_dir, segment_base_offset
+from kreplica.model.evidence import STDIN, EvidenceError
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentFile:
+    """One segment to read; ``base_offset`` comes from the file name (``None`` if it has none)."""
+
+    path: str
+    base_offset: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentGroup:
+    """Segments read together, so offsets and epochs are checked across them: one partition
+    directory, or one loose file. ``partition`` is ``topic-p`` when known."""
+
+    partition: str | None
+    segments: tuple[SegmentFile, ...]
+
+    @property
+    def size(self) -> int:
+        total = 0
+        for s in self.segments:
+            if s.path != STDIN:
+                total += os.path.getsize(s.path)
+        return total
+
+
+def _partition_segments(directory: Path) -> tuple[SegmentFile, ...]:
+    found = []
+    for entry in os.scandir(directory):
+        if entry.is_file() and entry.name.endswith(".log"):
+            found.append(SegmentFile(entry.path, segment_base_offset(entry.name)))
+    found.sort(key=lambda s: (s.base_offset is None, s.base_offset or 0, s.path))
+    return tuple(found)
+
+
+def find_segment_groups(paths: list[str]) -> list[SegmentGroup]:
+    """Resolve user paths to segment groups, in the order given.
+
+    Raises :class:`EvidenceError` for a path that does not exist or holds no segments.
+    """
+    groups: list[SegmentGroup] = []
+    for raw in paths:
+        if raw == STDIN:
+            groups.append(SegmentGroup(None, (SegmentFile(STDIN, None),)))
+            continue
+        path = Path(raw)
+        if path.is_file():
+            parent = parse_partition_dir(path.parent.name)
+            groups.append(SegmentGroup(parent.name if parent else None,
+                                       (SegmentFile(str(path), segment_base_offset(path.name)),)))
+            continue
+        if not path.is_dir():
+            raise EvidenceError("no such file or directory", path=raw)
+        own = _partition_segments(path)
+        if own:
+            name = parse_partition_dir(path.name)
+            groups.append(SegmentGroup(name.name if name else None, own))
+            continue
+        children = sorted((e for e in os.scandir(path) if e.is_dir()), key=lambda e: e.name)
+        before = len(groups)
+        for child in children:
+            segs = _partition_segments(Path(child.path))
+            if segs:
+                name = parse_partition_dir(child.name)
+                groups.append(SegmentGroup(name.name if name else child.name, segs))
+        if len(groups) == before:
+            raise EvidenceError("holds no segment files (*.log), directly or in partition directories",
+                                path=raw)
+    return groups

@@ -1,0 +1,182 @@
+"""The ``inspect-log`` output: schema version 1 (ARCHITECTURE.md) and the text report.
+
+The machine objects are built here and nowhere else::
+
+    segment  {type, path, base_offset, size}
+    batch    {type, path, position, size, magic, base_offset, last_offset, count,
+              partition_leader_epoch, crc, crc_valid, compression, timestamp_type, max_timestamp,
+              producer_id, producer_epoch, base_sequence, is_transactional, is_control,
+              delete_horizon_ms, after_break}
+    record   {type, path, batch_position, offset, timestamp, sequence, key, value, headers,
+              control_type, coordinator_epoch}
+    finding  {type, path, position, kind, severity, message, ...kind-specific extras}
+    summary  {type, path, batches, records, first_offset, last_offset, file_size, valid_bytes,
+              trailing_bytes, recovery: {valid_bytes, truncated_bytes, epoch_assignments} | null}
+
+Where the schema's enumerations meet values Kafka itself has: ``timestamp_type`` is
+``no_timestamp_type`` for magic 0 (Kafka's NO_TIMESTAMP_TYPE); ``compression`` is the raw id for
+an undefined codec; ``crc_valid`` is null under ``--no-verify-crc``; ``base_offset`` of a
+segment is null when its file name carries none (stdin, renamed copies).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from rich.console import Console
+from rich.markup import escape
+
+from kreplica.analysis.inspection import Event, SegmentStart, SegmentSummary
+from kreplica.formats.batch import Record, RecordBatch
+from kreplica.formats.findings import Finding
+from kreplica.report import describe
+from kreplica.report.output import Emitter, Payload
+from kreplica.report.payload import encoder
+
+SCHEMA_VERSION = 1
+
+
+def segment_object(s: SegmentStart) -> dict:
+    return {"type": "segment", "path": s.path, "base_offset": s.base_offset, "size": s.size}
+
+
+def batch_object(b: RecordBatch) -> dict:
+    return {
+        "type": "batch", "path": b.path, "position": b.position, "size": b.size, "magic": b.magic,
+        "base_offset": b.base_offset, "last_offset": b.last_offset, "count": b.count,
+        "partition_leader_epoch": b.partition_leader_epoch, "crc": b.crc, "crc_valid": b.crc_valid,
+        "compression": describe.compression(b.compression),
+        "timestamp_type": describe.timestamp_type(b.timestamp_type), "max_timestamp": b.max_timestamp,
+        "producer_id": b.producer_id, "producer_epoch": b.producer_epoch, "base_sequence": b.base_sequence,
+        "is_transactional": b.is_transactional, "is_control": b.is_control,
+        "delete_horizon_ms": b.delete_horizon_ms, "after_break": b.after_break,
+    }
+
+
+def record_object(r: Record, path: str, enc: Callable[[bytes | None], str | None]) -> dict:
+    return {
+        "type": "record", "path": path, "batch_position": r.batch_position, "offset": r.offset,
+        "timestamp": r.timestamp, "sequence": r.sequence, "key": enc(r.key), "value": enc(r.value),
+        "headers": [{"key": h.key, "value": enc(h.value)} for h in r.headers],
+        "control_type": describe.control_type(r.control_type), "coordinator_epoch": r.coordinator_epoch,
+    }
+
+
+def finding_object(f: Finding) -> dict:
+    obj = {"type": "finding", "path": f.path, "position": f.position, "kind": f.kind,
+           "severity": f.severity, "message": f.message}
+    for key, value in f.details.items():
+        obj.setdefault(key, value)
+    return obj
+
+
+def summary_object(s: SegmentSummary) -> dict:
+    recovery = None
+    if s.recovery is not None:
+        recovery = {"valid_bytes": s.recovery.valid_bytes, "truncated_bytes": s.recovery.truncated_bytes,
+                    "epoch_assignments": [list(e) for e in s.recovery.epoch_assignments]}
+    return {"type": "summary", "path": s.path, "batches": s.batches, "records": s.records,
+            "first_offset": s.first_offset, "last_offset": s.last_offset, "file_size": s.file_size,
+            "valid_bytes": s.valid_bytes, "trailing_bytes": s.trailing_bytes, "recovery": recovery}
+
+
+def emit_events(events: Iterable[Event], emitter: Emitter, payload: Payload) -> int:
+    """Write the events as machine objects; returns the number of error findings."""
+    enc = encoder(payload)
+    errors = 0
+    path = ""
+    emit = emitter.emit
+    for ev in events:
+        if isinstance(ev, RecordBatch):
+            emit(batch_object(ev))
+        elif isinstance(ev, Record):
+            emit(record_object(ev, path, enc))
+        elif isinstance(ev, Finding):
+            errors += ev.is_error
+            emit(finding_object(ev))
+        elif isinstance(ev, SegmentStart):
+            path = ev.path
+            emit(segment_object(ev))
+        elif isinstance(ev, SegmentSummary):
+            emit(summary_object(ev))
+    return errors
+
+
+# -- text ------------------------------------------------------------------------------------
+
+_FLAGS = (("T", "is_transactional"), ("C", "is_control"))
+
+
+def _batch_line(b: RecordBatch) -> str:
+    flags = "".join(letter for letter, attr in _FLAGS if getattr(b, attr)) or "-"
+    if b.crc_valid is None:
+        crc = "[dim]crc ?[/]"
+    elif b.crc_valid:
+        crc = "crc ok"
+    else:
+        crc = "[bold red]CRC BAD[/]"
+    count = "-" if b.count is None else str(b.count)
+    producer = "" if b.producer_id < 0 else f" pid {b.producer_id}/{b.producer_epoch} seq {b.base_sequence}"
+    mark = " [yellow](after break)[/]" if b.after_break else ""
+    return (f"  {b.position:>11,}  {b.base_offset:>10}-{b.last_offset:<10} n={count:<5} "
+            f"e={b.partition_leader_epoch:<4} v{b.magic} {describe.compression(b.compression)!s:<6} "
+            f"{flags:<2} {crc}{producer}{mark}")
+
+
+def _record_line(r: Record, enc: Callable[[bytes | None], str | None]) -> str:
+    def show(b: bytes | None) -> str:
+        value = enc(b)
+        if value is None:
+            return "null" if b is None else "…"
+        return value if len(value) <= 48 else value[:47] + "…"
+
+    extra = ""
+    if r.control_type is not None:
+        extra = f" control={describe.control_type(r.control_type)}"
+        if r.coordinator_epoch is not None:
+            extra += f" coordinator_epoch={r.coordinator_epoch}"
+    headers = f" headers={len(r.headers)}" if r.headers else ""
+    return escape(f"      @{r.offset} ts={r.timestamp} seq={r.sequence} key={show(r.key)} "
+                  f"value={show(r.value)}{headers}{extra}")
+
+
+def verdict_line(s: SegmentSummary) -> str:
+    """The one-line verdict of a segment."""
+    span = "no batches" if s.first_offset is None else f"offsets {s.first_offset}-{s.last_offset}"
+    head = f"{s.batches} batches, {s.records} records, {span}, {s.file_size:,} bytes"
+    if s.recovery is None:
+        rec = "recovery not judged (CRC checks off or read limited)"
+    elif s.recovery.truncated_bytes == 0:
+        rec = "recovery keeps everything"
+    else:
+        rec = (f"recovery truncates {s.recovery.truncated_bytes:,} bytes at byte {s.recovery.valid_bytes:,}")
+    if s.errors:
+        return f"[bold red]DAMAGED[/] {escape(s.path)}: {head}; {s.errors} problem(s); {rec}"
+    if s.findings:
+        return f"[yellow]WARN[/] {escape(s.path)}: {head}; {s.findings} warning(s); {rec}"
+    return f"[green]OK[/] {escape(s.path)}: {head}; {rec}"
+
+
+def render_text(events: Iterable[Event], console: Console, payload: Payload) -> int:
+    """Print the events for people: per segment a table of batches, findings inline, and a
+    verdict line. Returns the number of error findings."""
+    enc = encoder(payload if payload is not Payload.none else Payload.utf8)
+    errors = 0
+    for ev in events:
+        if isinstance(ev, RecordBatch):
+            console.print(_batch_line(ev), highlight=False)
+        elif isinstance(ev, Record):
+            console.print(_record_line(ev, enc), highlight=False)
+        elif isinstance(ev, Finding):
+            errors += ev.is_error
+            style = "bold red" if ev.is_error else "yellow"
+            console.print(f"  [{style}]{ev.severity.upper()} {ev.kind}[/] at byte {ev.position:,}: "
+                          f"{escape(ev.message)}", highlight=False)
+        elif isinstance(ev, SegmentStart):
+            base = "unknown base offset" if ev.base_offset is None else f"base offset {ev.base_offset}"
+            console.print(f"[bold]{escape(ev.path)}[/] ({base}, {ev.size:,} bytes)", highlight=False)
+            console.print("  [dim]   position  offsets               count  epoch  fmt codec  flags crc[/]",
+                          highlight=False)
+        elif isinstance(ev, SegmentSummary):
+            console.print(verdict_line(ev), highlight=False)
+    return errors

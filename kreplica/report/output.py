@@ -1,0 +1,98 @@
+"""The output contract shared by every command (ARCHITECTURE.md, "Output contract").
+
+``text`` is for people; ``json`` is one document (a single result object, or an array of the
+stream's objects, written incrementally so memory stays flat); ``ndjson`` is one object a line;
+``msgpack`` is the ndjson stream as a sequence of msgpack objects. With no ``--format``, text
+goes to a terminal and ndjson everywhere else, so pipelines get data. Only data goes to stdout.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from typing import IO, Any
+
+import msgpack
+
+
+class OutputFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+    ndjson = "ndjson"
+    msgpack = "msgpack"
+
+
+class Payload(str, enum.Enum):
+    """How byte payloads (keys, values, header values) appear in output."""
+
+    base64 = "base64"
+    hex = "hex"
+    utf8 = "utf8"
+    none = "none"
+
+
+def resolve_format(requested: OutputFormat | None, stream: IO | None = None) -> OutputFormat:
+    """The format to use: the requested one, else text on a terminal and ndjson otherwise."""
+    if requested is not None:
+        return requested
+    stream = stream if stream is not None else sys.stdout
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return OutputFormat.text if tty else OutputFormat.ndjson
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON, as every machine format writes it."""
+    return _dumps(obj)
+
+
+class Emitter:
+    """Writes machine output objects in one of the machine formats.
+
+    ``single`` means the command produces one result object, which ``json`` writes as that
+    object rather than an array. Call :meth:`close` once at the end.
+    """
+
+    def __init__(self, fmt: OutputFormat, stream: IO | None = None, *, single: bool = False) -> None:
+        if fmt is OutputFormat.text:
+            raise ValueError("text output is rendered by the command's report, not an Emitter")
+        self.format = fmt
+        self._single = single
+        self._count = 0
+        if fmt is OutputFormat.msgpack:
+            self._out = stream if stream is not None else sys.stdout.buffer
+            self._packer = msgpack.Packer()
+        else:
+            self._out = stream if stream is not None else sys.stdout
+
+    def emit(self, obj: dict) -> None:
+        """Write one object."""
+        fmt = self.format
+        if fmt is OutputFormat.ndjson:
+            self._out.write(_dumps(obj))
+            self._out.write("\n")
+        elif fmt is OutputFormat.msgpack:
+            self._out.write(self._packer.pack(obj))
+        elif self._single:
+            if self._count:
+                raise ValueError("a single-document command emitted two objects")
+            self._out.write(json.dumps(obj, ensure_ascii=False, indent=2))
+        else:
+            self._out.write("[\n" if self._count == 0 else ",\n")
+            self._out.write(_dumps(obj))
+        self._count += 1
+
+    def close(self) -> None:
+        """Finish the document (``json``) and flush."""
+        if self.format is OutputFormat.json:
+            if not self._single:
+                self._out.write("[]\n" if self._count == 0 else "\n]\n")
+            else:
+                self._out.write("\n")
+        self._out.flush()
