@@ -1,0 +1,36 @@
+"""Shared test fixtures: where the oracle lives, and which CRC implementation is loaded."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kreplica.formats import checksums
+
+ROOT = Path(__file__).resolve().parents[1]
+ORACLE = ROOT.parent / "shared" / "oracle"
+FIXTURES = ROOT / "fixtures"
+
+
+def oracle_dir(*parts: str) -> Path:
+    """The oracle folder, or skip (outside CI) / fail (in CI) when it is absent."""
+    path = ORACLE.joinpath(*parts)
+    if not path.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the oracle folder {path} is required in CI (CI=true) but is missing")
+        pytest.skip(f"oracle folder {path} is absent (it lives in ../shared beside the repository)")
+    return path
+
+
+def pytest_report_header(config):
+    return (f"kreplica CRC implementation: {checksums.CRC_IMPLEMENTATION} "
+            f"(hardware crc32c: {checksums.CRC32C_HARDWARE})")
+
+
+def pytest_sessionstart(session):
+    # aiokafka's practice: assert which twin loaded, so a run meant for the reference CRC
+    # cannot silently test the fast one (or the reverse).
+    wanted = os.environ.get("KREPLICA_CRC", "fast").lower() or "fast"
+    assert checksums.CRC_IMPLEMENTATION == ("reference" if wanted == "reference" else "fast")
