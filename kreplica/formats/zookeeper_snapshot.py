@@ -325,7 +325,7 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
             yield ZNode(node_path, data, acl_id, *stat, at)
         end_nodes = r.pos
         # seal #1: Adler-32 of everything before it
-        running = zlib.adler32(r.buf[:end_nodes]) if end_nodes else 1
+        running = _adler(buf, 0, end_nodes, 1)
         seal_at = r.position
         stored = r.long("seal #1")
         r.ustring("seal #1 marker")
@@ -334,13 +334,13 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
             yield _seal_finding(path, seal_at, 1, stored, running)
         left = r.remaining
         if left and left != LAST_PROCESSED_ZXID_TRAILER:
-            running = zlib.adler32(r.buf[end_nodes:r.pos], running)
+            running = _adler(buf, end_nodes, r.pos, running)
             start = r.pos
             zxid = r.long("digest zxid")
             dver = r.int("digest version")
             value = r.long("digest") if dver >= 2 else r.ustring("digest")
             digest = SnapshotDigest(zxid, dver, value)
-            running = zlib.adler32(r.buf[start:r.pos], running)
+            running = _adler(buf, start, r.pos, running)
             seal_at = r.position
             stored = r.long("seal #2")
             r.ustring("seal #2 marker")
@@ -350,10 +350,10 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
             end_nodes = seal_at
             left = r.remaining
         if left:
-            running = zlib.adler32(r.buf[end_nodes:r.pos], running)
+            running = _adler(buf, end_nodes, r.pos, running)
             start = r.pos
             last_zxid = r.long("lastProcessedZxid")
-            running = zlib.adler32(r.buf[start:r.pos], running)
+            running = _adler(buf, start, r.pos, running)
             seal_at = r.position
             stored = r.long("seal #3")
             r.ustring("seal #3 marker")
@@ -372,6 +372,12 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
                       f"{node_count} nodes were read before it; ZooKeeper would fall back to an older snapshot",
                       details={"field": exc.field, "nodes_read": node_count})
     yield SnapshotEnd(path, node_count, complete, tuple(seals), digest, last_zxid, len(buf))
+
+
+def _adler(buf, start: int, end: int, value: int) -> int:
+    """Adler-32 of ``buf[start:end]`` continuing from ``value``, without copying the bytes."""
+    with memoryview(buf) as mv:
+        return zlib.adler32(mv[start:end], value)
 
 
 def _seal_finding(path: str, position: int, which: int, stored: int, computed: int) -> Finding:
