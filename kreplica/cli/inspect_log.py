@@ -22,8 +22,10 @@ app = typer.Typer()
 PROGRESS_THRESHOLD = 64 * 1024 * 1024
 
 
-def parse_offsets(text: str) -> tuple[int | None, int | None]:
-    """``A:B``, ``A:``, ``:B`` or ``N`` → inclusive bounds."""
+def parse_offsets(text: str | None) -> tuple[int | None, int | None] | None:
+    """``A:B``, ``A:``, ``:B`` or ``N`` → inclusive bounds (an option callback)."""
+    if text is None:
+        return None
     try:
         if ":" in text:
             low, _, high = text.partition(":")
@@ -38,17 +40,17 @@ def parse_offsets(text: str) -> tuple[int | None, int | None]:
     return first, last
 
 
-@app.command("inspect-log")
+@app.command("inspect-log", short_help="Read Kafka log segments exactly as Kafka does, report damage, judge recovery.")
 @runs_command
 def inspect_log(
     paths: Annotated[list[str], typer.Argument(
-        metavar="PATH...", show_default=False,
+        metavar="PATH", show_default=False,
         help="Segment files (*.log), partition directories, log directories, or - for a segment on stdin.")],
     output_format: FormatOption = None,
     records: Annotated[bool, typer.Option("--records", help="List every record after its batch.")] = False,
     payload: PayloadOption = Payload.base64,
     offsets: Annotated[Optional[str], typer.Option(
-        "--offsets", metavar="A:B", help="List only batches and records within offsets A..B (inclusive; "
+        "--offsets", metavar="A:B", callback=parse_offsets, help="List only batches and records within offsets A..B (inclusive; "
                                          "either side may be left open).")] = None,
     producer_id: Annotated[Optional[int], typer.Option(
         "--producer-id", help="List only batches of this producer id.")] = None,
@@ -73,7 +75,7 @@ def inspect_log(
     Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input,
     3 internal error.
     """
-    first, last = parse_offsets(offsets) if offsets is not None else (None, None)
+    first, last = offsets if offsets is not None else (None, None)
     options = InspectOptions(
         verify_crc=verify_crc, records=records, max_bytes=max_bytes, first_offset=first, last_offset=last,
         producer_id=producer_id, leader_epoch=leader_epoch, transactional=transactional, control=control,

@@ -320,7 +320,7 @@ def parse_body(txn_type: int, r: JuteReader, *, in_multi: bool = False):
         data = r.buffer("data")
         acl = _acl_list(r, "acl")
         eph = r.boolean("ephemeral")
-        if r.remaining == 0 or (not in_multi and r.remaining == TXN_DIGEST.size and False):
+        if r.remaining == 0:
             # CreateTxnV0 (no parentCVersion): ZooKeeper retries on EOF with parentCVersion -1.
             return CreateTxn(p, data, acl, eph, -1)
         return CreateTxn(p, data, acl, eph, r.int("parentCVersion"))
