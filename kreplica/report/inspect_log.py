@@ -175,8 +175,8 @@ def render_text(events: Iterable[Event], console: Console, payload: Payload) -> 
         elif isinstance(ev, SegmentStart):
             base = "unknown base offset" if ev.base_offset is None else f"base offset {ev.base_offset}"
             console.print(f"[bold]{escape(ev.path)}[/] ({base}, {ev.size:,} bytes)", highlight=False)
-            console.print("  [dim]   position  offsets               count  epoch  fmt codec  flags crc[/]",
-                          highlight=False)
+            console.print(f"[dim]  {'position':>11}  {'offsets':^21} {'count':<7} {'epoch':<6} {'fmt':<2} "
+                          f"{'codec':<6} {'fl':<2} crc[/]", highlight=False)
         elif isinstance(ev, SegmentSummary):
             console.print(verdict_line(ev), highlight=False)
     return errors

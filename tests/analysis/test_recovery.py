@@ -1,0 +1,117 @@
+"""Recovery emulation (``LogSegment.recover``) on segments built with kreplica's writers; the
+expected values are worked out from Kafka's rules in the test, not read from kreplica."""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.analysis.recovery import SegmentRecovery
+from kreplica.formats.batch import CONTROL_COMMIT, NewRecord, RecordBatch
+from kreplica.formats.default_records import CONTROL_KEY, build_batch, build_control_record
+from kreplica.formats.legacy_records import build_message
+from kreplica.formats.segment import iter_segment
+
+TS = 1_700_000_000_000
+
+
+def records(first: int, n: int, size: int = 20) -> list[NewRecord]:
+    return [NewRecord(first + i, TS + first + i, b"k", b"v" * size) for i in range(n)]
+
+
+def recover(data: bytes, base: int = 0, interval: int = 4096):
+    rec = SegmentRecovery(data, segment_base_offset=base, index_interval_bytes=interval)
+    for ev in iter_segment(data, path="t.log"):
+        if isinstance(ev, RecordBatch) and not ev.after_break:
+            rec.feed(ev)
+    return rec.verdict(len(data))
+
+
+def test_clean_segment_keeps_everything_and_assigns_each_new_epoch_once() -> None:
+    b1 = build_batch(records(0, 3), base_offset=0, partition_leader_epoch=0)
+    b2 = build_batch(records(3, 2), base_offset=3, partition_leader_epoch=0)
+    b3 = build_batch(records(5, 2), base_offset=5, partition_leader_epoch=4)
+    v = recover(b1 + b2 + b3)
+    assert (v.valid_bytes, v.truncated_bytes) == (len(b1 + b2 + b3), 0)
+    assert v.epoch_assignments == ((0, 0), (4, 5))
+    assert v.stop_reason is None
+
+
+def test_lower_or_unknown_epoch_later_is_not_assigned() -> None:
+    data = (build_batch(records(0, 1), base_offset=0, partition_leader_epoch=3)
+            + build_batch(records(1, 1), base_offset=1, partition_leader_epoch=2)
+            + build_batch(records(2, 1), base_offset=2, partition_leader_epoch=-1))
+    assert recover(data).epoch_assignments == ((3, 0),)
+
+
+def test_bad_crc_truncates_that_batch_and_everything_after() -> None:
+    good = build_batch(records(0, 2), base_offset=0, partition_leader_epoch=1)
+    bad = bytearray(build_batch(records(2, 2), base_offset=2, partition_leader_epoch=2))
+    bad[-1] ^= 0xFF
+    tail = build_batch(records(4, 2), base_offset=4, partition_leader_epoch=3)
+    v = recover(good + bytes(bad) + tail)
+    assert v.valid_bytes == len(good)
+    assert v.truncated_bytes == len(bad) + len(tail)
+    assert v.epoch_assignments == ((1, 0),)
+    assert v.stop_position == len(good)
+
+
+def test_magic_3_passes_recovery_because_magic_is_outside_the_crc() -> None:
+    data = build_batch(records(0, 2), base_offset=0, partition_leader_epoch=7, magic=3)
+    v = recover(data)
+    assert v.truncated_bytes == 0 and v.epoch_assignments == ((7, 0),)
+
+
+def test_legacy_messages_are_kept_without_epochs() -> None:
+    data = build_message(0, b"k", b"v", magic=0) + build_message(1, b"k", b"v", magic=1, timestamp=TS)
+    data += build_batch(records(2, 1), base_offset=2, partition_leader_epoch=5)
+    v = recover(data)
+    assert v.truncated_bytes == 0 and v.epoch_assignments == ((5, 2),)
+
+
+def test_offset_going_backwards_at_an_index_point_truncates_the_whole_segment() -> None:
+    # InvalidOffsetException from OffsetIndex.append is caught by LogLoader.recoverLog, which
+    # truncates the segment to its base offset.
+    big = [build_batch(records(i * 10, 10, size=120), base_offset=i * 10, partition_leader_epoch=0) for i in range(4)]
+    backwards = build_batch(records(5, 10, size=120), base_offset=5, partition_leader_epoch=0)
+    data = b"".join(big) + backwards
+    v = recover(data, interval=500)
+    assert v.valid_bytes == 0 and v.truncated_bytes == len(data)
+    assert v.epoch_assignments == ()
+    assert "InvalidOffsetException" in v.stop_reason
+
+
+def test_offsets_going_backwards_between_index_points_are_kept() -> None:
+    first = build_batch(records(10, 2), base_offset=10, partition_leader_epoch=0)
+    backwards = build_batch(records(5, 2), base_offset=5, partition_leader_epoch=0)
+    v = recover(first + backwards, base=0)
+    assert v.truncated_bytes == 0
+
+
+def _marker(offset: int, control_type: int, key: bytes | None = None) -> bytes:
+    rec = build_control_record(offset, TS, control_type, 3)
+    if key is not None:
+        rec = rec._replace(key=key)
+    return build_batch([rec], base_offset=offset, producer_id=9, producer_epoch=0, is_transactional=True,
+                       is_control=True, partition_leader_epoch=0)
+
+
+def test_commit_marker_is_fine() -> None:
+    data = build_batch(records(0, 1), base_offset=0, producer_id=9, producer_epoch=0, base_sequence=0,
+                       is_transactional=True) + _marker(1, CONTROL_COMMIT)
+    assert recover(data).truncated_bytes == 0
+
+
+@pytest.mark.parametrize("key,refuses", [
+    pytest.param(CONTROL_KEY.pack(-1, 1), False, id="negative-version-InvalidRecordException"),
+    pytest.param(b"\x00\x00", False, id="short-key-InvalidRecordException"),
+    pytest.param(CONTROL_KEY.pack(0, 2), True, id="leader-change-in-data-log-IllegalArgumentException"),
+])
+def test_bad_marker_stops_recovery_after_the_marker_batch(key: bytes, refuses: bool) -> None:
+    head = build_batch(records(0, 1), base_offset=0, producer_id=9, producer_epoch=0, base_sequence=0,
+                       is_transactional=True)
+    marker = _marker(1, CONTROL_COMMIT, key=key)
+    tail = build_batch(records(2, 1), base_offset=2)
+    v = recover(head + marker + tail)
+    # validBytes is counted before producer state is updated, so the marker batch itself is kept
+    assert v.valid_bytes == len(head) + len(marker)
+    assert v.refuses_to_load is refuses

@@ -1,0 +1,43 @@
+"""The text report, rendered to a fixed-width console and compared whole (rich's practice).
+
+The expected text was checked by hand against the fixture's generator: batch 2 (byte 519,
+offsets 5-7) has one value byte flipped, so its CRC fails and recovery keeps 519 bytes."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from kreplica.analysis.inspection import InspectOptions, inspect_groups
+from kreplica.model.segments import find_segment_groups
+from kreplica.report.inspect_log import render_text
+from kreplica.report.output import Payload
+
+EXPECTED = """\
+fixtures/damaged/crc-flip-0/00000000000000000000.log (base offset 0, 1,852 bytes)
+     position         offsets        count   epoch  fmt codec  fl crc
+            0           0-4          n=5     e=0    v2 none   -  crc ok
+      @4 ts=1700000000044 seq=-1 key=null value={"id":4,"amount":148.04,"note":"charlie foxtrot… headers=3
+          519           5-7          n=3     e=0    v2 none   -  CRC BAD
+      @5 ts=1700000000185 seq=-1 key=key-5 value={"id":5,"amount":185.05,"note":"juliet mike pap… headers=3
+      @6 ts=1700000000196 seq=-1 key=null value={"id":6,"amount":222.06,"note":"quebec tango wh…
+      @7 ts=1700000000207 seq=-1 key=key-7 value={"id":7,"amount":259.07,"note":"xray alpha delt… headers=3
+  ERROR crc_mismatch at byte 519: CRC-32C of the batch at byte 519 (offsets 5-7) does not match: stored 3662246888, computed 2131288470
+          910           8-15         n=8     e=0    v2 none   -  crc ok
+      @8 ts=1700000000296 seq=-1 key=key-8 value={"id":8,"amount":296.08,"note":"echo hotel kilo… headers=3
+DAMAGED fixtures/damaged/crc-flip-0/00000000000000000000.log: 4 batches, 17 records, offsets 0-16, 1,852 bytes; 1 problem(s); recovery truncates 1,333 bytes at byte 519
+"""
+
+
+def test_text_report_of_a_damaged_segment(monkeypatch) -> None:
+    from tests.conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None, highlight=False, soft_wrap=True)
+    events = inspect_groups(find_segment_groups(["fixtures/damaged/crc-flip-0"]),
+                            InspectOptions(records=True, first_offset=4, last_offset=8))
+    errors = render_text(events, console, Payload.utf8)
+    assert errors == 1
+    assert out.getvalue() == EXPECTED
