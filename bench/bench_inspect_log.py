@@ -19,11 +19,12 @@ run in a fresh child process so that peak memory is per run; min and median of `
   kp_decode         kafka-python: batches + ``validate_crc`` + every record
   cli_startup       ``kreplica --version`` (the fixed cost inside every cli_* figure)
 
-Peak memory: ``maxrss`` is the child's peak resident set (``wait4`` rusage), which *includes*
-file pages mapped through the mmap (kreplica maps the segment, so these count although they
-are page cache that the kernel can drop at will); ``anon`` is the peak of ``RssAnon`` from
-``/proc/<pid>/status`` sampled every 10 ms: the heap, i.e. the memory kreplica really
-allocates. ``lib_scan`` and ``cli_scan`` also run on the 128 MiB prefix file (``--small-size``)
+Peak memory: ``maxrss`` is the process's peak resident set (``/usr/bin/time -f %M``, else the
+largest ``VmHWM`` sampled), which *includes* file pages mapped through the mmap (kreplica maps
+the segment, so pages it has touched count although they are page cache that the kernel can
+drop at will); ``anon`` is the peak of ``RssAnon`` and ``file`` the peak of ``RssFile`` from
+``/proc/<pid>/status``, sampled every 10 ms: ``anon`` is the heap, i.e. the memory the process
+really allocates. ``lib_scan`` and ``cli_scan`` also run on the 128 MiB prefix file (``--small-size``)
 to show whether memory grows with file size.
 
 kafka-python is not a kreplica dependency. Install it (and ``zstandard``, which it needs for
@@ -186,46 +187,79 @@ CHILD = {
 # -- parent side: run children, watch memory ---------------------------------------------------
 
 
-class MemoryWatch(threading.Thread):
-    """Samples RssAnon / RssFile of a pid from /proc every ``interval`` seconds."""
+TIME_BIN = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+_MAXRSS_TAG = "KBENCH_MAXRSS_KIB="
 
-    def __init__(self, pid: int, interval: float = 0.01) -> None:
+
+class MemoryWatch(threading.Thread):
+    """Samples VmHWM / RssAnon / RssFile of a process from /proc every ``interval`` seconds.
+
+    With ``follow_child`` the process watched is the first child of ``pid`` (the command that
+    ``/usr/bin/time`` runs)."""
+
+    def __init__(self, pid: int, *, follow_child: bool = False, interval: float = 0.01) -> None:
         super().__init__(daemon=True)
-        self.pid, self.interval = pid, interval
-        self.peak_anon = self.peak_file = 0
+        self.pid, self.follow, self.interval = pid, follow_child, interval
+        self.peak_anon = self.peak_file = self.hwm = 0
         self.done = threading.Event()
 
+    def _find_target(self) -> int | None:
+        if not self.follow:
+            return self.pid
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children") as fh:
+                kids = fh.read().split()
+        except OSError:
+            return None
+        return int(kids[0]) if kids else None
+
     def run(self) -> None:
-        status = f"/proc/{self.pid}/status"
+        target = None
         while not self.done.is_set():
-            try:
-                with open(status) as fh:
-                    for line in fh:
-                        if line.startswith("RssAnon:"):
-                            self.peak_anon = max(self.peak_anon, int(line.split()[1]))
-                        elif line.startswith("RssFile:"):
-                            self.peak_file = max(self.peak_file, int(line.split()[1]))
-            except (OSError, ValueError):
-                return
+            if target is None:
+                target = self._find_target()
+            if target is not None:
+                try:
+                    with open(f"/proc/{target}/status") as fh:
+                        for line in fh:
+                            if line.startswith("RssAnon:"):
+                                self.peak_anon = max(self.peak_anon, int(line.split()[1]))
+                            elif line.startswith("RssFile:"):
+                                self.peak_file = max(self.peak_file, int(line.split()[1]))
+                            elif line.startswith("VmHWM:"):
+                                self.hwm = max(self.hwm, int(line.split()[1]))
+                except (OSError, ValueError):
+                    if not self.follow:
+                        return
             self.done.wait(self.interval)
 
 
 def run_process(argv: list[str], *, capture: bool) -> dict:
-    """Run ``argv`` with stdout to a pipe (``capture``) or /dev/null; wall time and memory."""
+    """Run ``argv`` with stdout to a pipe (``capture``) or /dev/null; wall time and memory.
+
+    Peak RSS comes from ``/usr/bin/time -f %M`` when it exists (the rusage of a child forked by
+    this big parent would start at the parent's own high-water mark), else from VmHWM samples."""
+    full = [TIME_BIN, "-f", _MAXRSS_TAG + "%M"] + argv if TIME_BIN else argv
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+    proc = subprocess.Popen(full, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
-    watch = MemoryWatch(proc.pid)
+    watch = MemoryWatch(proc.pid, follow_child=TIME_BIN is not None)
     watch.start()
     out = proc.stdout.read() if capture else b""
-    err = proc.stderr.read()
+    err = proc.stderr.read().decode(errors="replace")
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     watch.done.set()
     watch.join()
-    return {"wall": wall, "rc": proc.returncode, "stdout": out, "stderr": err.decode(errors="replace"),
-            "maxrss_kib": usage.ru_maxrss, "anon_kib": watch.peak_anon, "file_kib": watch.peak_file,
+    maxrss = watch.hwm
+    if TIME_BIN:
+        lines = err.rstrip().splitlines()
+        if lines and lines[-1].startswith(_MAXRSS_TAG):
+            maxrss = int(lines[-1][len(_MAXRSS_TAG):])
+            err = "\n".join(lines[:-1])
+    return {"wall": wall, "rc": proc.returncode, "stdout": out, "stderr": err,
+            "maxrss_kib": maxrss, "anon_kib": watch.peak_anon, "file_kib": watch.peak_file,
             "cpu": usage.ru_utime + usage.ru_stime}
 
 
@@ -270,7 +304,8 @@ def summarise(case: str, runs: list[dict], records_hint: int | None) -> dict:
     out = {"runs": len(runs), "seconds_min": round(best, 4), "seconds_median": round(med, 4),
            "bytes": size,
            "maxrss_mib_max": round(max(r["maxrss_kib"] for r in runs) / 1024, 1),
-           "anon_mib_max": round(max(r["anon_kib"] for r in runs) / 1024, 1)}
+           "anon_mib_max": round(max(r["anon_kib"] for r in runs) / 1024, 1),
+           "file_mib_max": round(max(r["file_kib"] for r in runs) / 1024, 1)}
     if size:
         out["gb_per_s_best"] = round(size / best / 1e9, 3)
         out["gb_per_s_median"] = round(size / med / 1e9, 3)

@@ -94,33 +94,44 @@ def _too_big(limit: int) -> str:
     return f"inflates past the {limit}-byte limit for one batch"
 
 
+GZIP_INPUT_CHUNK = 512  # GZIPInputStream's default input buffer
+
+
 def _gunzip(payload: bytes, limit: int) -> Inflated:
     # GZIPInputStream reads concatenated members; bytes after a member that are not another
-    # gzip header are ignored, as Java does.
+    # gzip header are ignored, as Java does. Input is fed in small chunks, and a chunk that
+    # fails is replayed byte by byte, so the bytes inflated before the damage are kept (zlib
+    # discards the output of a call that fails).
     out = bytearray()
     data = payload
+    pos = 0
+    d = zlib.decompressobj(31)
     while True:
-        d = zlib.decompressobj(31)
-        try:
-            chunk = d.decompress(data, limit + 1 - len(out))
-        except zlib.error as exc:
-            return Inflated(bytes(out), f"gzip data does not decompress: {exc}")
-        out += chunk
-        if len(out) > limit:
-            return Inflated(bytes(out[:limit]), _too_big(limit))
-        if not d.eof:
-            if d.unconsumed_tail:
-                return Inflated(bytes(out), _too_big(limit))
-            try:
-                out += d.flush()
-            except zlib.error:
-                pass
+        if d.eof:
+            rest = d.unused_data + data[pos:]
+            if len(rest) >= 2 and rest[0] == 0x1F and rest[1] == 0x8B:
+                data, pos, d = rest, 0, zlib.decompressobj(31)
+                continue
+            return Inflated(bytes(out))
+        if pos >= len(data):
             return Inflated(bytes(out), "gzip stream ends before its end marker (Unexpected end of ZLIB input stream)")
-        rest = d.unused_data
-        if len(rest) >= 2 and rest[0] == 0x1F and rest[1] == 0x8B:
-            data = rest
-            continue
-        return Inflated(bytes(out))
+        chunk = data[pos:pos + GZIP_INPUT_CHUNK]
+        pos += len(chunk)
+        snapshot = d.copy()
+        try:
+            piece = d.decompress(chunk, limit + 1 - len(out))
+        except zlib.error as exc:
+            for i in range(len(chunk)):
+                try:
+                    out += snapshot.decompress(chunk[i:i + 1], limit + 1 - len(out))
+                except zlib.error:
+                    break
+                if len(out) > limit:
+                    break
+            return Inflated(bytes(out[:limit]), f"gzip data does not decompress: {exc}")
+        out += piece
+        if len(out) > limit or d.unconsumed_tail:
+            return Inflated(bytes(out[:limit]), _too_big(limit))
 
 
 def _snappy_block(block: bytes, room: int) -> bytes:
@@ -270,10 +281,24 @@ def _unzstd(payload: bytes, limit: int) -> Inflated:
             return Inflated(bytes(memoryview(buf)[:n]))
         except Exception as exc:
             if "whole buffer" not in str(exc):
-                return Inflated(b"", f"zstd data does not decompress: {exc}")
+                return Inflated(_zstd_partial(payload, room), f"zstd data does not decompress: {exc}")
         if room >= limit:
             return Inflated(b"", _too_big(limit))
         room = min(limit, room * 4)
+
+
+def _zstd_partial(payload: bytes, room: int) -> bytes:
+    """The bytes a streaming zstd decoder yields before the damage (the bounded decode above
+    failed on corruption, not on size, so they fit in ``room``)."""
+    d = cramjam.zstd.Decompressor()
+    try:
+        d.decompress(payload)
+    except Exception:
+        pass
+    try:
+        return bytes(d.flush())[:room]
+    except Exception:
+        return b""
 
 
 # -- writers (fixtures and salvage export) -------------------------------------------------

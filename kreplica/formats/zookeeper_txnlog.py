@@ -359,14 +359,15 @@ def parse_body(txn_type: int, r: JuteReader, *, in_multi: bool = False):
             data_at = r.pos
             raw = r.buffer("txn data") or b""
             sub = JuteReader(r.buf, path=r.path, base=r.base, start=data_at + 4, end=data_at + 4 + len(raw))
-            body = parse_body(sub_type, sub, in_multi=True) if sub_type in _MULTI_TYPES else None
+            body = parse_body(sub_type, sub, in_multi=True) if sub_type in MULTI_TYPES else None
             subs.append(SubTxn(sub_type, body, raw))
         return MultiTxn(tuple(subs))
     raise Malformed("unknown transaction type", path=r.path, position=r.position, field="type",
                     actual=txn_type)
 
 
-_MULTI_TYPES = frozenset({OP_CREATE, OP_CREATE2, OP_CREATE_TTL, OP_CREATE_CONTAINER, OP_DELETE,
+#: Sub-transaction types ``DataTree.processTxn`` accepts inside a multi.
+MULTI_TYPES = frozenset({OP_CREATE, OP_CREATE2, OP_CREATE_TTL, OP_CREATE_CONTAINER, OP_DELETE,
                           OP_DELETE_CONTAINER, OP_SET_DATA, OP_ERROR, OP_CHECK})
 
 

@@ -309,8 +309,12 @@ class ZkTree:
             return body.err
         if txn_type == zkl.OP_MULTI:
             if body.failed:
-                return next(t.body.err for t in body.txns if t.type == zkl.OP_ERROR and t.body is not None) \
-                    if any(t.type == zkl.OP_ERROR and t.body is not None for t in body.txns) else -2
+                # DataTree.processTxn: any error sub-txn turns the whole multi into errors.
+                for t in body.txns:
+                    if t.type == zkl.OP_ERROR:
+                        return t.body.err if t.body is not None else -2
+            if any(t.type not in zkl.MULTI_TYPES for t in body.txns):
+                return -2  # "Invalid type of op": ZooKeeper applies none of it here
             err = 0
             for sub in body.txns:
                 rc = self.process(sub.type, sub.body, client_id, zxid, time)
