@@ -48,11 +48,13 @@ class SegmentRecovery:
     """Feed it the batches Kafka's reader yields, in order; :meth:`verdict` gives the result."""
 
     def __init__(self, buf, *, segment_base_offset: int, cache: LeaderEpochCache | None = None,
-                 index_interval_bytes: int = INDEX_INTERVAL_BYTES) -> None:
+                 index_interval_bytes: int = INDEX_INTERVAL_BYTES, assign_epoch_zero: bool = True) -> None:
         self._buf = buf
         self._base = segment_base_offset
         self._cache = cache if cache is not None else LeaderEpochCache()
         self._interval = index_interval_bytes
+        # 2.1.1-2.6 re-added only epochs > 0 during recovery (KAFKA-10432)
+        self._min_epoch = 0 if assign_epoch_zero else 1
         self.valid_bytes = 0
         self._last_index_entry = 0
         self._index_last_offset: int | None = None
@@ -109,7 +111,7 @@ class SegmentRecovery:
         self._next_offset = batch.last_offset + 1
         if batch.magic >= 2:
             latest = self._cache.latest_epoch
-            if batch.partition_leader_epoch >= 0 and (latest is None or batch.partition_leader_epoch > latest):
+            if batch.partition_leader_epoch >= self._min_epoch and (latest is None or batch.partition_leader_epoch > latest):
                 self._cache.assign(batch.partition_leader_epoch, batch.base_offset)
             if batch.is_control and batch.producer_id != -1 and batch.count != 0:
                 self._check_marker(batch)
@@ -138,9 +140,20 @@ class SegmentRecovery:
         if record.coordinator_epoch is None:
             return self._stop(batch.end, "Invalid value size found for end transaction marker")
 
-    def verdict(self, file_size: int) -> RecoveryVerdict:
-        """The result after the last batch was fed (``file_size`` is the segment's size)."""
-        if self._next_offset is not None:
+    @property
+    def next_offset(self) -> int | None:
+        """The offset after the last batch kept (``None`` when none was kept)."""
+        return self._next_offset
+
+    def verdict(self, file_size: int, *, truncate_cache: bool = True) -> RecoveryVerdict:
+        """The result after the last batch was fed (``file_size`` is the segment's size).
+
+        ``truncate_cache`` applies ``truncateFromEnd`` to the recovered end, as for one segment
+        on its own; a partition-level load does that itself, once, after the last segment.
+        """
+        if not truncate_cache:
+            pass
+        elif self._next_offset is not None:
             self._cache.truncate_from_end(self._next_offset)
         elif self.valid_bytes == 0 or self.stop_reason and "InvalidOffset" in self.stop_reason:
             self._cache.truncate_from_end(self._base)

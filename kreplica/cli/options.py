@@ -24,3 +24,22 @@ DebugOption = Annotated[
     bool,
     typer.Option("--debug", help="Show the Python traceback of an internal error (also KREPLICA_DEBUG=1)."),
 ]
+
+
+def _kafka_version(text: str | None):
+    from kreplica.model.versions import DEFAULT_VERSION, parse_kafka_version
+
+    if text is None:
+        return DEFAULT_VERSION
+    try:
+        return parse_kafka_version(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+KafkaVersionOption = Annotated[
+    Optional[str],
+    typer.Option("--kafka-version", metavar="X.Y[.Z]", callback=_kafka_version,
+                 help="Emulate this Kafka version where behaviour changed across releases (default: current "
+                      "Kafka, 4.0)."),
+]

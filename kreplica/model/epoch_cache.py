@@ -13,7 +13,10 @@ removed. The rule is chosen by ``newest_wins`` (see :func:`for_version`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from kreplica.model.versions import KafkaVersion
 
 
 class EpochEntry(NamedTuple):
@@ -85,6 +88,6 @@ class LeaderEpochCache:
             self.entries.insert(0, EpochEntry(removed.epoch, start_offset))
 
 
-def for_version(kafka_version: tuple[int, int]) -> LeaderEpochCache:
-    """An empty cache with the ``assign`` rule of a broker at ``kafka_version`` (major, minor)."""
-    return LeaderEpochCache(newest_wins=kafka_version >= (2, 1))
+def for_version(kafka_version: "KafkaVersion") -> LeaderEpochCache:
+    """An empty cache with the ``assign`` rule of a broker at ``kafka_version``."""
+    return LeaderEpochCache(newest_wins=kafka_version.at_least(2, 1))
