@@ -70,6 +70,42 @@ class LeaderEpochCache:
             return True
         return False
 
+    def end_offset_for(self, requested_epoch: int, log_end_offset: int,
+                       kafka_version: "KafkaVersion | None" = None) -> EndOffset:
+        """See :func:`end_offset_for`."""
+        return end_offset_for(self.entries, requested_epoch, log_end_offset, kafka_version)
+
+    def epoch_for_offset(self, offset: int) -> int | None:
+        """``epochForOffset``: the epoch whose range holds ``offset``; no upper bound at the LEO."""
+        previous = None
+        for e in self.entries:
+            if e.start_offset == offset:
+                return e.epoch
+            if e.start_offset > offset:
+                return previous
+            previous = e.epoch
+        return previous
+
+    def previous_epoch(self, epoch: int | None = None) -> int | None:
+        """Greatest epoch strictly below ``epoch`` (default: below the latest entry)."""
+        if epoch is None:
+            return self.entries[-2].epoch if len(self.entries) >= 2 else None
+        below = [e.epoch for e in self.entries if e.epoch < epoch]
+        return below[-1] if below else None
+
+    def next_epoch(self, epoch: int) -> int | None:
+        """Least epoch strictly above ``epoch``."""
+        return next((e.epoch for e in self.entries if e.epoch > epoch), None)
+
+    def epoch_entry(self, epoch: int) -> EpochEntry | None:
+        return next((e for e in self.entries if e.epoch == epoch), None)
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+    def copy(self) -> "LeaderEpochCache":
+        return LeaderEpochCache(self.newest_wins, list(self.entries))
+
     def truncate_from_end(self, end_offset: int) -> None:
         """Drop every entry whose start offset is at or after ``end_offset`` (-1: no-op)."""
         if end_offset >= 0 and self.entries and self.entries[-1].start_offset >= end_offset:
@@ -86,6 +122,58 @@ class LeaderEpochCache:
             removed = self.entries.pop(0)
         if removed is not None:
             self.entries.insert(0, EpochEntry(removed.epoch, start_offset))
+
+
+UNDEFINED_EPOCH = -1
+UNDEFINED_EPOCH_OFFSET = -1
+
+
+class EndOffset(NamedTuple):
+    """What ``endOffsetFor`` returns: ``(leader_epoch, end_offset)``; (-1, -1) means undefined."""
+
+    leader_epoch: int
+    end_offset: int
+
+
+def end_offset_for(entries: list[EpochEntry] | tuple[EpochEntry, ...], requested_epoch: int, log_end_offset: int,
+                   kafka_version: "KafkaVersion | None" = None) -> EndOffset:
+    """``LeaderEpochFileCache.endOffsetFor`` as a broker of ``kafka_version`` answers it.
+
+    2.1+ (default): -1 → (-1, -1); the latest epoch → (epoch, LEO); above every entry (or empty)
+    → (-1, -1); below the first entry → (requested, first start) — the requested epoch echoed;
+    otherwise (greatest epoch <= requested, start of the next higher epoch).
+    2.0 (KIP-279): the same except below the first entry → (-1, -1).
+    0.11–1.1 (KIP-101, offset only; the epoch is reported as -1): an empty cache answers the LEO
+    even for -1 (the "latest" row matches -1 == -1), below the first entry → -1.
+    """
+    newest = kafka_version is None or kafka_version.at_least(2, 1)
+    kip279 = kafka_version is None or kafka_version.at_least(2, 0)
+    latest = entries[-1].epoch if entries else UNDEFINED_EPOCH
+    if not kip279:
+        if requested_epoch == latest:
+            return EndOffset(UNDEFINED_EPOCH, log_end_offset)
+        if requested_epoch == UNDEFINED_EPOCH:
+            return EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+    if requested_epoch == UNDEFINED_EPOCH:
+        return EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+    if entries and requested_epoch == latest:
+        return EndOffset(requested_epoch, log_end_offset)
+    higher = next((e for e in entries if e.epoch > requested_epoch), None)
+    if higher is None:
+        return EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+    floor = None
+    for e in entries:
+        if e.epoch <= requested_epoch:
+            floor = e
+        else:
+            break
+    if floor is None:
+        if newest:
+            return EndOffset(requested_epoch, entries[0].start_offset)
+        return EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+    if not kip279:
+        return EndOffset(UNDEFINED_EPOCH, higher.start_offset)
+    return EndOffset(floor.epoch, higher.start_offset)
 
 
 def for_version(kafka_version: "KafkaVersion") -> LeaderEpochCache:
