@@ -88,7 +88,7 @@ def child_lib_scan(path: str, verify_crc: bool = True) -> dict:
     from kreplica.formats.segment import iter_segment
 
     f, mm = _map(path)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     batches = bad = other = 0
     for ev in iter_segment(mm, path=path, verify_crc=verify_crc):
         if type(ev) is RecordBatch:
@@ -97,8 +97,8 @@ def child_lib_scan(path: str, verify_crc: bool = True) -> dict:
                 bad += 1
         else:
             other += 1
-    elapsed = time.perf_counter() - t0
-    return {"seconds": elapsed, "bytes": len(mm), "batches": batches, "crc_bad": bad,
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"seconds": elapsed, "cpu_seconds": cpu, "bytes": len(mm), "batches": batches, "crc_bad": bad,
             "other_events": other}
 
 
@@ -110,7 +110,7 @@ def child_floor_crc(path: str) -> dict:
     f, mm = _map(path)
     mv = memoryview(mm)
     head = struct.Struct(">qiibI").unpack_from
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     pos, end, batches, bad = 0, len(mm), 0, 0
     while end - pos > 17:
         _, size, _, _, crc = head(mm, pos)
@@ -119,9 +119,9 @@ def child_floor_crc(path: str) -> dict:
             bad += 1
         pos = stop
         batches += 1
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     mv.release()
-    return {"seconds": elapsed, "bytes": end, "batches": batches, "crc_bad": bad}
+    return {"seconds": elapsed, "cpu_seconds": cpu, "bytes": end, "batches": batches, "crc_bad": bad}
 
 
 def child_lib_decode(path: str) -> dict:
@@ -130,7 +130,7 @@ def child_lib_decode(path: str) -> dict:
     from kreplica.formats.segment import iter_segment
 
     f, mm = _map(path)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     batches = records = value_bytes = 0
     for ev in iter_segment(mm, path=path):
         if type(ev) is RecordBatch:
@@ -138,8 +138,8 @@ def child_lib_decode(path: str) -> dict:
             for r in iter_records(mm, ev):
                 records += 1
                 value_bytes += len(r.value)
-    elapsed = time.perf_counter() - t0
-    return {"seconds": elapsed, "bytes": len(mm), "batches": batches, "records": records,
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"seconds": elapsed, "cpu_seconds": cpu, "bytes": len(mm), "batches": batches, "records": records,
             "value_bytes": value_bytes}
 
 
@@ -152,7 +152,7 @@ def child_kp(path: str, decode: bool) -> dict:
         return {"skipped": f"kafka-python not installed ({exc}); pip install kafka-python zstandard"}
     with open(path, "rb") as fh:
         data = fh.read()  # "over the file bytes", as in specs/peers-and-users.md Appendix A
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     batches = records = value_bytes = bad = 0
     try:
         for batch in MemoryRecords(data):
@@ -166,8 +166,8 @@ def child_kp(path: str, decode: bool) -> dict:
     except Exception as exc:  # e.g. zstd without the zstandard package
         hint = "" if has_zstd() else " (zstandard not installed: pip install zstandard)"
         return {"skipped": f"kafka-python {kafka.__version__} failed: {type(exc).__name__}: {exc}{hint}"}
-    elapsed = time.perf_counter() - t0
-    out = {"seconds": elapsed, "bytes": len(data), "batches": batches, "crc_bad": bad,
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = {"seconds": elapsed, "cpu_seconds": cpu, "bytes": len(data), "batches": batches, "crc_bad": bad,
            "kafka_python": kafka.__version__}
     if decode:
         out.update(records=records, value_bytes=value_bytes)
@@ -240,7 +240,7 @@ def run_process(argv: list[str], *, capture: bool) -> dict:
     Peak RSS comes from ``/usr/bin/time -f %M`` when it exists (the rusage of a child forked by
     this big parent would start at the parent's own high-water mark), else from VmHWM samples."""
     full = [TIME_BIN, "-f", _MAXRSS_TAG + "%M"] + argv if TIME_BIN else argv
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     proc = subprocess.Popen(full, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     watch = MemoryWatch(proc.pid, follow_child=TIME_BIN is not None)
@@ -318,7 +318,13 @@ def summarise(case: str, runs: list[dict], records_hint: int | None) -> dict:
         if key in runs[0]:
             out[key] = runs[0][key]
     if "cpu_seconds" in runs[0]:
-        out["cpu_seconds_median"] = round(statistics.median(r["cpu_seconds"] for r in runs), 3)
+        cpu = [r["cpu_seconds"] for r in runs]
+        out["cpu_seconds_min"] = round(min(cpu), 4)
+        out["cpu_seconds_median"] = round(statistics.median(cpu), 4)
+        if size:
+            out["gb_per_cpu_s_best"] = round(size / min(cpu) / 1e9, 3)
+        if recs:
+            out["m_records_per_cpu_s_best"] = round(recs / min(cpu) / 1e6, 3)
     return out
 
 
@@ -360,16 +366,17 @@ def environment() -> dict:
 
 def fmt_row(name: str, codec: str, s: dict) -> str:
     if "skipped" in s:
-        return f"| {name} | {codec} | skipped: {s['skipped']} | | | | |"
+        return f"| {name} | {codec} | skipped: {s['skipped']} | | | | | | |"
     gbs = f"{s['gb_per_s_best']:.3f} / {s['gb_per_s_median']:.3f}" if "gb_per_s_best" in s else "-"
     mrs = (f"{s['m_records_per_s_best']:.3f} / {s['m_records_per_s_median']:.3f}"
            if "m_records_per_s_best" in s else "-")
-    return (f"| {name} | {codec} | {s['seconds_min']:.2f} / {s['seconds_median']:.2f} | {gbs} | {mrs} | "
-            f"{s['maxrss_mib_max']:.0f} | {s['anon_mib_max']:.0f} |")
+    cpu = f"{s['cpu_seconds_min']:.2f}" if "cpu_seconds_min" in s else "-"
+    return (f"| {name} | {codec} | {s['seconds_min']:.2f} / {s['seconds_median']:.2f} | {cpu} | {gbs} | {mrs} | "
+            f"{s['maxrss_mib_max']:.0f} | {s['anon_mib_max']:.0f} | {s['load_before']:.1f} |")
 
 
-TABLE_HEAD = ("| case | file | s (min / med) | GB/s (best / med) | M rec/s (best / med) | peak RSS MiB | "
-              "peak anon MiB |\n|---|---|---|---|---|---|---|")
+TABLE_HEAD = ("| case | file | wall s (min / med) | CPU s (min) | GB/s (best / med) | M rec/s (best / med) | "
+              "peak RSS MiB | peak anon MiB | load |\n|---|---|---|---|---|---|---|---|---|")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -412,6 +419,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# kreplica inspect-log benchmark  {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
     print(f"# {env['nproc']} CPU  {env['cpu_model']}  Python {env['python']}  "
           f"crc32c hardware={env['crc32c_hardware']}  runs={args.runs}")
+    print("# load = 1-minute load average before the case; above ~1 other work shares the CPUs and wall")
+    print("# times suffer (CPU s is less affected). Peak RSS includes mapped file pages; anon is the heap.")
+    print(TABLE_HEAD)
     results: dict = {"environment": env, "runs": args.runs, "files": {}, "results": []}
     rows = []
     for sz, paths in sets:
@@ -426,17 +436,21 @@ def main(argv: list[str] | None = None) -> int:
             todo = [c for c in cases if c != "cli_startup" and (sz == size or c in SMALL_CASES)]
             warm(path)
             for case in todo:
+                load = os.getloadavg()[0]
                 runs = [run_case(case, path) for _ in range(args.runs)]
                 s = summarise(case, runs, records_hint)
-                s.update(case=case, file=f"{codec}-{label}", codec=codec)
+                s.update(case=case, file=f"{codec}-{label}", codec=codec, load_before=round(load, 2),
+                         load_after=round(os.getloadavg()[0], 2))
                 results["results"].append(s)
                 row = fmt_row(case, f"{codec}-{label}", s)
                 rows.append(row)
                 print(row, flush=True)
     if "cli_startup" in cases:
+        load = os.getloadavg()[0]
         runs = [run_case("cli_startup", "") for _ in range(max(args.runs, 3))]
         s = summarise("cli_startup", runs, None)
-        s.update(case="cli_startup", file="-", codec="-")
+        s.update(case="cli_startup", file="-", codec="-", load_before=round(load, 2),
+                 load_after=round(os.getloadavg()[0], 2))
         results["results"].append(s)
         rows.append(fmt_row("cli_startup", "-", s))
         print(rows[-1])

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from kreplica import __version__
-from kreplica.cli import inspect_log
+from kreplica.cli import diverge, epochs, inspect_dir, inspect_index, inspect_log, offset_for_epoch, truncate_plan
 
 app = typer.Typer(
     name="kreplica",
@@ -20,6 +20,12 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(inspect_log.app)
+app.add_typer(inspect_index.app)
+app.add_typer(inspect_dir.app)
+app.add_typer(epochs.app)
+app.add_typer(offset_for_epoch.app)
+app.add_typer(truncate_plan.app)
+app.add_typer(diverge.app)
 
 
 def _version(value: bool) -> None:

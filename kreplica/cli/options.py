@@ -27,10 +27,10 @@ DebugOption = Annotated[
 
 
 def _kafka_version(text: str | None):
-    from kreplica.model.versions import DEFAULT_VERSION, parse_kafka_version
+    from kreplica.model.versions import parse_kafka_version
 
     if text is None:
-        return DEFAULT_VERSION
+        return None  # each command applies its default (current Kafka, or the protocol's era)
     try:
         return parse_kafka_version(text)
     except ValueError as exc:

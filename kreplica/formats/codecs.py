@@ -97,6 +97,28 @@ def _too_big(limit: int) -> str:
 GZIP_INPUT_CHUNK = 512  # GZIPInputStream's default input buffer
 
 
+def _gzip_header_parses(data: bytes) -> bool:
+    """Whether ``data`` starts with a gzip member header ``GZIPInputStream.readHeader`` accepts
+    (magic, deflate, and the optional fields present); after a member Java ignores anything else."""
+    if len(data) < 10 or data[0] != 0x1F or data[1] != 0x8B or data[2] != 8:
+        return False
+    flags = data[3]
+    pos = 10
+    if flags & 0x04:  # FEXTRA
+        if len(data) < pos + 2:
+            return False
+        pos += 2 + int.from_bytes(data[pos:pos + 2], "little")
+    for bit in (0x08, 0x10):  # FNAME, FCOMMENT: zero-terminated
+        if flags & bit:
+            nul = data.find(b"\x00", pos)
+            if nul < 0:
+                return False
+            pos = nul + 1
+    if flags & 0x02:  # FHCRC
+        pos += 2
+    return pos <= len(data)
+
+
 def _gunzip(payload: bytes, limit: int) -> Inflated:
     # GZIPInputStream reads concatenated members; bytes after a member that are not another
     # gzip header are ignored, as Java does. Input is fed in small chunks, and a chunk that
@@ -109,7 +131,7 @@ def _gunzip(payload: bytes, limit: int) -> Inflated:
     while True:
         if d.eof:
             rest = d.unused_data + data[pos:]
-            if len(rest) >= 2 and rest[0] == 0x1F and rest[1] == 0x8B:
+            if _gzip_header_parses(rest):
                 data, pos, d = rest, 0, zlib.decompressobj(31)
                 continue
             return Inflated(bytes(out))
@@ -134,10 +156,16 @@ def _gunzip(payload: bytes, limit: int) -> Inflated:
             return Inflated(bytes(out[:limit]), _too_big(limit))
 
 
+#: The most a snappy block can expand: a 3-byte copy element yields at most 64 bytes.
+SNAPPY_MAX_RATIO = 32
+
+
 def _snappy_block(block: bytes, room: int) -> bytes:
     n = cramjam.snappy.decompress_raw_len(block)
     if n > room:
         raise OverflowError
+    if n > SNAPPY_MAX_RATIO * len(block) + 64:
+        raise ValueError(f"the block declares {n} bytes, more than {len(block)} snappy bytes can hold")
     buf = bytearray(n)
     cramjam.snappy.decompress_raw_into(block, buf)
     return bytes(buf)
@@ -223,14 +251,14 @@ def _unlz4(payload: bytes, magic: int, limit: int) -> Inflated:
             return Inflated(bytes(out), "lz4: Stream ended prematurely", broken)
         (size,) = struct.unpack_from("<I", payload, pos)
         pos += 4
+        raw = bool(size & LZ4_UNCOMPRESSED_BIT)
+        size &= 0x7FFFFFFF  # Lz4BlockInputStream masks the incompressible bit before testing for the end mark
         if size == 0:
             if content_checksum:
                 if end - pos < 4:
                     return Inflated(bytes(out), "lz4: Stream ended prematurely", broken)
                 pos += 4  # Kafka consumes the content checksum without verifying it
             return Inflated(bytes(out), None, broken)
-        raw = bool(size & LZ4_UNCOMPRESSED_BIT)
-        size &= 0x7FFFFFFF
         if size > max_block:
             return Inflated(bytes(out), f"lz4: Block size {size} exceeded max: {max_block}", broken)
         if end - pos < size + (4 if block_checksum else 0):
@@ -272,8 +300,12 @@ def _zstd_content_size(payload: bytes) -> int | None:
 
 
 def _unzstd(payload: bytes, limit: int) -> Inflated:
+    # a frame's declared content size is not trusted for allocation (a 16-byte frame may claim 2^62
+    # bytes): start from the compressed size and grow geometrically up to the limit
     declared = _zstd_content_size(payload)
-    room = min(limit, max(64 * 1024, 8 * len(payload), declared or 0))
+    room = min(limit, max(64 * 1024, 8 * len(payload)))
+    if declared is not None and declared <= 64 * len(payload):
+        room = min(limit, max(room, declared))
     while True:
         buf = bytearray(room)
         try:

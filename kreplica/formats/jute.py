@@ -61,7 +61,8 @@ class JuteReader:
         """Absolute position of the next byte to read."""
         return self.base + self.pos
 
-    def _need(self, n: int, field: str) -> None:
+    def need(self, n: int, field: str) -> None:
+        """Raise :class:`Truncated` (naming ``field``) unless ``n`` more bytes are present."""
         if n > self.end - self.pos:
             raise Truncated(f"needs {n} bytes but only {self.end - self.pos} remain",
                             path=self.path, position=self.base + self.pos, field=field,
@@ -69,13 +70,13 @@ class JuteReader:
 
     def unpack(self, st: struct.Struct, field: str) -> tuple:
         """A fixed-size group of fields in one ``unpack_from`` (headers, stats)."""
-        self._need(st.size, field)
+        self.need(st.size, field)
         values = st.unpack_from(self.buf, self.pos)
         self.pos += st.size
         return values
 
     def byte(self, field: str) -> int:
-        self._need(1, field)
+        self.need(1, field)
         (v,) = BYTE.unpack_from(self.buf, self.pos)
         self.pos += 1
         return v
@@ -84,13 +85,13 @@ class JuteReader:
         return self.byte(field) != 0
 
     def int(self, field: str) -> int:
-        self._need(4, field)
+        self.need(4, field)
         (v,) = INT.unpack_from(self.buf, self.pos)
         self.pos += 4
         return v
 
     def long(self, field: str) -> int:
-        self._need(8, field)
+        self.need(8, field)
         (v,) = LONG.unpack_from(self.buf, self.pos)
         self.pos += 8
         return v

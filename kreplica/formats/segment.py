@@ -82,11 +82,14 @@ def _all_zero(buf, start: int, end: int) -> bool:
     return _NONZERO.search(buf, start, end) is None
 
 
-def is_plausible_batch(buf, pos: int, end: int) -> bool:
+def is_plausible_batch(buf, pos: int, end: int, budget: list[int] | None = None) -> bool:
     """True when a whole, structurally sensible batch with a matching CRC starts at ``pos``.
 
     Used to resynchronise: legacy messages must account for their size exactly (key and value
     lengths add up), v2 headers must have sane counts and deltas, and the CRC must match.
+    ``budget`` (a one-item list of bytes) bounds the checksum work of a search; a candidate
+    that would overspend it is refused, so crafted runs of plausible headers cannot make a
+    search quadratic.
     """
     if end - pos < LOG_OVERHEAD + MIN_ENTRY_SIZE:
         return False
@@ -94,6 +97,10 @@ def is_plausible_batch(buf, pos: int, end: int) -> bool:
     if offset < 0 or size < MIN_ENTRY_SIZE or size > end - pos - LOG_OVERHEAD:
         return False
     stop = pos + LOG_OVERHEAD + size
+    if budget is not None:
+        if budget[0] < size:
+            return False
+        budget[0] -= size
     if magic == 2:
         if size < default_records.MIN_BATCH_LENGTH:
             return False
@@ -123,20 +130,27 @@ def is_plausible_batch(buf, pos: int, end: int) -> bool:
     return False
 
 
+#: A search checksums at most this many times the bytes it searches (plus 1 MiB).
+SEARCH_CRC_BUDGET_FACTOR = 16
+
+
 def find_next_batch(buf, start: int, end: int) -> int | None:
     """The first position at or after ``start`` where :func:`is_plausible_batch` holds.
 
     Candidates come from a regular expression over the raw bytes (C speed), so runs of zeros
-    and random garbage are skipped without a Python-level loop per byte.
+    and random garbage are skipped without a Python-level loop per byte. The checksum work is
+    bounded (:data:`SEARCH_CRC_BUDGET_FACTOR`): crafted data that would make it quadratic ends
+    the search instead, and the rest of the file is reported as unreadable.
     """
     search = _CANDIDATE.search
     pos = start
+    budget = [SEARCH_CRC_BUDGET_FACTOR * (end - start) + (1 << 20)]
     while True:
         m = search(buf, pos, end)
-        if m is None:
+        if m is None or budget[0] <= 0:
             return None
         q = m.start()
-        if is_plausible_batch(buf, q, end):
+        if is_plausible_batch(buf, q, end, budget):
             return q
         pos = q + 1
 
@@ -171,10 +185,10 @@ def iter_segment(buf, *, path: str, verify_crc: bool = True, max_bytes: int | No
     while True:
         remaining = end - pos
         if remaining <= HEADER_SIZE_UP_TO_MAGIC:
-            if remaining > 0:
-                if limited:
-                    break_here(pos, STOP_MAX_BYTES)
-                else:
+            if limited:
+                break_here(pos, STOP_MAX_BYTES)
+            elif remaining > 0:
+                if True:
                     break_here(pos, STOP_INCOMPLETE)
                     yield _tail_finding(buf, path, pos, end)
             break

@@ -487,7 +487,7 @@ def iter_txnlog(buf, *, path: str) -> Iterator[TxnLogHeader | TxnEntry | Finding
     yield TxnLogEnd(path, size, entries, pos, stopped, size - pos, first, last)
 
 
-def read_txnlog(path: str | os.PathLike) -> tuple[TxnLogHeader, list[TxnEntry], list[Finding], TxnLogEnd]:
+def read_txnlog(path: str | os.PathLike) -> tuple[TxnLogHeader | None, list[TxnEntry], list[Finding], TxnLogEnd]:
     """Read a whole log file (mmapped read-only): header, entries, findings, end.
 
     An empty file (a crash before the header was written) gives an end with no header.

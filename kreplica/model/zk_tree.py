@@ -19,10 +19,15 @@ every replayed step is checked against the server's own tree digest.
 
 from __future__ import annotations
 
+import fnmatch
+import gc
+import mmap
 import os
+import re
 import struct
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import closing
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -50,6 +55,9 @@ MAX_SNAPSHOTS_TRIED = 100
 VERSION_DIR = "version-2"
 
 
+_NO_CHILDREN: frozenset[str] = frozenset()
+
+
 class ZkNode:
     """One node of the replayed tree: data, ACL list and ``StatPersisted``, plus its children.
 
@@ -58,7 +66,7 @@ class ZkNode:
     """
 
     __slots__ = ("data", "acl", "czxid", "mzxid", "ctime", "mtime", "version", "cversion",
-                 "aversion", "ephemeral_owner", "pzxid", "children")
+                 "aversion", "ephemeral_owner", "pzxid", "_children")
 
     def __init__(self, data, acl, czxid, mzxid, ctime, mtime, version, cversion, aversion,
                  ephemeral_owner, pzxid):
@@ -73,16 +81,31 @@ class ZkNode:
         self.aversion = aversion
         self.ephemeral_owner = ephemeral_owner
         self.pzxid = pzxid
-        self.children: set[str] = set()
+        self._children: set[str] | None = None   # created on the first child: most nodes are leaves
+
+    @property
+    def children(self) -> set[str] | frozenset[str]:
+        """Names (not paths) of the children."""
+        return self._children if self._children is not None else _NO_CHILDREN
+
+    def add_child(self, name: str) -> None:
+        if self._children is None:
+            self._children = {name}
+        else:
+            self._children.add(name)
+
+    def remove_child(self, name: str) -> None:
+        if self._children is not None:
+            self._children.discard(name)
 
     @property
     def num_children(self) -> int:
-        return len(self.children)
+        return len(self._children) if self._children is not None else 0
 
     @property
     def client_cversion(self) -> int:
         """``DataNode.copyStat``: ``2 * persisted cversion - numChildren``."""
-        return 2 * self.cversion - len(self.children)
+        return 2 * self.cversion - self.num_children
 
     @property
     def client_ephemeral_owner(self) -> int:
@@ -128,9 +151,6 @@ class ZkState:
     applied: int
     digest: int
     findings: tuple[Finding, ...] = field(default=())
-
-    def acl(self, node: ZkNode) -> tuple[Acl, ...] | None:
-        return node.acl
 
     def get(self, path: str) -> ZkNode | None:
         return self.nodes.get(path)
@@ -180,18 +200,31 @@ class ZkTree:
 
     # -- loading --
     def load_node(self, z: zks.ZNode, acls: Mapping[int, tuple[Acl, ...]]) -> None:
-        acl = acls.get(z.acl) if z.acl != -1 else None
-        n = ZkNode(z.data, acl, z.czxid, z.mzxid, z.ctime, z.mtime, z.version, z.cversion,
-                   z.aversion, z.ephemeral_owner, z.pzxid)
-        self.nodes[z.path] = n
-        if z.path != "/":
-            parent, name = _parent_and_name(z.path)
-            pn = self.nodes.get(parent)
+        """Add one snapshot node (parents first, as snapshots store them)."""
+        # NOTE: runs once per snapshot node; parent lookup and digest are inlined (see the
+        # loading figures in iter_snapshot's NOTE).
+        path = z.path
+        n = ZkNode(z.data, acls.get(z.acl) if z.acl != -1 else None, z.czxid, z.mzxid, z.ctime,
+                   z.mtime, z.version, z.cversion, z.aversion, z.ephemeral_owner, z.pzxid)
+        self.nodes[path] = n
+        if path != "/":
+            i = path.rfind("/")
+            pn = self.nodes.get(path[:i] or "/")
             if pn is not None:
-                pn.children.add(name)
-        if zks.is_session_owner(z.ephemeral_owner):
-            self.ephemerals.setdefault(z.ephemeral_owner, set()).add(z.path)
-        self._post(z.path, n)
+                pn.add_child(path[i + 1:])
+            owner = z.ephemeral_owner
+            if owner and zks.is_session_owner(owner):
+                self.ephemerals.setdefault(owner, set()).add(path)
+            if path.startswith("/zookeeper/"):
+                return
+            crc = zlib.crc32(path.encode("utf-8"))
+        else:
+            crc = 0
+        if n.data is not None:
+            crc = zlib.crc32(n.data, crc)
+        crc = zlib.crc32(_DIGEST_STAT.pack(z.czxid, z.mzxid, z.pzxid, z.ctime, z.mtime, z.version,
+                                           z.cversion, z.aversion, z.ephemeral_owner), crc)
+        self.digest = (self.digest + crc) & _MASK64
 
     # -- DataTree operations --
     def create(self, path: str, data, acl, owner: int, parent_cversion: int, zxid: int, time: int,
@@ -211,7 +244,7 @@ class ZkTree:
         if parent_cversion > parent.cversion:
             parent.cversion = parent_cversion
             parent.pzxid = zxid
-        parent.children.add(name)
+        parent.add_child(name)
         self._post(parent_path, parent)
         n = ZkNode(data, acl, zxid, zxid, time, time, 0, 0, 0, owner, zxid)
         self.nodes[path] = n
@@ -236,7 +269,7 @@ class ZkTree:
         if parent is None or path == "/":
             return -101
         self._pre(parent_path, parent)
-        parent.children.discard(name)
+        parent.remove_child(name)
         if zxid > parent.pzxid:
             parent.pzxid = zxid
         self._post(parent_path, parent)
@@ -413,44 +446,119 @@ def log_files_for(logs: Iterable[ZkFile], snap_zxid: int) -> list[ZkFile]:
 
 
 def iter_log_entries(logs: Iterable[ZkFile]) -> Iterator[zkl.TxnEntry | Finding]:
-    """Every entry of ``logs`` in file order (then findings), as ``FileTxnIterator`` chains files."""
+    """Every entry of ``logs`` in file order, each followed by its findings, as
+    ``FileTxnIterator`` chains files (streamed: one file mapped at a time, nothing kept)."""
     for f in logs:
-        header, entries, findings, _end = zkl.read_txnlog(f.path)
-        if header is None:
-            continue
-        by_pos: dict[int, list[Finding]] = {}
-        for fi in findings:
-            by_pos.setdefault(fi.position, []).append(fi)
-        for e in entries:
-            yield e
-            yield from by_pos.pop(e.position, ())
-        for rest in by_pos.values():
-            yield from rest
+        with open(f.path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                continue   # a crash before the header was written; ZooKeeper 3.9+ deletes it
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        walk = zkl.iter_txnlog(mm, path=f.path)
+        try:
+            for item in walk:
+                if isinstance(item, (zkl.TxnEntry, Finding)):
+                    yield item
+        except FormatError as exc:
+            yield Finding("zk_invalid_txn", f.path, exc.position or 0,
+                          f"not a readable txn log ({exc.one_line()}); skipped")
+        finally:
+            walk.close()   # releases its views of the map before the map is closed
+            mm.close()
 
 
-def _load_snapshot(f: ZkFile) -> tuple[zks.Snapshot | None, list[Finding]]:
+def iter_zk_log(sources: Iterable[str | os.PathLike]) -> Iterator[
+        zkl.TxnLogHeader | zkl.TxnEntry | Finding | zkl.TxnLogEnd]:
+    """Every log file of SOURCE in zxid order, each as :func:`~kreplica.formats.
+    zookeeper_txnlog.iter_txnlog` walks it (header, entries with their findings, end), for
+    ``zk log``. A file with a foreign header gives a ``zk_invalid_txn`` finding and is skipped;
+    an empty file gives just its end."""
+    for f in find_zk_files(sources).logs:
+        with open(f.path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0:
+                yield zkl.TxnLogEnd(f.path, 0, 0, 0, zkl.STOP_END_OF_FILE, 0, None, None)
+                continue
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        walk = zkl.iter_txnlog(mm, path=f.path)
+        try:
+            yield from walk
+        except FormatError as exc:
+            yield Finding("zk_invalid_txn", f.path, exc.position or 0,
+                          f"not a readable txn log ({exc.one_line()}); skipped")
+        finally:
+            walk.close()
+            mm.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    tree: ZkTree
+    preamble: zks.SnapshotPreamble
+    end: zks.SnapshotEnd
+
+
+def _load_snapshot(f: ZkFile) -> tuple[_Loaded | None, list[Finding]]:
+    """Stream one snapshot file straight into a tree (no intermediate node list).
+
+    ``None`` (with findings) when ZooKeeper would not load it: unreadable, incomplete, or a seal
+    or structure finding of severity error. The cyclic garbage collector is paused while the
+    nodes stream in: a million new objects would otherwise trigger it hundreds of times for
+    nothing (there are no cycles to find).
+    """
     try:
-        snap = zks.read_snapshot(f.path)
+        buf, compression, finding = zks.open_snapshot_stream(f.path)
     except (FormatError, OSError) as exc:
-        msg = exc.one_line() if isinstance(exc, FormatError) else str(exc)
-        return None, [Finding("zk_snapshot_rejected", f.path, getattr(exc, "position", None) or 0,
-                              f"snapshot not loadable ({msg}); ZooKeeper would try an older one")]
-    bad = [fi for fi in snap.findings if fi.is_error]
-    if bad or not snap.end.complete:
-        return None, list(snap.findings) + [Finding(
+        return None, [_rejected(f, exc)]
+    findings: list[Finding] = [finding] if finding else []
+    tree = ZkTree()
+    preamble = end = None
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        items = zks.iter_snapshot(buf, path=f.path, compression=compression)
+        preamble = next(items)
+        acls = preamble.acls
+        load = tree.load_node
+        node_type = zks.ZNode
+        for item in items:
+            if type(item) is node_type:
+                load(item, acls)
+            elif isinstance(item, Finding):
+                findings.append(item)
+            else:
+                end = item
+    except FormatError as exc:
+        return None, findings + [_rejected(f, exc)]
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        if isinstance(buf, mmap.mmap):
+            buf.close()
+    if any(fi.is_error for fi in findings) or end is None or not end.complete:
+        return None, findings + [Finding(
             "zk_snapshot_rejected", f.path, 0,
             "snapshot is damaged (see the findings before this one); ZooKeeper would try an older one")]
-    return snap, list(snap.findings)
+    return _Loaded(tree, preamble, end), findings
+
+
+def _rejected(f: ZkFile, exc: Exception) -> Finding:
+    msg = exc.one_line() if isinstance(exc, FormatError) else str(exc)
+    return Finding("zk_snapshot_rejected", f.path, getattr(exc, "position", None) or 0,
+                   f"snapshot not loadable ({msg}); ZooKeeper would try an older one")
 
 
 def time_to_zxid(files: ZkFiles, at_time: int) -> int | None:
     """The zxid of the last logged txn before the first one stamped after ``at_time`` (ms)."""
     target = None
-    for item in iter_log_entries(files.logs):
-        if isinstance(item, zkl.TxnEntry):
-            if item.time > at_time:
-                break
-            target = item.zxid
+    entries = iter_log_entries(files.logs)
+    try:
+        for item in entries:
+            if isinstance(item, zkl.TxnEntry):
+                if item.time > at_time:
+                    break
+                target = item.zxid
+    finally:
+        entries.close()
     return target
 
 
@@ -458,7 +566,9 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
     """The tree at ``at_zxid`` / ``at_time`` (default: the end of the logs), as ZooKeeper restores it.
 
     Chooses the newest snapshot at or before the target that ZooKeeper would load (valid
-    seals, complete; up to 100 tried, newest first), then applies every logged txn with a
+    seals, complete; up to 100 tried, newest first) and that cannot hold changes past the
+    target (a fuzzy snapshot whose digest zxid lies beyond it is passed over for an older one
+    when one exists), then applies every logged txn with a
     higher zxid from the logs ``getLogFiles`` picks, up to the target. Stops early at an entry
     whose checksum fails (ZooKeeper cannot go past it). Raises :class:`FormatError` when no
     snapshot can serve the target.
@@ -473,26 +583,41 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
     candidates = [f for f in files.snapshots if target is None or f.zxid <= target or f.zxid < 0]
     candidates.sort(key=lambda f: f.zxid, reverse=True)
     snap = chosen = None
+    fuzzy_fallback = None
     for f in candidates[:MAX_SNAPSHOTS_TRIED]:
-        snap, fs = _load_snapshot(f)
+        loaded, fs = _load_snapshot(f)
+        if loaded is None:
+            findings.extend(fs)
+            continue
+        d = loaded.end.digest
+        if target is not None and d is not None and d.zxid > target:
+            # A fuzzy snapshot may already hold changes up to its digest zxid, which lies past
+            # the target: an older snapshot replayed forward gives the exact state instead.
+            if fuzzy_fallback is None:
+                fuzzy_fallback = (f, loaded, fs)
+            continue
+        snap, chosen = loaded, f
         findings.extend(fs)
-        if snap is not None:
-            chosen = f
-            break
+        break
+    if snap is None and fuzzy_fallback is not None:
+        chosen, snap, fs = fuzzy_fallback
+        findings.extend(fs)
+        findings.append(Finding("zk_fuzzy_snapshot", chosen.path, 0,
+                                f"the only usable snapshot may already contain changes up to zxid "
+                                f"{snap.end.digest.zxid:#x}, past the requested {target:#x}; the state "
+                                "shown can be ahead of the requested point",
+                                details={"digest_zxid": snap.end.digest.zxid, "target": target}))
     if snap is None:
         where = f" at or before zxid {target:#x}" if target is not None else ""
         raise FormatError(f"no loadable ZooKeeper snapshot{where}", path=files.source or None)
 
-    tree = ZkTree()
-    acls = snap.preamble.acls
-    for z in snap.nodes:
-        tree.load_node(z, acls)
+    tree = snap.tree
     tree.sessions.update(snap.preamble.sessions)
     snap_zxid = chosen.zxid
     if snap.end.last_processed_zxid is not None:
         snap_zxid = snap.end.last_processed_zxid
     elif snap_zxid < 0:
-        snap_zxid = max((z.mzxid for z in snap.nodes), default=0)
+        snap_zxid = max((max(n.mzxid, n.pzxid, n.czxid) for n in tree.nodes.values()), default=0)
     tree.last_zxid = snap_zxid
     digest = snap.end.digest
     digest_zxid = digest.zxid if digest is not None else snap_zxid
@@ -507,37 +632,43 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
     applied = 0
     last_time = None
     expected_next = snap_zxid + 1
-    for item in iter_log_entries(logs):
-        if isinstance(item, Finding):
-            if item.kind != "zk_checksum_mismatch":
-                findings.append(item)
-            continue
-        e = item
-        if e.zxid <= snap_zxid:
-            continue
-        if target is not None and e.zxid > target:
-            break
-        if not e.checksum_valid:
-            findings.append(Finding("zk_checksum_mismatch", e.path, e.position,
-                                    f"entry zxid {e.zxid:#x} fails its Adler-32 check; ZooKeeper stops "
-                                    "restoring here ('CRC check failed') and so does this replay",
-                                    details={"zxid": e.zxid}))
-            break
-        if e.zxid != expected_next and (e.zxid >> 32) == (expected_next >> 32):
-            findings.append(Finding("zk_zxid_gap", e.path, e.position,
-                                    f"expected zxid {expected_next:#x} next but the logs continue at {e.zxid:#x}",
-                                    details={"expected": expected_next, "actual": e.zxid}))
-        expected_next = e.zxid + 1
-        tree.apply(e)
-        applied += 1
-        last_time = e.time
-        if e.digest is not None and e.digest.version == 2 and e.zxid > digest_zxid \
-                and e.digest.tree_digest != tree.digest:
-            findings.append(Finding("zk_digest_mismatch", e.path, e.position,
-                                    f"after zxid {e.zxid:#x} the replayed tree digest is {tree.digest:#x}, "
-                                    f"but ZooKeeper logged {e.digest.tree_digest:#x}",
-                                    details={"zxid": e.zxid, "expected": e.digest.tree_digest,
-                                             "actual": tree.digest}))
+    positioned = False
+    with closing(iter_log_entries(logs)) as entries:
+        for item in entries:
+            if isinstance(item, Finding):
+                if item.kind != "zk_checksum_mismatch":
+                    findings.append(item)
+                continue
+            e = item
+            if not positioned:
+                # FileTxnIterator.init: skip forward to the first txn past the snapshot; after that
+                # every entry is applied, even one whose zxid goes backwards (ZooKeeper only logs it).
+                if e.zxid <= snap_zxid:
+                    continue
+                positioned = True
+            if target is not None and e.zxid > target:
+                break
+            if not e.checksum_valid:
+                findings.append(Finding("zk_checksum_mismatch", e.path, e.position,
+                                        f"entry zxid {e.zxid:#x} fails its Adler-32 check; ZooKeeper stops "
+                                        "restoring here ('CRC check failed') and so does this replay",
+                                        details={"zxid": e.zxid}))
+                break
+            if e.zxid != expected_next and (e.zxid >> 32) == (expected_next >> 32):
+                findings.append(Finding("zk_zxid_gap", e.path, e.position,
+                                        f"expected zxid {expected_next:#x} next but the logs continue at {e.zxid:#x}",
+                                        details={"expected": expected_next, "actual": e.zxid}))
+            expected_next = e.zxid + 1
+            tree.apply(e)
+            applied += 1
+            last_time = e.time
+            if e.digest is not None and e.digest.version == 2 and e.zxid > digest_zxid \
+                    and e.digest.tree_digest != tree.digest:
+                findings.append(Finding("zk_digest_mismatch", e.path, e.position,
+                                        f"after zxid {e.zxid:#x} the replayed tree digest is {tree.digest:#x}, "
+                                        f"but ZooKeeper logged {e.digest.tree_digest:#x}",
+                                        details={"zxid": e.zxid, "expected": e.digest.tree_digest,
+                                                 "actual": tree.digest}))
     for owner, paths in sorted(tree.ephemerals.items()):
         if owner not in tree.sessions:
             for p in sorted(paths):
@@ -563,3 +694,28 @@ def parse_zxid(text: str) -> int:
     if value < 0:
         raise ValueError(f"zxid must not be negative: {text}")
     return value
+
+
+def iter_tree(nodes: Mapping[str, ZkNode], pattern: str | None = None) -> Iterator[tuple[str, ZkNode]]:
+    """``(path, node)`` in pre-order with children sorted by name (a stable order, unlike
+    ZooKeeper's hash order), keeping only paths that match the ``fnmatch`` glob ``pattern``
+    (``*`` also crosses ``/``: ``/brokers/*`` is the whole subtree)."""
+    match = re.compile(fnmatch.translate(pattern)).match if pattern is not None else None
+    stack = ["/"] if "/" in nodes else []
+    while stack:
+        path = stack.pop()
+        node = nodes.get(path)
+        if node is None:
+            continue
+        if match is None or match(path):
+            yield path, node
+        prefix = "" if path == "/" else path
+        stack.extend(f"{prefix}/{c}" for c in sorted(node.children, reverse=True))
+
+
+def snapshot_nodes(snapshot: zks.Snapshot) -> dict[str, ZkNode]:
+    """The nodes of one snapshot file as a tree (no replay): for dumping a file as it is."""
+    tree = ZkTree()
+    for z in snapshot.nodes:
+        tree.load_node(z, snapshot.preamble.acls)
+    return tree.nodes

@@ -1,0 +1,270 @@
+"""``inspect-dir`` as an analysis: everything one partition directory says, read together.
+
+Per partition: segments with their index files checked against them, offsets (log start, log
+end, high watermark, recovery point), the leader-epoch lineage rebuilt from batch headers next
+to the ``leader-epoch-checkpoint`` with every disagreement named, producer state and open
+transactions, the topic id, leftovers of deletion and compaction, and the verdict of a restart
+(:mod:`kreplica.analysis.log_loading`). Problems are findings; the report layer renders them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kreplica.analysis.epoch_reconciliation import compare_checkpoint
+from kreplica.analysis.index_verification import verify_offset_index, verify_time_index, verify_txn_index
+from kreplica.analysis.inspection import _PartitionContext
+from kreplica.analysis.log_loading import RestartVerdict, load_partition
+from kreplica.analysis.segment_table import SegmentTable, scan_segment
+from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint, parse_partition_metadata
+from kreplica.formats.errors import FormatError
+from kreplica.formats.findings import Finding
+from kreplica.formats.offset_index import IndexEnd
+from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
+from kreplica.model.evidence import open_buffer
+from kreplica.model.lineage import LineageBuilder, LineageEntry
+from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, read_bytes, read_checkpoints
+from kreplica.model.segments import SegmentFile
+from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
+
+SUFFIX_MEANINGS = {
+    "delete": "scheduled for asynchronous deletion (topic deleted or replica moved away); the topic name may be "
+              "truncated — partition.metadata holds the topic id",
+    "future": "the destination of an intra-broker move between log directories, still catching up",
+    "stray": "a replica the broker decided no longer belongs to it (KRaft), kept for later deletion",
+}
+LEFTOVER_MEANINGS = {
+    "deleted": "renamed for asynchronous deletion (retention, compaction or truncation); deleted at the next start — "
+               "the data in it may still be recoverable",
+    "cleaned": "output of an interrupted compaction or segment split; deleted at the next start",
+    "swap": "compaction output being swapped in; the next start completes the swap",
+    "tmp": "an interrupted write of a checkpoint or metadata file; the main file holds the previous version",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentReport:
+    path: str
+    base_offset: int
+    size: int
+    batches: int
+    first_offset: int | None
+    last_offset: int | None
+    valid_bytes: int
+    index: str | None
+    index_entries: int | None
+    timeindex: str | None
+    time_index_entries: int | None
+    txnindex: str | None
+    txn_index_entries: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTransaction:
+    producer_id: int
+    producer_epoch: int
+    first_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionReport:
+    """Everything ``inspect-dir`` says about one partition directory."""
+
+    log_dir: str
+    path: str
+    name: str
+    topic: str | None
+    partition: int | None
+    suffix: str | None
+    topic_id: str | None
+    segments: tuple[SegmentReport, ...]
+    log_start_offset: int
+    log_end_offset: int
+    high_watermark: int | None
+    recovery_point: int | None
+    lineage: tuple[LineageEntry, ...]
+    epoch_checkpoint: tuple[tuple[int, int], ...] | None
+    snapshot: tuple[str, int] | None
+    producers: tuple[ProducerSnapshotEntry, ...]
+    open_transactions: tuple[OpenTransaction, ...]
+    restart: RestartVerdict
+    findings: tuple[Finding, ...] = field(default=())
+
+    @property
+    def problems(self) -> int:
+        return sum(f.is_error for f in self.findings)
+
+
+@dataclass(frozen=True, slots=True)
+class LogDirReport:
+    path: str
+    broker_id: int | None
+    cluster_id: str | None
+    directory_id: str | None
+    clean_shutdown: bool
+    partitions: int
+    findings: tuple[Finding, ...]
+
+
+def inspect_log_dirs(log_dirs: list[LogDir], *, shutdown: str | None = None,
+                     kafka_version: KafkaVersion = DEFAULT_VERSION) -> Iterator[LogDirReport | PartitionReport]:
+    """A :class:`LogDirReport` per log directory, then a :class:`PartitionReport` per partition."""
+    for log_dir in log_dirs:
+        cps = read_checkpoints(log_dir)
+        meta = cps.meta
+        findings = list(cps.findings)
+        for name in log_dir.bad_subdirs:
+            findings.append(Finding("restart_refused", f"{log_dir.path}/{name}", 0,
+                                    f"'{name}' is not in the form of topic-partition or topic-partition.uniqueId-delete: "
+                                    "the broker fails to start (KafkaException)"))
+        broker_id = None
+        if meta is not None:
+            broker_id = meta.broker_id if meta.broker_id is not None else meta.node_id
+        yield LogDirReport(log_dir.path, broker_id, getattr(meta, "cluster_id", None),
+                           getattr(meta, "directory_id", None), cps.clean_shutdown is not None,
+                           len(log_dir.partitions), tuple(findings))
+        for partition in log_dir.partitions:
+            yield inspect_partition(log_dir, partition, cps, shutdown=shutdown, kafka_version=kafka_version)
+
+
+def inspect_partition(log_dir: LogDir, partition: PartitionDir, cps: LogDirCheckpoints, *,
+                      shutdown: str | None = None, kafka_version: KafkaVersion = DEFAULT_VERSION) -> PartitionReport:
+    findings: list[Finding] = []
+    key = partition.key
+    if partition.parsed is not None and partition.parsed.suffix:
+        findings.append(Finding("partition_dir_state", partition.path, 0,
+                                f"{partition.name}: -{partition.parsed.suffix} directory, "
+                                f"{SUFFIX_MEANINGS[partition.parsed.suffix]}",
+                                details={"suffix": partition.parsed.suffix}))
+    for path, kind in partition.leftovers:
+        if kind in LEFTOVER_MEANINGS:
+            findings.append(Finding("leftover_file", path, 0, f"{path}: {LEFTOVER_MEANINGS[kind]}", details={"file_kind": kind}))
+    for path in partition.orphan_indexes:
+        findings.append(Finding("leftover_file", path, 0, f"{path}: an index file without its .log segment; the "
+                                "broker deletes it at start (\"Found an orphaned index file\")",
+                                details={"file_kind": "orphan_index"}))
+
+    # segments, indexes, lineage, transactions
+    context = _PartitionContext()
+    lineage = LineageBuilder()
+    open_txns: dict[int, OpenTransaction] = {}
+    reports = []
+    log_end = partition.segments[0].base_offset if partition.segments else 0
+    for seg in partition.segments:
+        table = scan_segment(SegmentFile(seg.log, seg.base_offset), context)
+        findings.extend(table.findings)
+        for b in table.kafka_batches:
+            lineage.feed(b)
+            if b.producer_id >= 0 and b.is_transactional:
+                if b.is_control:
+                    open_txns.pop(b.producer_id, None)
+                elif b.producer_id not in open_txns:
+                    open_txns[b.producer_id] = OpenTransaction(b.producer_id, b.producer_epoch, b.base_offset)
+            log_end = max(log_end, b.last_offset + 1)
+        counts = _verify_indexes(seg, table, findings)
+        s = table.summary
+        reports.append(SegmentReport(seg.log, seg.base_offset, s.file_size, s.batches, s.first_offset, s.last_offset,
+                                     s.valid_bytes, seg.index, counts[0], seg.timeindex, counts[1], seg.txnindex,
+                                     counts[2]))
+
+    topic_id = None
+    if partition.partition_metadata:
+        try:
+            topic_id = parse_partition_metadata(read_bytes(partition.partition_metadata),
+                                                path=partition.partition_metadata).topic_id
+        except (FormatError, ValueError) as exc:
+            findings.append(Finding("checkpoint_malformed", partition.partition_metadata, 0,
+                                    f"partition.metadata cannot be read as Kafka reads it: {exc}"))
+
+    restart = load_partition(partition, cps, shutdown=shutdown, kafka_version=kafka_version)
+    hw = (cps.high_watermarks or {}).get(key) if key and cps.high_watermarks is not None else None
+    rp = (cps.recovery_points or {}).get(key) if key and cps.recovery_points is not None else None
+    lso = max((cps.log_start_offsets or {}).get(key, 0) if key else 0,
+              partition.segments[0].base_offset if partition.segments else 0)
+
+    checkpoint_entries = None
+    if partition.leader_epoch_checkpoint:
+        try:
+            lines = parse_leader_epoch_checkpoint(read_bytes(partition.leader_epoch_checkpoint),
+                                                  path=partition.leader_epoch_checkpoint)
+            checkpoint_entries = tuple((ln.epoch, ln.start_offset) for ln in lines)
+            findings.extend(compare_checkpoint(partition, lines, lineage.cache_entries, log_end, lso, restart))
+        except (FormatError, ValueError) as exc:
+            findings.append(Finding("checkpoint_malformed", partition.leader_epoch_checkpoint,
+                                    getattr(exc, "position", None) or 0,
+                                    f"leader-epoch-checkpoint cannot be read as Kafka reads it: {exc}; the broker "
+                                    "marks the whole log directory offline"))
+    elif lineage.cache_entries:
+        findings.append(Finding("epoch_checkpoint_stale", partition.path, 0,
+                                f"no leader-epoch-checkpoint although the batches carry epochs "
+                                f"{[e.epoch for e in lineage.cache_entries]}: after a clean shutdown the broker starts "
+                                "with an empty epoch cache; only recovery of unflushed segments re-adds epochs"))
+
+    if hw is not None and hw > log_end:
+        findings.append(Finding("high_watermark_beyond_log_end", partition.path, 0,
+                                f"the high watermark {hw} (replication-offset-checkpoint) is beyond the log end offset "
+                                f"{log_end}: acknowledged data may be missing from this replica",
+                                details={"high_watermark": hw, "log_end_offset": log_end}))
+
+    snapshot, producers = _producer_state(partition, findings)
+    if restart.truncated_bytes:
+        where = restart.truncate_at
+        findings.append(Finding("restart_truncation", where[0] if where else partition.path, where[1] if where else 0,
+                                f"a {restart.shutdown} restart would truncate {restart.truncated_bytes} bytes"
+                                + (f" from byte {where[1]} of {where[0]}" if where else "")
+                                + (f" and delete {len(restart.deleted_segments)} later segment(s)"
+                                   if restart.deleted_segments else ""),
+                                details={"truncated_bytes": restart.truncated_bytes}))
+    if restart.refuses_to_start:
+        findings.append(Finding("restart_refused", partition.path, 0,
+                                "the broker would not load this partition: " + "; ".join(restart.reasons)))
+    parsed = partition.parsed
+    return PartitionReport(
+        log_dir.path, partition.path, partition.name, parsed.topic if parsed else None,
+        parsed.partition if parsed else None, parsed.suffix if parsed else None, topic_id, tuple(reports), lso,
+        log_end, hw, rp, lineage.runs, checkpoint_entries, snapshot, producers,
+        tuple(sorted(open_txns.values(), key=lambda t: t.first_offset)), restart, tuple(findings),
+    )
+
+
+def _verify_indexes(seg, table: SegmentTable, findings: list[Finding]) -> tuple[int | None, int | None, int | None]:
+    counts: list[int | None] = [None, None, None]
+    for slot, (path, verify) in enumerate(((seg.index, verify_offset_index), (seg.timeindex, verify_time_index))):
+        if path is None:
+            continue
+        with open_buffer(path) as buf:
+            for item in verify(buf, path=path, table=table):
+                if isinstance(item, Finding):
+                    findings.append(item)
+                elif isinstance(item, IndexEnd):
+                    counts[slot] = item.entries
+    if seg.txnindex is not None:
+        with open_buffer(seg.txnindex) as buf:
+            items = list(verify_txn_index(buf, path=seg.txnindex, table=table))
+    else:
+        items = list(verify_txn_index(b"", path=None, table=table))
+    counts[2] = sum(1 for i in items if not isinstance(i, Finding)) if seg.txnindex else None
+    findings.extend(i for i in items if isinstance(i, Finding))
+    return counts[0], counts[1], counts[2]
+
+
+def _producer_state(partition: PartitionDir, findings: list[Finding]):
+    """The newest readable producer snapshot (Kafka falls back to older ones when it is corrupt)."""
+    for offset, path in sorted(partition.snapshots, reverse=True):
+        try:
+            snap = parse_producer_snapshot(read_bytes(path), path=path)
+        except (FormatError, ValueError) as exc:
+            findings.append(Finding("snapshot_corrupt", path, getattr(exc, "position", None) or 0,
+                                    f"producer snapshot cannot be read ({exc}); the broker deletes it and tries the "
+                                    "next older one"))
+            continue
+        if not snap.crc_valid:
+            findings.append(Finding("snapshot_corrupt", path, 2,
+                                    f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {snap.crc}. Computed crc: "
+                                    f"{snap.computed_crc}; the broker deletes it and tries the next older one"))
+            continue
+        return (path, offset), snap.entries
+    return None, ()
+
+

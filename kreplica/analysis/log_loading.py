@@ -1,0 +1,240 @@
+"""What a broker does with a partition directory when it starts: Kafka's ``LogLoader``.
+
+Sources (apache/kafka 3.9): ``storage/src/main/java/org/apache/kafka/storage/internals/log/
+LogLoader.java``, ``LocalLog.java``, ``LogSegment.java``, ``core/src/main/scala/kafka/log/
+LogManager.scala``; kafka-formats spec §12 and kafka-algorithms spec §1.6.
+
+In order: leftovers of deletion and compaction are removed or completed; the leader-epoch
+checkpoint is replayed through ``assign`` (repairing out-of-order lines in memory); segments
+without an offset index, or whose transaction index fails its sanity check, are recovered at
+once; after an unclean shutdown every segment from the one holding the recovery point on is
+recovered, and the first truncation deletes every later segment; the epoch cache is truncated
+to the recovered log end and to the checkpointed log start offset. Nothing here touches the
+files: it says what a broker would do to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kreplica.analysis.recovery import SegmentRecovery
+from kreplica.formats.batch import RecordBatch
+from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint, parse_partition_metadata
+from kreplica.formats.errors import FormatError
+from kreplica.formats.segment import iter_segment
+from kreplica.formats.txn_index import AbortedTxn, iter_txn_index
+from kreplica.model import epoch_cache
+from kreplica.model.epoch_cache import EpochEntry
+from kreplica.model.evidence import open_buffer
+from kreplica.model.log_dir import LogDirCheckpoints, PartitionDir, SegmentFiles, read_bytes
+from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
+
+CLEAN = "clean"
+UNCLEAN = "unclean"
+
+
+@dataclass(frozen=True, slots=True)
+class RestartVerdict:
+    """The outcome of loading one partition directory.
+
+    ``truncate_at`` is ``(segment path, byte position)`` of the first truncation; ``epoch_cache``
+    is what the broker's leader-epoch cache holds afterwards, ``epoch_cache_changes`` says what
+    happened to the checkpoint's lines on the way (repaired, re-assigned, dropped).
+    """
+
+    shutdown: str
+    kafka_version: str
+    recovery_point: int
+    recovered_segments: tuple[str, ...]
+    truncate_at: tuple[str, int] | None
+    truncated_bytes: int
+    deleted_segments: tuple[str, ...]
+    rebuilt_indexes: tuple[str, ...]
+    created_files: tuple[str, ...]
+    deleted_files: tuple[str, ...]
+    epoch_cache: tuple[tuple[int, int], ...]
+    epoch_cache_changes: tuple[str, ...]
+    log_start_offset: int
+    log_end_offset: int
+    refuses_to_start: bool
+    reasons: tuple[str, ...]
+
+
+@dataclass
+class _Load:
+    reasons: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+    recovered: list[str] = field(default_factory=list)
+    rebuilt: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    deleted_files: list[str] = field(default_factory=list)
+    deleted_segments: list[str] = field(default_factory=list)
+    truncate_at: tuple[str, int] | None = None
+    truncated: int = 0
+    refuses: bool = False
+
+
+def _segment_end(segment: SegmentFiles) -> int:
+    """Next offset after the last batch Kafka's reader yields (base offset if none)."""
+    end = segment.base_offset
+    with open_buffer(segment.log) as buf:
+        for ev in iter_segment(buf, path=segment.log, verify_crc=False):
+            if isinstance(ev, RecordBatch) and not ev.after_break:
+                end = max(end, ev.last_offset + 1)
+    return end
+
+
+def _txn_index_fails_sanity(segment: SegmentFiles) -> bool:
+    if segment.txnindex is None:
+        return False
+    with open_buffer(segment.txnindex) as buf:
+        for item in iter_txn_index(buf, path=segment.txnindex, base_offset=segment.base_offset):
+            if isinstance(item, AbortedTxn) and item.last_offset < segment.base_offset:
+                return True
+    return False
+
+
+def load_partition(partition: PartitionDir, checkpoints: LogDirCheckpoints, *, shutdown: str | None = None,
+                   kafka_version: KafkaVersion = DEFAULT_VERSION) -> RestartVerdict:
+    """Emulate loading ``partition`` after a clean or unclean shutdown (default: what the log
+    directory's ``.kafka_cleanshutdown`` says)."""
+    st = _Load()
+    if shutdown is None:
+        shutdown = CLEAN if checkpoints.clean_shutdown is not None else UNCLEAN
+    key = partition.key
+    if partition.parsed is None:
+        st.refuses = True
+        st.reasons.append(f"Found directory {partition.path}, '{partition.name}' is not in the form of topic-partition "
+                          "or topic-partition.uniqueId-delete (if marked for deletion): the broker fails to start")
+
+    # 1. leftovers: *.deleted and *.cleaned removed, *.swap completed, orphan indexes removed
+    for path, kind in partition.leftovers:
+        if kind in ("deleted", "cleaned"):
+            st.deleted_files.append(path)
+        elif kind == "swap":
+            st.changes.append(f"{path} would be swapped in, replacing the segments it covers")
+    st.deleted_files.extend(partition.orphan_indexes)
+
+    # 2. the epoch checkpoint, replayed through assign
+    cache = epoch_cache.for_version(kafka_version)
+    if partition.leader_epoch_checkpoint is not None:
+        try:
+            lines = parse_leader_epoch_checkpoint(read_bytes(partition.leader_epoch_checkpoint),
+                                                  path=partition.leader_epoch_checkpoint)
+        except (FormatError, ValueError) as exc:
+            lines = []
+            st.refuses = True
+            st.reasons.append(f"leader-epoch-checkpoint cannot be read ({exc}): KafkaStorageException, the whole log "
+                              "directory goes offline")
+        for line in lines:
+            before = list(cache.entries)
+            try:
+                changed = cache.assign(line.epoch, line.start_offset)
+            except ValueError:
+                st.refuses = True
+                st.reasons.append(f"leader-epoch-checkpoint line {line.line} ({line.epoch} {line.start_offset}): "
+                                  "Received invalid partition leader epoch entry (IllegalArgumentException)")
+                continue
+            dropped = [e for e in before if e not in cache.entries]
+            if dropped:
+                st.changes.append(f"checkpoint line {line.line} ({line.epoch} {line.start_offset}) removes earlier "
+                                  f"entries {[tuple(e) for e in dropped]} (out of order: the later line wins)")
+            elif not changed:
+                st.changes.append(f"checkpoint line {line.line} ({line.epoch} {line.start_offset}) is ignored")
+    if partition.partition_metadata is not None:
+        try:
+            parse_partition_metadata(read_bytes(partition.partition_metadata), path=partition.partition_metadata)
+        except (FormatError, ValueError) as exc:
+            st.refuses = True
+            st.reasons.append(f"partition.metadata cannot be read ({exc})")
+
+    segments = list(partition.segments)
+    # 3. segments recovered while loading, whatever the shutdown: no offset index, bad txn index
+    forced = set()
+    for seg in segments:
+        if seg.index is None:
+            forced.add(seg.base_offset)
+            st.changes.append(f"{seg.log} has no offset index: recovered while loading")
+        elif _txn_index_fails_sanity(seg):
+            forced.add(seg.base_offset)
+            st.changes.append(f"{seg.txnindex} fails its sanity check (an entry below the base offset): the "
+                              "segment is recovered while loading")
+        if seg.timeindex is None:
+            st.created.append(seg.log[:-len(".log")] + ".timeindex")
+
+    # 4. log recovery
+    recovery_points = checkpoints.recovery_points or {}
+    recovery_point = recovery_points.get(key, 0) if key else 0
+    if shutdown == UNCLEAN and segments:
+        floor = segments[0].base_offset
+        for seg in segments:
+            if seg.base_offset <= recovery_point:
+                floor = seg.base_offset
+        to_recover = {s.base_offset for s in segments if s.base_offset >= floor} | forced
+    else:
+        to_recover = forced
+    assign_zero = not (kafka_version.at_least(2, 1, 1) and not kafka_version.at_least(2, 7))
+    kept: list[SegmentFiles] = []
+    log_end = segments[0].base_offset if segments else 0
+    for i, seg in enumerate(segments):
+        if seg.base_offset not in to_recover:
+            kept.append(seg)
+            log_end = max(log_end, _segment_end(seg))
+            continue
+        st.recovered.append(seg.log)
+        st.rebuilt.extend(p for p in (seg.index or seg.log[:-4] + ".index", seg.timeindex or seg.log[:-4] + ".timeindex",
+                                      seg.txnindex) if p)
+        with open_buffer(seg.log) as buf:
+            rec = SegmentRecovery(buf, segment_base_offset=seg.base_offset, cache=cache,
+                                  assign_epoch_zero=assign_zero)
+            for ev in iter_segment(buf, path=seg.log, verify_crc=True):
+                if isinstance(ev, RecordBatch) and not ev.after_break:
+                    rec.feed(ev)
+            size = len(buf)
+        verdict = rec.verdict(size, truncate_cache=False)
+        if verdict.refuses_to_load:
+            st.refuses = True
+            st.reasons.append(f"{seg.log}: {verdict.stop_reason}")
+        kept.append(seg)
+        log_end = max(log_end, rec.next_offset if rec.next_offset is not None else seg.base_offset)
+        if verdict.truncated_bytes > 0:
+            st.truncate_at = (seg.log, verdict.valid_bytes)
+            st.truncated = verdict.truncated_bytes
+            later = [s.log for s in segments[i + 1:]]
+            st.deleted_segments.extend(later)
+            st.truncated += sum(s.size for s in segments[i + 1:])
+            if shutdown == UNCLEAN or seg.base_offset not in forced:
+                break
+    # 5. log start offset and the epoch cache's final trims
+    start_checkpoint = (checkpoints.log_start_offsets or {}).get(key, 0) if key else 0
+    first_base = segments[0].base_offset if segments else 0
+    log_start = max(start_checkpoint, first_base)
+    if segments and log_end < start_checkpoint:
+        st.deleted_segments = [s.log for s in segments]
+        st.changes.append(f"log end offset {log_end} is below the checkpointed log start offset {start_checkpoint}: "
+                          "every segment is deleted (\"This could happen if segment files were deleted from the file "
+                          "system.\")")
+        cache.entries.clear()
+        log_end = start_checkpoint
+    before_end = list(cache.entries)
+    cache.truncate_from_end(log_end)
+    for e in before_end:
+        if e not in cache.entries:
+            st.changes.append(f"epoch {e.epoch} at {e.start_offset} is dropped: it starts at or beyond the log end "
+                              f"offset {log_end} (truncateFromEnd)")
+    before_start = list(cache.entries)
+    cache.truncate_from_start(start_checkpoint)
+    if before_start != cache.entries and before_start:
+        st.changes.append(f"entries below the log start offset {start_checkpoint} are folded into "
+                          f"{tuple(cache.entries[0]) if cache.entries else '()'} (truncateFromStart)")
+    if shutdown == CLEAN:
+        recovery_point = log_end
+    return RestartVerdict(
+        shutdown, str(kafka_version), recovery_point, tuple(st.recovered), st.truncate_at, st.truncated,
+        tuple(st.deleted_segments), tuple(st.rebuilt), tuple(st.created), tuple(st.deleted_files),
+        tuple((e.epoch, e.start_offset) for e in cache.entries), tuple(st.changes), log_start, log_end,
+        st.refuses, tuple(st.reasons),
+    )
+
+
+__all__ = ["CLEAN", "UNCLEAN", "RestartVerdict", "load_partition", "EpochEntry"]

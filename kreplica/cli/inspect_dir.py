@@ -1,0 +1,57 @@
+"""``kreplica inspect-dir``: a whole partition or broker log directory, read together."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from kreplica.analysis.dir_inspection import inspect_log_dirs
+from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.runner import runs_command
+from kreplica.model.versions import DEFAULT_VERSION
+from kreplica.model.log_dir import find_log_dirs
+from kreplica.report import inspect_dir as report
+from kreplica.report.output import Emitter, OutputFormat, resolve_format
+
+app = typer.Typer()
+
+
+@app.command("inspect-dir", short_help="Read partition or log directories together and say what a restart would do.")
+@runs_command
+def inspect_dir(
+    dirs: Annotated[list[str], typer.Argument(
+        metavar="DIR", show_default=False,
+        help="Partition directories or broker log directories (one per log.dirs entry).")],
+    output_format: FormatOption = None,
+    shutdown: Annotated[Optional[str], typer.Option(
+        "--shutdown", metavar="clean|unclean",
+        help="Judge a restart after this kind of shutdown (default: clean when the log directory holds "
+             ".kafka_cleanshutdown, unclean otherwise).")] = None,
+    kafka_version: KafkaVersionOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """For every partition: segments and sizes, log start and end offsets, high watermark and recovery
+    point from the checkpoints, the leader-epoch lineage rebuilt from batch headers next to the
+    leader-epoch-checkpoint with every disagreement named, producer state, open transactions, topic id,
+    index files checked against their segments, leftovers of deletion and compaction, and what a broker
+    restart would do: which segments it recovers, what it truncates, which indexes it rebuilds, the epoch
+    cache it loads, and whether it would refuse to start.
+
+    Exit status: 0 nothing wrong, 1 problems found, 2 bad usage or unreadable input, 3 internal error.
+    """
+    if shutdown is not None and shutdown not in ("clean", "unclean"):
+        raise typer.BadParameter("expected clean or unclean", param_hint="--shutdown")
+    kafka_version = kafka_version or DEFAULT_VERSION
+    reports = inspect_log_dirs(find_log_dirs(dirs), shutdown=shutdown, kafka_version=kafka_version)
+    fmt = resolve_format(output_format)
+    if fmt is OutputFormat.text:
+        errors = report.render_text(reports, Console(file=sys.stdout, highlight=False, soft_wrap=True))
+    else:
+        emitter = Emitter(fmt)
+        errors = report.emit_reports(reports, emitter)
+        emitter.close()
+    return ExitCode.PROBLEMS if errors else ExitCode.OK

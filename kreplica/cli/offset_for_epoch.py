@@ -1,0 +1,87 @@
+"""``kreplica offset-for-epoch``: OffsetForLeaderEpoch answered as a replica would as leader."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from kreplica.analysis.offset_for_epoch import answer
+from kreplica.analysis.replica_state import replica_state
+from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.replicas import PartitionOption, load_replicas
+from kreplica.cli.runner import runs_command
+from kreplica.model.versions import DEFAULT_VERSION
+from kreplica.formats.errors import Malformed
+from kreplica.report import replication as report
+from kreplica.report.output import Emitter, OutputFormat, resolve_format
+
+app = typer.Typer()
+
+
+@app.command("offset-for-epoch", short_help="Answer OffsetForLeaderEpoch as a replica would as leader.")
+@runs_command
+def offset_for_epoch(
+    replica: Annotated[str, typer.Argument(metavar="REPLICA", show_default=False,
+                                           help="A partition directory, or a log directory with --partition.")],
+    epoch: Annotated[Optional[int], typer.Option("--epoch", "-e", help="The requested leader epoch.")] = None,
+    current_leader_epoch: Annotated[Optional[int], typer.Option(
+        "--current-leader-epoch", help="The caller's current leader epoch (enables KIP-320 fencing).")] = None,
+    epochs_from: Annotated[Optional[str], typer.Option(
+        "--epochs-from", metavar="FILE|-",
+        help="Answer a stream of ndjson queries {\"epoch\": N, \"current_leader_epoch\": M} (one per line).")] = None,
+    partition: PartitionOption = None,
+    kafka_version: KafkaVersionOption = None,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """Answer OffsetForLeaderEpoch (leader_epoch, end_offset, error) exactly as the replica would if it
+    were the leader, for the chosen Kafka version: fencing errors (FENCED_LEADER_EPOCH,
+    UNKNOWN_LEADER_EPOCH) when --current-leader-epoch is given, and the version differences (2.1+ echoes
+    an epoch older than the first entry with the first start offset; 2.0 answers -1; 0.11-1.1 answers an
+    offset only).
+
+    Exit status: 0 answered without error, 1 an answer carries an error, 2 bad usage or unreadable
+    input, 3 internal error.
+    """
+    if (epoch is None) == (epochs_from is None):
+        raise typer.BadParameter("give exactly one of --epoch and --epochs-from", param_hint="--epoch")
+    kafka_version = kafka_version or DEFAULT_VERSION
+    (r,) = load_replicas([replica], partition, None)
+    state = replica_state(r, kafka_version=kafka_version)
+    queries: list[tuple[int, int | None]] = []
+    if epoch is not None:
+        queries.append((epoch, current_leader_epoch))
+    else:
+        stream = sys.stdin if epochs_from == "-" else open(epochs_from, encoding="utf-8")
+        with stream:
+            for n, line in enumerate(stream, 1):
+                if not line.strip():
+                    continue
+                try:
+                    q = json.loads(line)
+                    queries.append((int(q.get("epoch", q.get("requested_epoch"))),
+                                    None if q.get("current_leader_epoch") is None else int(q["current_leader_epoch"])))
+                except (ValueError, TypeError, AttributeError) as exc:
+                    raise Malformed(f"query is not an object with an integer \"epoch\": {exc}",
+                                    path=epochs_from, position=n, field="line") from None
+    fmt = resolve_format(output_format)
+    emitter = Emitter(fmt if fmt is not OutputFormat.text else OutputFormat.ndjson)
+    console = Console(file=sys.stdout, highlight=False)
+    failed = 0
+    for requested, cur in queries:
+        a = answer(state.cache, state.log_end_offset, requested, current_leader_epoch=cur, kafka_version=kafka_version)
+        failed += a.error != "NONE"
+        obj = report.offset_for_epoch_object(r.label, a, kafka_version)
+        if fmt is OutputFormat.text:
+            console.print(f"{r.label}: epoch {requested}" + (f" (current leader epoch {cur})" if cur is not None else "")
+                          + f" → leader_epoch {a.leader_epoch}, end_offset {a.end_offset}, error {a.error}")
+        else:
+            emitter.emit(obj)
+    if fmt is not OutputFormat.text:
+        emitter.close()
+    return ExitCode.PROBLEMS if failed else ExitCode.OK

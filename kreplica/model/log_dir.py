@@ -1,0 +1,222 @@
+"""A broker's log directory as found on disk: which partitions, which files, which checkpoints.
+
+This module only looks at names and sizes (kafka-formats spec §8–9); parsing the files is left
+to the format readers, called by :func:`read_checkpoints` and by the analyses. A path given by a
+user may be a whole log directory or one partition directory; for the latter, the parent is
+taken as its log directory when it holds a log directory's files (checkpoints,
+``meta.properties``, ``.kafka_cleanshutdown``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kreplica.formats import checkpoints
+from kreplica.formats.errors import FormatError
+from kreplica.formats.findings import Finding
+from kreplica.formats.naming import PartitionDirName, classify_partition_file, parse_partition_dir
+from kreplica.model.evidence import EvidenceError
+
+REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
+RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
+LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
+CLEANER_OFFSET_CHECKPOINT = "cleaner-offset-checkpoint"
+META_PROPERTIES = "meta.properties"
+CLEAN_SHUTDOWN = ".kafka_cleanshutdown"
+OFFSET_CHECKPOINTS = (REPLICATION_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
+                      CLEANER_OFFSET_CHECKPOINT)
+LOG_DIR_MARKERS = (*OFFSET_CHECKPOINTS, META_PROPERTIES, CLEAN_SHUTDOWN)
+#: Subdirectories a broker skips rather than parsing as partitions.
+IGNORED_SUBDIRS = ("remote-log-index-cache", "__cluster_metadata-0")
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentFiles:
+    """The files of one segment; any may be missing (``None``)."""
+
+    base_offset: int
+    log: str | None
+    index: str | None = None
+    timeindex: str | None = None
+    txnindex: str | None = None
+
+    @property
+    def size(self) -> int:
+        return os.path.getsize(self.log) if self.log else 0
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionDir:
+    """One partition directory: its segments in offset order and everything else in it."""
+
+    path: str
+    name: str
+    parsed: PartitionDirName | None
+    segments: tuple[SegmentFiles, ...]
+    snapshots: tuple[tuple[int, str], ...] = ()
+    leader_epoch_checkpoint: str | None = None
+    partition_metadata: str | None = None
+    leftovers: tuple[tuple[str, str], ...] = ()  # (path, kind): .deleted, .cleaned, .swap, .tmp, other
+    orphan_indexes: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.parsed.name if self.parsed else self.name
+
+    @property
+    def key(self) -> tuple[str, int] | None:
+        return (self.parsed.topic, self.parsed.partition) if self.parsed else None
+
+
+@dataclass(frozen=True, slots=True)
+class LogDir:
+    """A broker log directory (one ``log.dirs`` entry) and the partitions in it."""
+
+    path: str
+    partitions: tuple[PartitionDir, ...]
+    files: dict[str, str] = field(default_factory=dict)   # marker file name -> path, when present
+    bad_subdirs: tuple[str, ...] = ()                      # names a broker refuses to parse
+    is_whole: bool = True                                  # False: only the partitions the user named
+
+
+def scan_partition_dir(path: str | Path) -> PartitionDir:
+    """List a partition directory's files by kind (names only; nothing is read)."""
+    path = Path(path)
+    segs: dict[int, dict[str, str]] = {}
+    snapshots = []
+    leftovers = []
+    lec = pm = None
+    for entry in sorted(os.scandir(path), key=lambda e: e.name):
+        if not entry.is_file():
+            leftovers.append((entry.path, "directory"))
+            continue
+        f = classify_partition_file(entry.name)
+        kind = f.kind
+        if kind in ("log", "index", "timeindex", "txnindex") and f.base_offset is not None:
+            segs.setdefault(f.base_offset, {})[kind] = entry.path
+        elif kind == "snapshot" and f.base_offset is not None:
+            snapshots.append((f.base_offset, entry.path))
+        elif kind == "leader_epoch_checkpoint":
+            lec = entry.path
+        elif kind == "partition_metadata":
+            pm = entry.path
+        else:
+            leftovers.append((entry.path, kind))
+    segments = []
+    orphans = []
+    for base in sorted(segs):
+        files = segs[base]
+        if "log" not in files:
+            orphans.extend(files.values())
+            continue
+        segments.append(SegmentFiles(base, files["log"], files.get("index"), files.get("timeindex"),
+                                     files.get("txnindex")))
+    return PartitionDir(str(path), path.name, parse_partition_dir(path.name), tuple(segments), tuple(snapshots),
+                        lec, pm, tuple(leftovers), tuple(orphans))
+
+
+def _looks_like_partition(path: Path) -> bool:
+    try:
+        return any(classify_partition_file(e.name).kind in ("log", "index", "leader_epoch_checkpoint",
+                                                            "partition_metadata")
+                   for e in os.scandir(path) if e.is_file())
+    except OSError:
+        return False
+
+
+def _marker_files(path: Path) -> dict[str, str]:
+    return {name: str(path / name) for name in LOG_DIR_MARKERS if (path / name).is_file()}
+
+
+def scan_log_dir(path: str | Path) -> LogDir:
+    """A whole log directory: every subdirectory parsed as Kafka's ``LogManager`` would."""
+    path = Path(path)
+    partitions = []
+    bad = []
+    for entry in sorted(os.scandir(path), key=lambda e: e.name):
+        if not entry.is_dir() or entry.name in IGNORED_SUBDIRS:
+            continue
+        if parse_partition_dir(entry.name) is None:
+            bad.append(entry.name)
+            continue
+        partitions.append(scan_partition_dir(entry.path))
+    return LogDir(str(path), tuple(partitions), _marker_files(path), tuple(bad))
+
+
+def find_log_dirs(paths: list[str]) -> list[LogDir]:
+    """Resolve user paths (log directories or partition directories) to log directories.
+
+    A partition directory is wrapped in a partial :class:`LogDir` for its parent, so the parent's
+    checkpoints still apply. Raises :class:`EvidenceError` for a path that is neither.
+    """
+    out: list[LogDir] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            raise EvidenceError("no such directory", path=raw)
+        if _looks_like_partition(path):
+            parent = path.parent
+            out.append(LogDir(str(parent), (scan_partition_dir(path),), _marker_files(parent), (), is_whole=False))
+            continue
+        log_dir = scan_log_dir(path)
+        if not log_dir.partitions and not log_dir.files:
+            raise EvidenceError("is neither a partition directory nor a log directory (no segments, "
+                                "checkpoints or partition directories in it)", path=raw)
+        out.append(log_dir)
+    return out
+
+
+def read_bytes(path: str) -> bytes:
+    """A small file's content (checkpoints and properties are a few KB), opened read-only."""
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+@dataclass(frozen=True, slots=True)
+class LogDirCheckpoints:
+    """The parsed offset checkpoints of a log directory (``None`` = file absent) and the
+    findings of reading them. ``unreadable`` lists files a broker could not read."""
+
+    high_watermarks: dict[tuple[str, int], int] | None
+    recovery_points: dict[tuple[str, int], int] | None
+    log_start_offsets: dict[tuple[str, int], int] | None
+    cleaner_offsets: dict[tuple[str, int], int] | None
+    meta: object | None
+    clean_shutdown: object | None
+    findings: tuple[Finding, ...]
+    unreadable: tuple[str, ...]
+
+
+def read_checkpoints(log_dir: LogDir) -> LogDirCheckpoints:
+    """Parse the log directory's own files; a malformed one becomes a finding, never an exception."""
+    parsed: dict[str, object] = {}
+    findings: list[Finding] = []
+    unreadable: list[str] = []
+    readers = {
+        REPLICATION_OFFSET_CHECKPOINT: checkpoints.parse_offset_checkpoint,
+        RECOVERY_POINT_CHECKPOINT: checkpoints.parse_offset_checkpoint,
+        LOG_START_OFFSET_CHECKPOINT: checkpoints.parse_offset_checkpoint,
+        CLEANER_OFFSET_CHECKPOINT: checkpoints.parse_offset_checkpoint,
+        META_PROPERTIES: checkpoints.parse_meta_properties,
+        CLEAN_SHUTDOWN: checkpoints.parse_clean_shutdown,
+    }
+    for name, reader in readers.items():
+        path = log_dir.files.get(name)
+        if path is None:
+            continue
+        try:
+            parsed[name] = reader(read_bytes(path), path=path)
+        except (FormatError, ValueError) as exc:
+            unreadable.append(name)
+            reason = exc.one_line() if isinstance(exc, FormatError) else str(exc)
+            position = exc.position if isinstance(exc, FormatError) and exc.position is not None else 0
+            findings.append(Finding("checkpoint_malformed", path, position,
+                                    f"{name} cannot be read as Kafka reads it: {reason}",
+                                    details={"file": name}))
+    return LogDirCheckpoints(
+        parsed.get(REPLICATION_OFFSET_CHECKPOINT), parsed.get(RECOVERY_POINT_CHECKPOINT),
+        parsed.get(LOG_START_OFFSET_CHECKPOINT), parsed.get(CLEANER_OFFSET_CHECKPOINT),
+        parsed.get(META_PROPERTIES), parsed.get(CLEAN_SHUTDOWN), tuple(findings), tuple(unreadable),
+    )

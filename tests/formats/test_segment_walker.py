@@ -1,0 +1,443 @@
+"""The segment walker (spec §2): exactly Kafka's ``FileLogInputStream`` walk up to the first
+break, then kreplica's resynchronisation past damage, with a finding for every problem.
+
+Segments are built here with the writers; the expectations come from the positions and sizes
+of the pieces put together, and from the spec's rules (17-byte minimum, size < 14 throws,
+an incomplete final entry is a silent stop, magic > 2 is read as v2).
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import pytest
+
+from kreplica.formats import default_records, legacy_records
+from kreplica.formats.batch import NewRecord, RecordBatch
+from kreplica.formats.checksums import reference_crc32c
+from kreplica.formats.findings import KINDS, Finding
+from kreplica.formats.segment import SegmentEnd, find_next_batch, is_plausible_batch, iter_segment
+
+TS = 1700000000000
+PATH = "/data/t-0/00000000000000000000.log"
+
+TV3 = bytes.fromhex(
+    "0000000000000000000000400000000002db5e9cdd0000000000000000018bcfe568000000018bcfe56800"
+    "ffffffffffffffffffffffffffff000000011c000000066b65790a76616c756500"
+)
+TV8_V0 = bytes.fromhex("0000000000000000000000162356c1370000000000036b65790000000576616c7565")
+TV8_V1 = bytes.fromhex("00000000000000010000001e6ad05db801000000018bcfe56800000000036b65790000000576616c7565")
+
+
+def _batch(base: int, n: int = 3, *, value: bytes = b"value", **kw) -> bytes:
+    records = [NewRecord(base + i, TS + i, b"k%d" % i, value + bytes([i])) for i in range(n)]
+    return default_records.build_batch(records, base_offset=base, **kw)
+
+
+def _segment(*parts: bytes) -> tuple[bytes, list[int]]:
+    """The concatenation, and the position each part starts at."""
+    positions, pos = [], 0
+    for p in parts:
+        positions.append(pos)
+        pos += len(p)
+    return b"".join(parts), positions
+
+
+def _walk(buf, **kw):
+    items = list(iter_segment(buf, path=PATH, **kw))
+    assert isinstance(items[-1], SegmentEnd)
+    assert all(isinstance(i, (RecordBatch, Finding)) for i in items[:-1])
+    batches = [i for i in items if isinstance(i, RecordBatch)]
+    findings = [i for i in items if isinstance(i, Finding)]
+    return items, batches, findings, items[-1]
+
+
+def _kinds(findings):
+    return [(f.kind, f.position) for f in findings]
+
+
+B1, B2, B3 = _batch(0), _batch(3), _batch(6)
+
+
+# -- clean segments ----------------------------------------------------------------------------
+
+
+def test_clean_segment_gives_exact_batches():
+    buf, pos = _segment(B1, B2, B3)
+    items, batches, findings, end = _walk(buf)
+    assert findings == []
+    assert [(b.position, b.size, b.base_offset, b.last_offset, b.count) for b in batches] == [
+        (pos[0], len(B1), 0, 2, 3), (pos[1], len(B2), 3, 5, 3), (pos[2], len(B3), 6, 8, 3)]
+    assert all(b.crc_valid is True and b.after_break is False and b.magic == 2 for b in batches)
+    assert all(b.path == PATH for b in batches)
+    assert end == SegmentEnd(PATH, len(buf), len(buf), len(buf), "end_of_file")
+
+
+def test_empty_file():
+    _, batches, findings, end = _walk(b"")
+    assert (batches, findings) == ([], [])
+    assert end == SegmentEnd(PATH, 0, 0, 0, "end_of_file")
+
+
+def test_mixed_magic_segment():
+    v2 = _batch(2, 2)
+    buf, pos = _segment(TV8_V0, TV8_V1, v2)
+    _, batches, findings, end = _walk(buf)
+    assert findings == []
+    assert [(b.magic, b.position, b.base_offset, b.last_offset) for b in batches] == [
+        (0, 0, 0, 0), (1, 34, 1, 1), (2, 76, 2, 3)]
+    assert end.valid_bytes == len(buf) and end.stopped_by == "end_of_file"
+
+
+def test_accepts_memoryview_and_bytearray():
+    buf, _ = _segment(B1, B2)
+    for view in (memoryview(buf), bytearray(buf)):
+        _, batches, findings, end = _walk(view)
+        assert [b.base_offset for b in batches] == [0, 3] and findings == []
+        assert end.valid_bytes == len(buf)
+
+
+# -- a cut-off last batch ----------------------------------------------------------------------
+
+# base offset with a non-zero first byte, so that no prefix of the cut batch is all zeros
+B_CUT = _batch(0x0102030405060708, 2)
+
+
+@pytest.mark.parametrize("keep", [pytest.param(k, id=f"keep-{k}") for k in (1, 12, 17, 18, 30, 61, len(B_CUT) - 1)])
+def test_cut_off_last_batch(keep):
+    buf, pos = _segment(B1, B2, B_CUT[:keep])
+    _, batches, findings, end = _walk(buf)
+    assert [b.position for b in batches] == pos[:2]
+    assert all(not b.after_break for b in batches)
+    assert _kinds(findings) == [("truncated_tail", pos[2])]
+    assert findings[0].severity == "error"
+    assert end == SegmentEnd(PATH, len(buf), len(buf), pos[2], "incomplete_trailing_data")
+
+
+# -- impossible lengths ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "length",
+    [pytest.param(0x7FFFFFFF, id="INT32_MAX"), pytest.param(1_000_000, id="past-the-end")],
+)
+def test_huge_batch_length_in_the_middle_then_resync(length):
+    bad = bytearray(B2)
+    struct.pack_into(">i", bad, 8, length)
+    buf, pos = _segment(B1, bytes(bad), B3)
+    _, batches, findings, end = _walk(buf)
+    assert [(b.position, b.after_break) for b in batches] == [(pos[0], False), (pos[2], True)]
+    assert _kinds(findings) == [("invalid_length", pos[1]), ("resynchronised", pos[1])]
+    assert findings[1].details["resumed_at"] == pos[2]
+    assert findings[1].details["skipped_bytes"] == pos[2] - pos[1]
+    assert end == SegmentEnd(PATH, len(buf), len(buf), pos[1], "incomplete_trailing_data")
+
+
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param(s, id=str(s)) for s in (-(2**31), -1, 0, 1, 13)],
+)
+def test_size_below_14_in_non_zero_data_then_resync(size):
+    bad = bytearray(B2)
+    struct.pack_into(">i", bad, 8, size)
+    buf, pos = _segment(B1, bytes(bad), B3)
+    _, batches, findings, end = _walk(buf)
+    assert [(b.position, b.after_break) for b in batches] == [(pos[0], False), (pos[2], True)]
+    assert _kinds(findings) == [("invalid_length", pos[1]), ("resynchronised", pos[1])]
+    assert findings[0].details["size"] == size
+    assert end == SegmentEnd(PATH, len(buf), len(buf), pos[1], "exception")
+
+
+def test_size_below_14_with_no_batch_after_it():
+    bad = bytearray(B2)
+    struct.pack_into(">i", bad, 8, 3)
+    buf, pos = _segment(B1, bytes(bad))
+    _, batches, findings, end = _walk(buf)
+    assert [b.position for b in batches] == [0]
+    assert _kinds(findings) == [("invalid_length", pos[1])]
+    assert (end.valid_bytes, end.stopped_by) == (pos[1], "exception")
+
+
+@pytest.mark.parametrize("size", [pytest.param(s, id=str(s)) for s in (14, 20, 48)])
+def test_v2_size_between_14_and_48_is_an_invalid_length_batch(size):
+    # Kafka's file reader yields it (size >= 14) and then reads on from pos + 12 + size
+    bad = bytearray(B2)
+    struct.pack_into(">i", bad, 8, size)
+    buf, pos = _segment(B1, bytes(bad), B3)
+    _, batches, findings, _ = _walk(buf)
+    assert (batches[1].position, batches[1].size, batches[1].crc_valid) == (pos[1], 12 + size, False)
+    assert ("invalid_length", pos[1]) in _kinds(findings)
+    assert ("crc_mismatch", pos[1]) not in _kinds(findings)  # one finding for one problem
+    assert batches[-1].position == pos[2]  # the batch after it is found again
+
+
+# -- damage the walk steps over ----------------------------------------------------------------
+
+
+def test_zero_filled_tail():
+    buf, pos = _segment(B1, B2, bytes(4096))
+    _, batches, findings, end = _walk(buf)
+    assert [b.position for b in batches] == pos[:2]
+    assert _kinds(findings) == [("trailing_zeros", pos[2])]
+    assert findings[0].severity == "warning"
+    assert findings[0].details["length"] == 4096
+    assert end == SegmentEnd(PATH, len(buf), len(buf), pos[2], "exception")
+
+
+def test_short_zero_tail_is_a_silent_stop_for_kafka():
+    # 17 bytes or fewer left: Kafka stops without an error (rule 1)
+    buf, pos = _segment(B1, bytes(17))
+    _, batches, findings, end = _walk(buf)
+    assert [b.position for b in batches] == [0]
+    assert [f.kind for f in findings] == ["trailing_zeros"]
+    assert (end.valid_bytes, end.stopped_by) == (pos[1], "incomplete_trailing_data")
+
+
+def test_flipped_value_byte_is_a_crc_mismatch_and_the_walk_goes_on():
+    bad = bytearray(B2)
+    bad[-3] ^= 0x40  # inside the last record's value
+    buf, pos = _segment(B1, bytes(bad), B3)
+    _, batches, findings, end = _walk(buf)
+    assert [(b.position, b.crc_valid, b.after_break) for b in batches] == [
+        (pos[0], True, False), (pos[1], False, False), (pos[2], True, False)]
+    assert _kinds(findings) == [("crc_mismatch", pos[1])]
+    assert findings[0].details["stored_crc"] == batches[1].crc
+    assert findings[0].details["computed_crc"] == reference_crc32c(bytes(bad)[21:])
+    assert end == SegmentEnd(PATH, len(buf), len(buf), len(buf), "end_of_file")
+
+
+def test_legacy_crc_mismatch():
+    bad = bytearray(TV8_V1)
+    bad[-1] ^= 0x01
+    buf, pos = _segment(TV8_V0, bytes(bad))
+    _, batches, findings, end = _walk(buf)
+    assert [b.crc_valid for b in batches] == [True, False]
+    assert _kinds(findings) == [("crc_mismatch", pos[1])]
+    assert end.valid_bytes == len(buf)
+
+
+@pytest.mark.parametrize("magic", [pytest.param(m, id=f"magic{m}") for m in (3, 4, 127)])
+def test_magic_above_2_is_read_as_v2_with_a_finding(magic):
+    odd = _batch(3, magic=magic)
+    assert odd[16] == magic
+    buf, pos = _segment(B1, odd, B3)
+    _, batches, findings, end = _walk(buf)
+    assert [(b.position, b.magic, b.base_offset, b.last_offset) for b in batches] == [
+        (pos[0], 2, 0, 2), (pos[1], magic, 3, 5), (pos[2], 2, 6, 8)]
+    assert batches[1].crc_valid is True  # the magic is outside the CRC
+    assert _kinds(findings) == [("invalid_magic", pos[1] + 16)]
+    assert findings[0].details["magic"] == magic
+    assert end.stopped_by == "end_of_file" and end.valid_bytes == len(buf)
+
+
+def test_negative_magic_is_read_as_legacy_with_a_finding():
+    odd = bytearray(TV8_V1)
+    odd[16] = 0xFF
+    buf, pos = _segment(TV8_V0, bytes(odd))
+    _, batches, findings, _ = _walk(buf)
+    assert batches[1].magic == -1
+    assert ("invalid_magic", pos[1] + 16) in _kinds(findings)
+
+
+def test_unknown_codec_finding():
+    odd = bytearray(B2)
+    odd[22] = 0x06
+    struct.pack_into(">I", odd, 17, reference_crc32c(odd[21:]))
+    buf, pos = _segment(B1, bytes(odd))
+    _, batches, findings, _ = _walk(buf)
+    assert batches[1].compression == 6 and batches[1].crc_valid is True
+    assert _kinds(findings) == [("unknown_codec", pos[1] + 21)]
+
+
+def test_bad_legacy_wrapper_gives_an_inner_finding():
+    records = [NewRecord(o, TS, None, b"x") for o in (0, 1, 2)]
+    wrapper = bytearray(legacy_records.build_wrapper(records, magic=1, compression=1))
+    struct.pack_into(">q", wrapper, 0, 1)  # wrapper offset below the last inner (2)
+    buf, pos = _segment(TV8_V0, bytes(wrapper))
+    _, batches, findings, end = _walk(buf)
+    assert len(batches) == 2 and batches[1].crc_valid is True
+    assert _kinds(findings) == [("invalid_record", pos[1])]
+    assert end.valid_bytes == len(buf)
+
+
+def test_undecompressable_legacy_wrapper_gives_a_decompression_finding():
+    wrapper = legacy_records.build_message(5, None, b"\x1f\x8b\x08\x00 not deflate", magic=1, timestamp=TS,
+                                           compression=1)
+    _, batches, findings, _ = _walk(wrapper)
+    assert len(batches) == 1
+    assert _kinds(findings) == [("decompression_error", 0)]
+
+
+def test_verify_crc_off():
+    bad = bytearray(B2)
+    bad[-3] ^= 0x40
+    buf, _ = _segment(B1, bytes(bad))
+    _, batches, findings, _ = _walk(buf, verify_crc=False)
+    assert [b.crc_valid for b in batches] == [None, None]
+    assert findings == []
+
+
+def test_findings_carry_catalogue_severity_and_path():
+    bad = bytearray(B2)
+    struct.pack_into(">i", bad, 8, 5)
+    buf, _ = _segment(B1, bytes(bad), B3, bytes(100))
+    _, _, findings, _ = _walk(buf)
+    assert findings
+    for f in findings:
+        assert f.kind in KINDS
+        assert f.severity == KINDS[f.kind].severity
+        assert f.path == PATH
+        assert isinstance(f.position, int) and 0 <= f.position <= len(buf)
+        assert f.message
+
+
+# -- max_bytes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("into_b3", [pytest.param(n, id=f"b3+{n}") for n in (1, 17, 18, 40, len(B3) - 1)])
+def test_max_bytes_cut_is_not_damage(into_b3):
+    buf, pos = _segment(B1, B2, B3)
+    limit = pos[2] + into_b3
+    _, batches, findings, end = _walk(buf, max_bytes=limit)
+    assert [b.position for b in batches] == pos[:2]
+    assert findings == []
+    assert end == SegmentEnd(PATH, len(buf), limit, pos[2], "max_bytes")
+
+
+def test_max_bytes_at_a_batch_boundary_is_still_a_max_bytes_stop():
+    buf, pos = _segment(B1, B2, B3)
+    _, batches, findings, end = _walk(buf, max_bytes=pos[2])
+    assert [b.position for b in batches] == pos[:2] and findings == []
+    assert end == SegmentEnd(PATH, len(buf), pos[2], pos[2], "max_bytes")
+
+
+def test_max_bytes_beyond_the_file_is_no_limit():
+    buf, pos = _segment(B1, B2, B3)
+    _, batches, findings, end = _walk(buf, max_bytes=len(buf) + 1000)
+    assert len(batches) == 3 and findings == []
+    assert end == SegmentEnd(PATH, len(buf), len(buf), len(buf), "end_of_file")
+
+
+def test_max_bytes_still_reports_damage_inside_the_limit():
+    bad = bytearray(B2)
+    bad[-3] ^= 0x40
+    buf, pos = _segment(B1, bytes(bad), B3)
+    _, _, findings, end = _walk(buf, max_bytes=pos[2] + 5)
+    assert _kinds(findings) == [("crc_mismatch", pos[1])]
+    assert end.stopped_by == "max_bytes"
+
+
+# -- find_next_batch / is_plausible_batch -----------------------------------------------------
+
+GARBAGE = random.Random(7).randbytes(5000)
+
+
+def test_garbage_holds_no_batch():
+    # premise of the tests below: the fixed garbage has no plausible batch in it
+    assert find_next_batch(GARBAGE, 0, len(GARBAGE)) is None
+
+
+@pytest.mark.parametrize(
+    ("prefix", "target"),
+    [
+        pytest.param(bytes(100_000), B1, id="zeros-v2"),
+        pytest.param(GARBAGE, B1, id="garbage-v2"),
+        pytest.param(bytes(3000) + GARBAGE + bytes(3000), B2, id="zeros-garbage-zeros-v2"),
+        pytest.param(GARBAGE, TV8_V0, id="garbage-v0"),
+        pytest.param(GARBAGE, TV8_V1, id="garbage-v1"),
+        pytest.param(b"\xff" * 1000, TV3, id="ff-TV3"),
+    ],
+)
+def test_find_next_batch_skips_zero_runs_and_garbage(prefix, target):
+    buf = prefix + target + GARBAGE
+    assert find_next_batch(buf, 0, len(buf)) == len(prefix)
+    assert find_next_batch(buf, len(prefix) + 1, len(buf)) is None
+    assert is_plausible_batch(buf, len(prefix), len(buf))
+
+
+def test_find_next_batch_respects_start_and_end():
+    buf, pos = _segment(B1, B2, B3)
+    assert find_next_batch(buf, 0, len(buf)) == 0
+    assert find_next_batch(buf, 1, len(buf)) == pos[1]
+    assert find_next_batch(buf, pos[1] + 1, len(buf)) == pos[2]
+    assert find_next_batch(buf, pos[1] + 1, len(buf) - 1) is None  # B3 would cross the end
+
+
+def test_find_next_batch_skips_a_batch_with_a_bad_crc():
+    bad = bytearray(B2)
+    bad[-3] ^= 0x40
+    buf = GARBAGE + bytes(bad) + B3
+    assert find_next_batch(buf, 0, len(buf)) == len(GARBAGE) + len(bad)
+
+
+@pytest.mark.parametrize(
+    ("data", "plausible"),
+    [
+        pytest.param(TV3, True, id="TV3"),
+        pytest.param(TV8_V0, True, id="TV8-v0"),
+        pytest.param(TV8_V1, True, id="TV8-v1"),
+        pytest.param(TV3[:-1], False, id="TV3-cut"),
+        pytest.param(bytes(76), False, id="zeros"),
+        pytest.param(b"\xff" * 8 + TV3[8:], False, id="negative-offset"),
+        pytest.param(TV3[:16] + b"\x03" + TV3[17:], False, id="magic3"),
+    ],
+)
+def test_is_plausible_batch(data, plausible):
+    assert is_plausible_batch(data, 0, len(data)) is plausible
+
+
+def test_resync_after_garbage_in_the_middle():
+    buf, pos = _segment(B1, b"\x01" + GARBAGE, B2, B3)
+    _, batches, findings, end = _walk(buf)
+    assert [(b.position, b.after_break) for b in batches] == [(pos[0], False), (pos[2], True), (pos[3], True)]
+    assert [f.kind for f in findings][-1] == "resynchronised"
+    assert findings[-1].details["resumed_at"] == pos[2]
+    assert end.valid_bytes == pos[1]
+
+
+# -- work stays proportional to the input -----------------------------------------------------
+
+
+def _many_plausible_headers(n: int) -> bytes:
+    """A break at byte 0, then a v2-looking header every 17 bytes whose length reaches halfway
+    to the end of the file: each is a resync candidate whose CRC covers a long range."""
+    buf = bytearray(n)
+    buf[0:17] = b"\x01" * 8 + struct.pack(">i", 5) + b"\x00\x00\x00\x00\x02"
+    for pos in range(17, n - 17, 17):
+        struct.pack_into(">qiib", buf, pos, 0, max(49, (n - pos - 12) // 2), 0, 2)
+    return bytes(buf)
+
+
+def test_resync_checksums_at_most_a_multiple_of_the_file(monkeypatch):
+    from kreplica.formats import segment
+
+    data = _many_plausible_headers(64 * 1024)
+    checksummed = [0]
+    real_crc32c, real_crc32 = segment.crc32c, segment.crc32
+
+    def counting(real):
+        def crc(b):
+            checksummed[0] += len(b)
+            return real(b)
+        return crc
+
+    monkeypatch.setattr(segment, "crc32c", counting(real_crc32c))
+    monkeypatch.setattr(segment, "crc32", counting(real_crc32))
+    _, batches, findings, end = _walk(data)
+    assert (batches, end.valid_bytes, end.stopped_by) == ([], 0, "exception")
+    assert checksummed[0] <= 64 * len(data)
+
+
+def test_walks_a_read_only_mmap_like_bytes(tmp_path):
+    import mmap
+
+    bad = bytearray(B2)
+    struct.pack_into(">i", bad, 8, 5)
+    buf, _ = _segment(B1, bytes(bad), B3, bytes(64))
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(buf)
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        from_mmap = list(iter_segment(mm, path=PATH))
+    assert from_mmap == list(iter_segment(buf, path=PATH))
+    assert [type(i).__name__ for i in from_mmap].count("RecordBatch") == 2

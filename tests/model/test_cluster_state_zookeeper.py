@@ -1,0 +1,188 @@
+"""The cluster state read from Kafka's znodes: liveness from sessions, partition state,
+configs with their fallbacks, pending admin work, and each health list on hand-worked trees."""
+
+from __future__ import annotations
+
+import json
+from types import MappingProxyType
+
+import pytest
+
+from kreplica.formats import zookeeper_snapshot as zks
+from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk, compute_health
+from kreplica.model.zk_tree import ZkState, ZkTree
+from kreplica.report.cluster_state import cluster_state_to_dict
+
+S1, S2, S3, DEAD = 0x101, 0x102, 0x103, 0x1DEAD
+
+
+class _Builder:
+    def __init__(self, chroot=""):
+        self.t = ZkTree()
+        self.t.load_node(zks.ZNode("/", b"", -1, 0, 0, 0, 0, 0, 0, 0, 0, 0), {})
+        self.zxid = 0
+        self.chroot = chroot
+
+    def put(self, path, value=None, owner=0):
+        path = self.chroot + path
+        parts = path.strip("/").split("/")
+        for i in range(1, len(parts)):
+            p = "/" + "/".join(parts[:i])
+            if p not in self.t.nodes:
+                self.zxid += 1
+                self.t.create(p, None, None, 0, -1, self.zxid, 0, False)
+        data = value if isinstance(value, (bytes, type(None))) else json.dumps(value).encode()
+        self.zxid += 1
+        self.t.create(path, data, None, owner, -1, self.zxid, 0, False)
+        return self
+
+    def state(self, sessions=(S1, S2, S3)):
+        self.t.sessions.update({s: 18000 for s in sessions})
+        return ZkState("test", self.zxid, None, MappingProxyType(self.t.nodes),
+                       MappingProxyType(self.t.sessions), "snap", 0, (), 0, self.t.digest)
+
+
+def _cluster(chroot="", dead_session_open=False, topic_min_isr=None, default_min_isr="2"):
+    b = _Builder(chroot)
+    b.put("/cluster/id", {"version": "1", "id": "abcdefghijklmnopqrstuv"})
+    b.put("/controller_epoch", b"7")
+    b.put("/controller", {"version": 2, "brokerid": 2, "timestamp": "1", "kraftControllerEpoch": -1}, owner=S2)
+    for bid, owner, rack in ((1, S1, "a"), (2, S2, "b"), (3, S3, None), (4, DEAD, "a")):
+        reg = {"version": 5, "host": f"h{bid}", "port": 9092, "endpoints": [f"PLAINTEXT://h{bid}:9092"],
+               "features": {}, "jmx_port": -1, "timestamp": "1"}
+        if rack:
+            reg["rack"] = rack
+        b.put(f"/brokers/ids/{bid}", reg, owner=owner)
+    b.put("/brokers/topics/t", {"version": 3, "topic_id": "TTTTTTTTTTTTTTTTTTTTTQ",
+                                "partitions": {"0": [1, 2, 3], "1": [4, 1, 2], "2": [2, 4, 1],
+                                               "3": [1, 2, 3, 4], "10": [3, 1, 2]},
+                                "adding_replicas": {"3": [4]}, "removing_replicas": {"3": [3]}})
+    states = {
+        0: {"controller_epoch": 7, "leader": 1, "version": 1, "leader_epoch": 3, "isr": [1, 2, 3]},
+        1: {"controller_epoch": 7, "leader": 4, "version": 1, "leader_epoch": 1, "isr": [4, 1]},
+        2: {"controller_epoch": 6, "leader": -1, "version": 1, "leader_epoch": 9, "isr": [4],
+            "leader_recovery_state": 1},
+        3: {"controller_epoch": 7, "leader": 2, "version": 1, "leader_epoch": 0, "isr": [1, 2, 3]},
+        10: {"controller_epoch": 7, "leader": 3, "version": 1, "leader_epoch": 2, "isr": [3, 1, 2]},
+    }
+    for p, s in states.items():
+        b.put(f"/brokers/topics/t/partitions/{p}/state", s)
+    b.t.set_data(b.chroot + "/brokers/topics/t/partitions/0/state",
+                 json.dumps(states[0]).encode(), 4, b.zxid + 1, 0)
+    cfg = {"cleanup.policy": "delete"}
+    if topic_min_isr is not None:
+        cfg["min.insync.replicas"] = topic_min_isr
+    b.put("/config/topics/t", {"version": 1, "config": cfg})
+    if default_min_isr is not None:
+        b.put("/config/brokers/<default>", {"version": 1, "config": {"min.insync.replicas": default_min_isr}})
+    b.put("/config/brokers/1", {"version": 1, "config": {"x": "y"}})
+    b.put("/admin/reassign_partitions",
+          {"version": 1, "partitions": [{"topic": "t", "partition": 3, "replicas": [1, 2, 4]}]})
+    b.put("/admin/preferred_replica_election", {"version": 1, "partitions": [{"topic": "t", "partition": 1}]})
+    b.put("/admin/delete_topics/gone")
+    b.put("/isr_change_notification/isr_change_0000000004",
+          {"version": 1, "partitions": [{"topic": "t", "partition": 0}]})
+    b.put("/log_dir_event_notification/log_dir_event_0000000001", {"version": 1, "broker": 3, "event": 1})
+    sessions = (S1, S2, S3, DEAD) if dead_session_open else (S1, S2, S3)
+    _cluster.builder = b
+    return cluster_state_from_zk(b.state(sessions), chroot=chroot)
+
+
+@pytest.mark.parametrize("chroot", [pytest.param("", id="root"), pytest.param("/kafka", id="chroot")])
+def test_reads_kafka_znodes(chroot):
+    cs = _cluster(chroot)
+    assert cs.cluster_id == "abcdefghijklmnopqrstuv"
+    assert (cs.controller.broker_id, cs.controller.epoch) == (2, 7)
+    assert [(b.id, b.alive, b.rack) for b in cs.brokers] == [
+        (1, True, "a"), (2, True, "b"), (3, True, None), (4, False, "a")]
+    b1 = cs.broker(1)
+    assert b1.endpoints == ("PLAINTEXT://h1:9092",) and b1.session == S1
+    assert b1.broker_epoch == _cluster.builder.t.nodes[chroot + "/brokers/ids/1"].czxid
+    t = cs.topic("t")
+    assert t.topic_id == "TTTTTTTTTTTTTTTTTTTTTQ" and t.config == {"cleanup.policy": "delete"}
+    assert [p.partition for p in t.partitions] == [0, 1, 2, 3, 10]
+    p0, _, p2, p3, _ = t.partitions
+    assert (p0.leader, p0.leader_epoch, p0.isr, p0.controller_epoch, p0.version) == (1, 3, (1, 2, 3), 7, 4)
+    assert (p2.leader, p2.leader_recovery_state) == (-1, 1)
+    assert (p3.adding_replicas, p3.removing_replicas) == ((4,), (3,))
+    assert cs.broker_configs == {"<default>": {"min.insync.replicas": "2"}, "1": {"x": "y"}}
+    assert cs.pending.reassignments == ({"topic": "t", "partition": 3, "replicas": [1, 2, 4]},)
+    assert cs.pending.preferred_elections == ({"topic": "t", "partition": 1},)
+    assert cs.pending.topic_deletions == ("gone",)
+    assert cs.pending.isr_change_notifications == (
+        {"name": "isr_change_0000000004", "partitions": [{"topic": "t", "partition": 0}]},)
+    assert cs.pending.log_dir_event_notifications == (
+        {"name": "log_dir_event_0000000001", "version": 1, "broker": 3, "event": 1},)
+    assert cs.position == {"zxid": cs.position["zxid"]} and cs.position["zxid"] > 0
+
+
+def test_health_lists_hand_worked():
+    h = _cluster().health
+    # broker 4's session is gone: t-1 (leader 4) has a dead leader; t-2 has none
+    assert h.no_leader == ("t-2",)
+    assert h.leader_not_alive == ("t-1",)
+    assert h.offline == ("t-1", "t-2")
+    assert h.under_replicated == ("t-1", "t-2", "t-3")
+    assert h.live_isr_empty == ("t-2",)
+    # default min.insync.replicas 2: t-1 has live ISR [1], t-2 none
+    assert h.under_min_isr == ("t-1", "t-2")
+    assert h.reassigning == ("t-3",)
+    assert h.preferred_leader_not_leader == ("t-2", "t-3")   # t-1 is led by its preferred (dead) broker
+
+
+def test_broker_alive_only_while_its_session_is_open():
+    assert _cluster(dead_session_open=True).broker(4).alive is True
+    h = _cluster(dead_session_open=True).health
+    assert h.leader_not_alive == () and h.no_leader == ("t-2",)
+
+
+@pytest.mark.parametrize("topic_min, default_min, under", [
+    pytest.param("4", "1", ("t-0", "t-1", "t-10", "t-2", "t-3"), id="topic-config-wins"),
+    pytest.param("1", "3", ("t-2",), id="topic-config-wins-lower"),
+    pytest.param(None, "2", ("t-1", "t-2"), id="broker-default"),
+    pytest.param(None, None, ("t-2",), id="kafka-default-1"),
+])
+def test_min_isr_precedence(topic_min, default_min, under):
+    h = _cluster(topic_min_isr=topic_min, default_min_isr=default_min).health
+    assert tuple(sorted(h.under_min_isr)) == tuple(sorted(under))
+
+
+def test_health_orders_partitions_numerically():
+    h = _cluster(topic_min_isr="4").health
+    assert h.under_min_isr == ("t-0", "t-1", "t-2", "t-3", "t-10")
+
+
+def test_bad_json_is_a_finding_not_an_exception():
+    b = _Builder()
+    b.put("/brokers/topics/broken", b"{not json")
+    b.put("/brokers/ids/1", b"\xff", owner=S1)
+    cs = cluster_state_from_zk(b.state())
+    assert [f.kind for f in cs.findings] == ["kafka_invalid_znode", "kafka_invalid_znode"]
+    assert cs.topic("broken").partitions == () and cs.broker(1).endpoints == ()
+
+
+def test_empty_tree():
+    cs = cluster_state_from_zk(_Builder().state())
+    assert cs.cluster_id is None and cs.brokers == () and cs.topics == ()
+    assert cs.controller.broker_id is None and not cs.has_problems
+
+
+def test_machine_output_schema():
+    doc = cluster_state_to_dict(_cluster())
+    assert json.loads(json.dumps(doc)) == doc
+    assert doc["type"] == "cluster_state" and doc["source_kind"] == "zookeeper"
+    assert list(doc)[:9] == ["type", "source", "source_kind", "position", "cluster_id", "controller",
+                             "brokers", "topics", "broker_configs"]
+    assert set(doc["brokers"][0]) == {"id", "alive", "rack", "endpoints", "broker_epoch"}
+    assert set(doc["topics"][0]) == {"name", "topic_id", "config", "partitions"}
+    assert set(doc["topics"][0]["partitions"][0]) == {
+        "partition", "replicas", "adding_replicas", "removing_replicas", "leader", "leader_epoch", "isr",
+        "controller_epoch", "leader_recovery_state", "version"}
+    assert list(doc["health"]) == list(HEALTH_LISTS)
+    assert doc["health"]["offline"] == ["t-1", "t-2"]
+
+
+def test_compute_health_without_brokers_marks_all_offline():
+    cs = _cluster()
+    h = compute_health([], cs.topics, {})
+    assert h.offline == ("t-0", "t-1", "t-2", "t-3", "t-10")
