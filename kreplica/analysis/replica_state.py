@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kreplica.analysis.log_loading import RestartVerdict, load_partition
+from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint
+from kreplica.formats.errors import FormatError
+from kreplica.model.log_dir import read_bytes
 from kreplica.model.epoch_cache import EpochEntry, LeaderEpochCache, for_version
 from kreplica.model.replica import BatchRef, Replica
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
@@ -35,13 +38,26 @@ class ReplicaState:
         return self.cache.latest_epoch if self.cache is not None else None
 
 
+def _checkpoint_latest_epoch(replica: Replica) -> int | None:
+    path = replica.partition.leader_epoch_checkpoint
+    if path is None:
+        return None
+    try:
+        lines = parse_leader_epoch_checkpoint(read_bytes(path), path=path)
+    except (FormatError, ValueError):
+        return None
+    return max((ln.epoch for ln in lines), default=None)
+
+
 def replica_state(replica: Replica, *, kafka_version: KafkaVersion = DEFAULT_VERSION, shutdown: str | None = None,
-                  cache_source: str = "broker") -> ReplicaState:
+                  cache_source: str = "broker", as_leader: bool = False) -> ReplicaState:
     """The replica after its broker loads it.
 
     ``cache_source`` ``broker``: the cache the broker loads (checkpoint, repaired, extended by
     recovery, trimmed to the log); ``batches``: the cache rebuilt from batch headers (when the
-    checkpoint is not trusted).
+    checkpoint is not trusted). ``as_leader``: the replica is (again) the leader, and a 2.1+
+    leader registers its leader epoch at its log end when elected (KAFKA-7415) — an entry the
+    load dropped because it started at the log end comes back.
     """
     verdict = load_partition(replica.partition, replica.checkpoints, shutdown=shutdown, kafka_version=kafka_version)
     leo = verdict.log_end_offset if replica.partition.segments else replica.log_end_offset
@@ -60,5 +76,9 @@ def replica_state(replica: Replica, *, kafka_version: KafkaVersion = DEFAULT_VER
     else:
         cache = for_version(kafka_version)
         cache.entries = [EpochEntry(e, o) for e, o in verdict.epoch_cache]
+    if as_leader and cache is not None and kafka_version.at_least(2, 1):
+        leader_epoch = _checkpoint_latest_epoch(replica)
+        if leader_epoch is not None and leader_epoch > (cache.latest_epoch if cache.latest_epoch is not None else -1):
+            cache.assign(leader_epoch, leo)
     hw = replica.high_watermark if replica.high_watermark is not None else 0
     return ReplicaState(replica, batches, verdict.log_start_offset, leo, hw, cache, verdict)

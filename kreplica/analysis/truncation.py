@@ -213,7 +213,8 @@ def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: str, kaf
     return plan
 
 
-def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[ReplicaState]) -> None:
+def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[ReplicaState],
+             leader_log_start: int = 0) -> None:
     """Committed loss, which other replicas still hold identical batches, and transactions the cut
     reopens.
 
@@ -227,7 +228,13 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     hws = {r.label: r.replica.high_watermark for r in others}
     own_hw = follower_before.replica.high_watermark
     lost = []
+    retained_elsewhere_not = [b for b in plan.discarded if b.last_offset < leader_log_start]
+    if retained_elsewhere_not:
+        plan.notes.append(f"offsets below {leader_log_start} were deleted by retention on the leader; they are not "
+                          "counted as lost committed data")
     for b in plan.discarded:
+        if b.last_offset < leader_log_start:
+            continue
         key = (b.base_offset, b.last_offset, b.epoch, b.crc)
         marks = [own_hw] + [hws[label] for label, have in keyed.items() if key in have]
         if any(hw is not None and b.base_offset < hw for hw in marks):

@@ -61,14 +61,14 @@ def truncate_plan(
     """
     proto, version = resolve_protocol(protocol, kafka_version)
     replicas = load_replicas([leader, *followers], partition, hw)
-    states = [replica_state(r, kafka_version=version) for r in replicas]
+    states = [replica_state(r, kafka_version=version, as_leader=(i == 0)) for i, r in enumerate(replicas)]
     lead, rest = states[0], states[1:]
     name = replicas[0].name
     plans = []
     for f in rest:
         before = replica_state(f.replica, kafka_version=version)
         plan = simulate(lead, f, protocol=proto, kafka_version=version, partition=name)
-        annotate(plan, before, [lead, *[s for s in rest if s is not f]])
+        annotate(plan, before, [lead, *[s for s in rest if s is not f]], leader_log_start=lead.log_start_offset)
         plans.append(plan)
     if export is not None:
         enc = encoder(Payload.base64)
