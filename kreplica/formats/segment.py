@@ -23,6 +23,7 @@ those batches ``after_break``. Every problem becomes a :class:`Finding`; nothing
 
 from __future__ import annotations
 
+import mmap
 import re
 import struct
 from collections.abc import Iterator
@@ -44,6 +45,9 @@ PREFIX = struct.Struct(
 HEADER_SIZE_UP_TO_MAGIC = PREFIX.size            # 17
 LOG_OVERHEAD = struct.calcsize(">qi")            # 12
 MIN_ENTRY_SIZE = legacy_records.RECORD_OVERHEAD_V0  # 14: Kafka's minimum record overhead
+
+PAGE = mmap.PAGESIZE
+RELEASE_STEP = 64 * 1024 * 1024
 
 STOP_END_OF_FILE = "end_of_file"
 STOP_INCOMPLETE = "incomplete_trailing_data"
@@ -173,6 +177,10 @@ def iter_segment(buf, *, path: str, verify_crc: bool = True, max_bytes: int | No
     kafka_end: int | None = None
     stopped_by = STOP_END_OF_FILE
     after_break = False
+    # NOTE: on an mmap, pages already walked are handed back to the kernel every RELEASE_STEP bytes,
+    # so resident memory stays flat however large the segment (they fault in again if revisited).
+    release = getattr(buf, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    released = 0
     parse_v2 = default_records.parse_header
     parse_legacy = legacy_records.parse_entry
     unpack_prefix = PREFIX.unpack_from
@@ -234,6 +242,11 @@ def iter_segment(buf, *, path: str, verify_crc: bool = True, max_bytes: int | No
             pos, after_break = nxt, True
             continue
         entry_size = LOG_OVERHEAD + size
+        if release is not None and pos - released >= RELEASE_STEP:
+            upto = (pos - PAGE) & ~(PAGE - 1)
+            if upto > released:
+                release(mmap.MADV_DONTNEED, released, upto - released)
+                released = upto
         if magic < 2:
             batch, error = parse_legacy(buf, pos, entry_size, path=path, verify_crc=verify_crc,
                                         after_break=after_break)
