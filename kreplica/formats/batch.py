@@ -9,7 +9,6 @@ turns them into words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 NO_TIMESTAMP_TYPE = -1
@@ -20,14 +19,17 @@ CONTROL_ABORT = 0
 CONTROL_COMMIT = 1
 
 
-@dataclass(frozen=True, slots=True)
-class RecordBatch:
+class RecordBatch(NamedTuple):
     """One log entry as Kafka's file reader sees it, plus where kreplica found it.
 
     ``size`` counts the 12-byte offset+length prefix. ``crc`` is the stored value; ``crc_valid``
     is Kafka's ``isValid()`` (size at or above the format minimum and CRC matching), or ``None``
     when CRC checking was switched off. ``after_break`` marks batches found by resynchronising
     past damage, which Kafka's reader never reaches.
+
+    NOTE: an immutable NamedTuple rather than a frozen dataclass: a segment scan builds one per
+    batch (65,000 per GiB) and a frozen dataclass's field-by-field ``__init__`` took a quarter
+    of the scan time (bench/README.md).
     """
 
     path: str

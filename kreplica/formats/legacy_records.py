@@ -89,9 +89,7 @@ def parse_entry(buf, position: int, size: int, *, path: str, verify_crc: bool = 
 
 
 def _with_base(batch: RecordBatch, base_offset: int) -> RecordBatch:
-    from dataclasses import replace
-
-    return replace(batch, base_offset=base_offset)
+    return batch._replace(base_offset=base_offset)
 
 
 def _key_value(msg: bytes, magic: int, where: int, path: str) -> tuple[bytes | None, bytes | None]:

@@ -88,6 +88,11 @@ class Emitter:
             self._out.write(_dumps(obj))
         self._count += 1
 
+    def write_line(self, line: str) -> None:
+        """ndjson only: write a line already encoded (it must end in a newline)."""
+        self._out.write(line)
+        self._count += 1
+
     def close(self) -> None:
         """Finish the document (``json``) and flush."""
         if self.format is OutputFormat.json:

@@ -41,3 +41,22 @@ def test_text_report_of_a_damaged_segment(monkeypatch) -> None:
     errors = render_text(events, console, Payload.utf8)
     assert errors == 1
     assert out.getvalue() == EXPECTED
+
+
+def test_fast_batch_line_is_exactly_the_json_of_the_batch_object() -> None:
+    import json
+
+    from kreplica.formats.batch import RecordBatch
+    from kreplica.report.inspect_log import batch_line, batch_object
+    from kreplica.report.output import dumps
+    from tests.conftest import FIXTURES
+
+    paths = [str(FIXTURES / "logs"), str(FIXTURES / "damaged")]
+    batches = [e for e in inspect_groups(find_segment_groups(paths), InspectOptions()) if isinstance(e, RecordBatch)]
+    unverified = [e for e in inspect_groups(find_segment_groups(paths), InspectOptions(verify_crc=False))
+                  if isinstance(e, RecordBatch)]
+    assert len(batches) > 50 and any(b.after_break for b in batches) and any(b.magic == 0 for b in batches)
+    for b in batches + unverified + [batches[0]._replace(compression=7, delete_horizon_ms=5, path='a"\\b')]:
+        line = batch_line(b, dumps(b.path))
+        assert line == dumps(batch_object(b)) + "\n"
+        assert json.loads(line) == batch_object(b)
