@@ -7,7 +7,17 @@ from typing import Annotated
 import typer
 
 from kreplica import __version__
-from kreplica.cli import diverge, epochs, inspect_dir, inspect_index, inspect_log, offset_for_epoch, truncate_plan
+from kreplica.cli import (
+    cluster_state,
+    diverge,
+    epochs,
+    inspect_dir,
+    inspect_index,
+    inspect_log,
+    offset_for_epoch,
+    truncate_plan,
+    zk,
+)
 
 app = typer.Typer(
     name="kreplica",
@@ -26,6 +36,8 @@ app.add_typer(epochs.app)
 app.add_typer(offset_for_epoch.app)
 app.add_typer(truncate_plan.app)
 app.add_typer(diverge.app)
+app.add_typer(zk.app, name="zk")
+app.add_typer(cluster_state.app)
 
 
 def _version(value: bool) -> None:

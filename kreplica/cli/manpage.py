@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import typer
+import typer.core
 
 from kreplica import __version__
 from kreplica.cli.main import app
@@ -66,14 +67,15 @@ def _argument_lines(cmd) -> list[str]:
 
 
 def command_page(name: str, cmd, root) -> str:
-    """The roff page of ``kreplica <name>``."""
+    """The roff page of ``kreplica <name>`` (``name`` may be ``"group sub"`` for a nested command)."""
     ctx = cmd.context_class(cmd, info_name=f"kreplica {name}", parent=root.context_class(root, info_name="kreplica"))
     usage = " ".join(cmd.collect_usage_pieces(ctx))
     paras = _paragraphs(cmd.help or "")
+    page = name.replace(" ", "-")
     lines = [
-        f'.TH "KREPLICA\\-{name.upper()}" 1 "{DATE}" "kreplica {__version__}" "kreplica manual"',
+        f'.TH "KREPLICA\\-{page.upper()}" 1 "{DATE}" "kreplica {__version__}" "kreplica manual"',
         ".SH NAME",
-        f"kreplica\\-{_roff(name)} \\- {_roff(_summary(cmd))}",
+        f"kreplica\\-{_roff(page)} \\- {_roff(_summary(cmd))}",
         ".SH SYNOPSIS",
         f"\\fBkreplica {_roff(name)}\\fR {_roff(usage)}",
         ".SH DESCRIPTION",
@@ -89,6 +91,20 @@ def command_page(name: str, cmd, root) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _commands(root, ctx) -> list[tuple[str, object]]:
+    """``(name, command)`` for every page: a nested group (``kreplica zk``) is descended into and
+    each of its commands named ``"zk dump"`` (page ``kreplica-zk-dump.1``)."""
+    out = []
+    for name in root.list_commands(ctx):
+        cmd = root.get_command(ctx, name)
+        if isinstance(cmd, typer.core.TyperGroup):
+            sub_ctx = cmd.context_class(cmd, info_name=name, parent=ctx)
+            out += [(f"{name} {sub}", cmd.get_command(sub_ctx, sub)) for sub in cmd.list_commands(sub_ctx)]
+        else:
+            out.append((name, cmd))
+    return out
+
+
 def main_page(root) -> str:
     """The roff page of ``kreplica`` itself, listing every command."""
     ctx = root.context_class(root, info_name="kreplica")
@@ -101,9 +117,9 @@ def main_page(root) -> str:
     for p in _paragraphs(root.help or ""):
         lines += [".PP", _roff(p)]
     lines += [".SH COMMANDS"]
-    for name in root.list_commands(ctx):
-        cmd = root.get_command(ctx, name)
-        lines += [".TP", f"\\fBkreplica\\-{_roff(name)}\\fR(1)", _roff(_summary(cmd))]
+    commands = _commands(root, ctx)
+    for name, cmd in commands:
+        lines += [".TP", f"\\fBkreplica\\-{_roff(name.replace(' ', '-'))}\\fR(1)", _roff(_summary(cmd))]
     lines += [".SH OPTIONS", *_option_lines(root, ctx)]
     lines += [".SH OUTPUT",
               ".PP",
@@ -112,7 +128,7 @@ def main_page(root) -> str:
               ".SH EXIT STATUS", ".PP", "0 nothing wrong; 1 problems found in the evidence; 2 bad usage or "
               "unreadable input; 3 internal error.",
               ".SH SEE ALSO",
-              ", ".join(f"\\fBkreplica\\-{_roff(n)}\\fR(1)" for n in root.list_commands(ctx))]
+              ", ".join(f"\\fBkreplica\\-{_roff(n.replace(' ', '-'))}\\fR(1)" for n, _ in commands)]
     return "\n".join(lines) + "\n"
 
 
@@ -121,8 +137,8 @@ def render_all() -> dict[str, str]:
     root = typer.main.get_command(app)
     ctx = root.context_class(root, info_name="kreplica")
     pages = {"kreplica.1": main_page(root)}
-    for name in root.list_commands(ctx):
-        pages[f"kreplica-{name}.1"] = command_page(name, root.get_command(ctx, name), root)
+    for name, cmd in _commands(root, ctx):
+        pages[f"kreplica-{name.replace(' ', '-')}.1"] = command_page(name, cmd, root)
     return pages
 
 

@@ -1,0 +1,172 @@
+"""``kreplica zk dump`` and ``kreplica zk log``: a ZooKeeper data directory, replayed or listed.
+
+They replace ZooKeeper's SnapshotFormatter and TxnLogToolkit for scripting, with the data
+included (``../shared/specs/zookeeper-formats.md`` §6).
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.options import DebugOption, FormatOption
+from kreplica.cli.runner import runs_command
+from kreplica.formats.errors import FormatError
+from kreplica.model.zk_tree import find_zk_files, iter_tree, iter_zk_log, load_zk_state, parse_zxid
+from kreplica.report import zk as report
+from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format
+
+app = typer.Typer(name="zk", no_args_is_help=True, short_help="Read ZooKeeper snapshots and transaction logs.",
+                  help="Read a ZooKeeper data directory offline: the tree replayed to any point (dump), "
+                       "or every logged transaction (log).")
+
+SourceArgument = Annotated[list[str], typer.Argument(
+    metavar="SOURCE", show_default=False,
+    help="A ZooKeeper data directory (version-2/ is looked into), any directory holding snapshot.* and "
+         "log.* files (other files are ignored), or explicit snapshot and log files.")]
+PayloadOption = Annotated[Payload, typer.Option(
+    "--payload", case_sensitive=False,
+    help="How znode data is written: base64 (standard, padded), hex, utf8 (invalid bytes replaced) or none; "
+         "data that is JSON is also given decoded, as data_json (not with none).")]
+AtZxidOption = Annotated[Optional[str], typer.Option(
+    "--at-zxid", metavar="ZXID", help="Stop after this zxid (hex like 0xb6, or decimal). Default: the end of the logs.")]
+AtTimeOption = Annotated[Optional[str], typer.Option(
+    "--at-time", metavar="TIMESTAMP",
+    help="Stop after the last transaction logged at or before this time: epoch milliseconds, or ISO-8601 "
+         "(UTC when no offset is given).")]
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def zxid_option(text: str | None, option: str) -> int | None:
+    """An option's zxid (``0xb6`` or ``182``); bad text is a one-line usage error (exit 2).
+
+    Raised as a :class:`FormatError` naming the option, so the one wrapper prints a single
+    ``kreplica: error: --at-zxid: ...`` line; a typer ``BadParameter`` would print the usage
+    block (four lines) instead.
+    """
+    if text is None:
+        return None
+    try:
+        return parse_zxid(text)
+    except ValueError:
+        raise FormatError(f"expected a zxid in hex (0xb6) or decimal (182), got {text!r}", field=option) from None
+
+
+def time_option(text: str | None, option: str = "--at-time") -> int | None:
+    """Epoch milliseconds from ``1700000000000`` or ISO-8601 (naive times are UTC)."""
+    if text is None:
+        return None
+    t = text.strip()
+    if t.lstrip("-").isdigit():
+        return int(t)
+    try:
+        when = datetime.fromisoformat(t)
+    except ValueError:
+        raise FormatError(f"expected epoch milliseconds or an ISO-8601 time, got {text!r}", field=option) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return (when - _EPOCH) // timedelta(milliseconds=1)   # exact: no float rounding of .123
+
+
+def unreadable(exc: OSError) -> FormatError:
+    """An OS error on the evidence as the one-line input error it is (exit 2, not 3)."""
+    return FormatError(exc.strerror or str(exc), path=exc.filename)
+
+
+def _console() -> Console:
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+
+
+@app.command("dump", short_help="The ZooKeeper tree at a zxid or time, with stat and data.")
+@runs_command
+def dump(
+    sources: SourceArgument,
+    at_zxid: AtZxidOption = None,
+    at_time: AtTimeOption = None,
+    path: Annotated[Optional[list[str]], typer.Option(
+        "--path", metavar="GLOB",
+        help="List only nodes whose path matches this glob ('*' also crosses '/': /brokers/* is the whole "
+             "subtree). Repeatable: a node matching any is listed.")] = None,
+    payload: PayloadOption = Payload.base64,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """Replay a ZooKeeper snapshot with its transaction logs as ZooKeeper restores them (the snapshot
+    ZooKeeper would pick, fuzzy snapshots tolerated, failed multis skipped, ephemerals of closed
+    sessions removed) and write every node with its full stat, ACL and data, the data decoded as JSON
+    when it is JSON. The last object says which zxid was reached and which files were used.
+
+    Exit status: 0 nothing wrong, 1 damage found (error findings, such as a digest mismatch), 2 bad
+    usage or unreadable input, 3 internal error.
+    """
+    zxid = zxid_option(at_zxid, "--at-zxid")
+    when = time_option(at_time)
+    fmt = resolve_format(output_format)
+    try:
+        state = load_zk_state(sources, at_zxid=zxid, at_time=when)
+    except OSError as exc:
+        raise unreadable(exc) from exc
+    if not path:
+        tree = iter_tree(state.nodes)
+    elif len(path) == 1:
+        tree = iter_tree(state.nodes, path[0])
+    else:
+        wanted = {p for glob in path for p, _ in iter_tree(state.nodes, glob)}
+        tree = ((p, n) for p, n in iter_tree(state.nodes) if p in wanted)
+    if fmt is OutputFormat.text:
+        errors = report.render_dump(state, tree, _console(), payload)
+    else:
+        emitter = Emitter(fmt)
+        errors = report.emit_dump(state, tree, emitter, payload)
+        emitter.close()
+    return ExitCode.PROBLEMS if errors else ExitCode.OK
+
+
+@app.command("log", short_help="Every ZooKeeper transaction, decoded, in zxid order.")
+@runs_command
+def log(
+    sources: SourceArgument,
+    from_zxid: Annotated[Optional[str], typer.Option(
+        "--from-zxid", metavar="ZXID", help="List only transactions from this zxid on (hex or decimal).")] = None,
+    to_zxid: Annotated[Optional[str], typer.Option(
+        "--to-zxid", metavar="ZXID", help="List only transactions up to this zxid (inclusive).")] = None,
+    payload: PayloadOption = Payload.base64,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """List every transaction of every log file in SOURCE, in zxid order: header fields, type, the
+    paths it touches, the decoded body with its data (multi sub-transactions included) and the tree
+    digest ZooKeeper logged with it; damage (bad checksums, a torn last entry, a non-zero tail) as
+    findings, and how each file ends.
+
+    Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input,
+    3 internal error.
+    """
+    low = zxid_option(from_zxid, "--from-zxid")
+    high = zxid_option(to_zxid, "--to-zxid")
+    fmt = resolve_format(output_format)
+    try:
+        if not find_zk_files(sources).logs:
+            raise FormatError("no ZooKeeper transaction log (log.<zxid>) in SOURCE", path=", ".join(sources))
+    except OSError as exc:
+        raise unreadable(exc) from exc
+    items = report.select_txns(iter_zk_log(sources), low, high)
+    try:
+        if fmt is OutputFormat.text:
+            errors = report.render_log(items, _console(), payload)
+        else:
+            emitter = Emitter(fmt)
+            errors = report.emit_log(items, emitter, payload)
+            emitter.close()
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise
+        raise unreadable(exc) from exc
+    return ExitCode.PROBLEMS if errors else ExitCode.OK

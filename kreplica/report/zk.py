@@ -1,0 +1,373 @@
+"""The output of ``kreplica zk dump`` and ``kreplica zk log``: schema version 1 and the text report.
+
+The machine objects are built here and nowhere else. ``zk dump`` writes one ``znode`` per node
+(pre-order, children sorted by name), the findings of the replay, then one ``zk_summary``::
+
+    znode       {type:"znode", path, stat:{czxid, mzxid, ctime, mtime, version, cversion,
+                 client_cversion, aversion, ephemeral_owner, pzxid, data_length, num_children},
+                 data: str|null, data_json?: <any JSON value>, acl: [{perms, scheme, id}]|null}
+    finding     {type:"finding", path, position, kind, severity, message, ...}
+    zk_summary  {type:"zk_summary", source, zxid, time, snapshot, snapshot_zxid, logs:[str],
+                 applied, digest, nodes, listed, sessions:[{session, timeout}]}
+
+``data`` is the node's bytes encoded per ``--payload`` (base64 by default, ``hex``, ``utf8`` or,
+for ``none``, always null): ``null`` means the node has null data, ``""`` zero-length data, so
+the two never look alike (SnapshotFormatter prints both as nothing). ``data_json`` is present
+only when the bytes are strict UTF-8 holding one JSON value (Kafka's znodes: objects, and
+numbers such as ``/controller_epoch``); it is left out for ``--payload none``, and also when the
+value could not be written losslessly (``NaN``/``Infinity``, integers beyond 64 bits, nesting
+deeper than 100). So ``"data_json" in obj`` is the test for "this is JSON", and ``data`` always
+round-trips the bytes.
+``stat`` is ``StatPersisted`` as SnapshotFormatter prints it: ``cversion`` is the persisted
+count and ``ephemeral_owner`` the stored owner (container/TTL markers included);
+``client_cversion`` is what a client (zkCli) sees, ``2 * cversion - num_children``;
+``data_length`` is 0 for null data, as in ZooKeeper's ``Stat``. ``acl`` null is a node without
+an ACL-cache entry (id -1). Timestamps are epoch milliseconds; zxids and session ids are plain
+integers (write them in hex yourself: ``jq 'printf'`` has none, so the text format does it).
+
+``zk log`` writes, for each log file in zxid order, a ``zk_log_file``, each entry as a
+``zk_txn`` with any finding about it right after, then a ``zk_log_end``::
+
+    zk_log_file {type:"zk_log_file", path, version, dbid}
+    zk_txn      {type:"zk_txn", file, position, size, zxid, time, session, cxid,
+                 txn_type: str|int, checksum_valid, paths:[str], body: {...}|null,
+                 body_error: str|null, digest: {version, tree_digest}|null}
+    zk_log_end  {type:"zk_log_end", path, file_size, entries, valid_bytes, stopped_by,
+                 tail_bytes, first_zxid, last_zxid}
+
+``txn_type`` is ZooKeeper's ``OpCode`` name (``create``, ``setData``, ``multi``, …) or the raw
+integer when the code is unknown. ``body`` by type: create/create2/createContainer/createTTL
+``{path, data, data_json?, acl, ephemeral, parent_cversion, ttl}``; delete/deleteContainer
+``{path}``; setData/reconfig ``{path, data, data_json?, version}``; setACL ``{path, acl,
+version}``; check ``{path, version}``; createSession ``{timeout}``; closeSession ``{paths}``
+(null when the server logged no list); error ``{err, error}`` (the ``KeeperException.Code``
+name or null); multi ``{failed, txns:[{txn_type, body, raw}]}`` where ``raw`` (the
+sub-record's bytes per ``--payload``) is given only when the body could not be decoded.
+``body`` is null for a type without a body or a body that did not parse (``body_error`` says
+why). ``data`` fields follow the ``znode`` rules above.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, timezone
+
+from rich.console import Console
+from rich.markup import escape
+
+from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.findings import Finding
+from kreplica.model.zk_tree import ZkNode, ZkState
+from kreplica.report.inspect_log import finding_object
+from kreplica.report.output import Emitter, Payload
+from kreplica.report.payload import encoder
+
+SCHEMA_VERSION = 1
+
+Encoder = Callable[[bytes | None], str | None]
+
+_INT64 = (-(1 << 63), (1 << 64) - 1)   # what msgpack can carry
+MAX_JSON_DEPTH = 100                   # msgpack.Packer stops at 511 levels of nesting
+
+
+def _reject_constant(name: str):
+    raise ValueError(name)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _fits(value) -> bool:
+    """True when every integer in ``value`` fits msgpack's 64 bits and nesting stays within
+    ``MAX_JSON_DEPTH`` (msgpack's packer refuses deeper), so json/ndjson/msgpack all carry it."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, bool) or v is None or isinstance(v, (str, float)):
+            continue
+        if isinstance(v, int):
+            if not _INT64[0] <= v <= _INT64[1]:
+                return False
+        elif depth >= MAX_JSON_DEPTH:
+            return False
+        elif isinstance(v, dict):
+            stack.extend((x, depth + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+    return True
+
+
+_NOT_JSON = object()
+
+
+def json_value(data: bytes | None):
+    """The JSON value ``data`` holds, or ``_NOT_JSON``: strict UTF-8, one value, no NaN/Infinity,
+    integers within 64 bits (so every machine format carries it unchanged)."""
+    if not data:
+        return _NOT_JSON
+    try:
+        value = json.loads(bytes(data).decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+    return value if _fits(value) else _NOT_JSON
+
+
+def _put_data(obj: dict, data: bytes | None, enc: Encoder, payload: Payload) -> None:
+    obj["data"] = enc(data)
+    if payload is not Payload.none:
+        value = json_value(data)
+        if value is not _NOT_JSON:
+            obj["data_json"] = value
+
+
+def acl_list(acl) -> list[dict] | None:
+    if acl is None:
+        return None
+    return [{"perms": a.perms, "scheme": a.scheme, "id": a.id} for a in acl]
+
+
+# -- zk dump --------------------------------------------------------------------------------
+
+
+def znode_object(path: str, n: ZkNode, enc: Encoder, payload: Payload) -> dict:
+    obj = {
+        "type": "znode", "path": path,
+        "stat": {
+            "czxid": n.czxid, "mzxid": n.mzxid, "ctime": n.ctime, "mtime": n.mtime,
+            "version": n.version, "cversion": n.cversion, "client_cversion": n.client_cversion,
+            "aversion": n.aversion, "ephemeral_owner": n.ephemeral_owner, "pzxid": n.pzxid,
+            "data_length": len(n.data) if n.data is not None else 0, "num_children": n.num_children,
+        },
+    }
+    _put_data(obj, n.data, enc, payload)
+    obj["acl"] = acl_list(n.acl)
+    return obj
+
+
+def zk_summary_object(state: ZkState, listed: int) -> dict:
+    return {
+        "type": "zk_summary", "source": state.source, "zxid": state.zxid, "time": state.time,
+        "snapshot": state.snapshot, "snapshot_zxid": state.snapshot_zxid, "logs": list(state.logs),
+        "applied": state.applied, "digest": state.digest, "nodes": len(state.nodes), "listed": listed,
+        "sessions": [{"session": s, "timeout": t} for s, t in sorted(state.sessions.items())],
+    }
+
+
+def emit_dump(state: ZkState, tree: Iterable[tuple[str, ZkNode]], emitter: Emitter, payload: Payload) -> int:
+    """Write the nodes, the findings and the summary; returns the number of error findings."""
+    enc = encoder(payload)
+    listed = 0
+    for path, node in tree:
+        emitter.emit(znode_object(path, node, enc, payload))
+        listed += 1
+    for f in state.findings:
+        emitter.emit(finding_object(f))
+    emitter.emit(zk_summary_object(state, listed))
+    return sum(1 for f in state.findings if f.is_error)
+
+
+def _hex(v: int | None) -> str:
+    return "-" if v is None else f"{v:#x}"
+
+
+def _when(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z"
+    except (OverflowError, OSError, ValueError):
+        return str(ms)
+
+
+def _preview(data: bytes | None, payload: Payload, width: int = 72) -> str:
+    """A one-line look at the data: text when it is UTF-8, else per ``--payload``."""
+    if data is None:
+        return "null"
+    if not data:
+        return '""'
+    if payload is Payload.none:
+        return f"({len(data)} bytes)"
+    try:
+        text = bytes(data).decode("utf-8")
+        if not text.isprintable():
+            raise ValueError
+    except ValueError:
+        text = encoder(payload if payload is not Payload.utf8 else Payload.base64)(data) or ""
+        text = f"<{payload.value if payload is not Payload.utf8 else 'base64'}> {text}"
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _finding_line(f: Finding) -> str:
+    style = "red" if f.is_error else "yellow"
+    return f"[{style}]{f.severity}[/{style}] {escape(f.kind)} {escape(f.path)}:{f.position}: {escape(f.message)}"
+
+
+def render_dump(state: ZkState, tree: Iterable[tuple[str, ZkNode]], console: Console, payload: Payload) -> int:
+    """The tree for people: one line per node (path, version, mzxid, owner, data), findings,
+    then where the replay stopped. Returns the number of error findings."""
+    listed = 0
+    for path, n in tree:
+        owner = f" ephemeral={n.ephemeral_owner:#x}" if n.ephemeral_owner else ""
+        console.print(f"[bold]{escape(path)}[/bold] v{n.version} mzxid={n.mzxid:#x}{owner}  "
+                      f"{escape(_preview(n.data, payload))}")
+        listed += 1
+    for f in state.findings:
+        console.print(_finding_line(f))
+    logs = ", ".join(state.logs) or "none"
+    console.print(f"zxid {state.zxid:#x} ({_when(state.time)}): {listed} of {len(state.nodes)} nodes listed, "
+                  f"{len(state.sessions)} open sessions; snapshot {escape(state.snapshot)} "
+                  f"({state.snapshot_zxid:#x}) + {state.applied} txns from {escape(logs)}")
+    errors = sum(1 for f in state.findings if f.is_error)
+    console.print("[red]problems found[/red]" if errors else "[green]no problems found[/green]")
+    return errors
+
+
+# -- zk log ---------------------------------------------------------------------------------
+
+
+def txn_type_name(code: int) -> str | int:
+    return zkl.OPCODE_NAMES.get(code, code)
+
+
+def body_object(txn_type: int, body, enc: Encoder, payload: Payload) -> dict | None:
+    """The JSON form of a decoded txn body (see the module docstring); ``None`` stays null."""
+    if body is None:
+        return None
+    if isinstance(body, zkl.CreateTxn):
+        obj = {"path": body.path}
+        _put_data(obj, body.data, enc, payload)
+        obj.update(acl=acl_list(body.acl), ephemeral=body.ephemeral, parent_cversion=body.parent_cversion,
+                   ttl=body.ttl)
+        return obj
+    if isinstance(body, zkl.SetDataTxn):
+        obj = {"path": body.path}
+        _put_data(obj, body.data, enc, payload)
+        obj["version"] = body.version
+        return obj
+    if isinstance(body, zkl.DeleteTxn):
+        return {"path": body.path}
+    if isinstance(body, zkl.SetACLTxn):
+        return {"path": body.path, "acl": acl_list(body.acl), "version": body.version}
+    if isinstance(body, zkl.CheckVersionTxn):
+        return {"path": body.path, "version": body.version}
+    if isinstance(body, zkl.CreateSessionTxn):
+        return {"timeout": body.timeout}
+    if isinstance(body, zkl.CloseSessionTxn):
+        return {"paths": list(body.paths) if body.paths is not None else None}
+    if isinstance(body, zkl.ErrorTxn):
+        return {"err": body.err, "error": zkl.ERROR_CODES.get(body.err)}
+    if isinstance(body, zkl.MultiTxn):
+        return {"failed": body.failed, "txns": [
+            {"txn_type": txn_type_name(t.type), "body": body_object(t.type, t.body, enc, payload),
+             "raw": enc(bytes(t.raw)) if t.body is None and t.raw is not None else None}
+            for t in body.txns]}
+    return None
+
+
+def txn_object(e: zkl.TxnEntry, enc: Encoder, payload: Payload) -> dict:
+    return {
+        "type": "zk_txn", "file": e.path, "position": e.position, "size": e.size, "zxid": e.zxid,
+        "time": e.time, "session": e.client_id, "cxid": e.cxid, "txn_type": txn_type_name(e.type),
+        "checksum_valid": e.checksum_valid, "paths": list(e.paths),
+        "body": body_object(e.type, e.body, enc, payload), "body_error": e.body_error,
+        "digest": ({"version": e.digest.version, "tree_digest": e.digest.tree_digest}
+                   if e.digest is not None else None),
+    }
+
+
+def log_file_object(h: zkl.TxnLogHeader) -> dict:
+    return {"type": "zk_log_file", "path": h.path, "version": h.version, "dbid": h.dbid}
+
+
+def log_end_object(end: zkl.TxnLogEnd) -> dict:
+    return {"type": "zk_log_end", "path": end.path, "file_size": end.file_size, "entries": end.entries,
+            "valid_bytes": end.valid_bytes, "stopped_by": end.stopped_by, "tail_bytes": end.tail_bytes,
+            "first_zxid": end.first_zxid, "last_zxid": end.last_zxid}
+
+
+def select_txns(items: Iterable, from_zxid: int | None, to_zxid: int | None) -> Iterator:
+    """Drop entries outside ``[from_zxid, to_zxid]``. Headers, ends and findings always pass: as
+    in ``inspect-log``, filters choose what is listed, while findings (and so the exit status)
+    cover the whole of every file."""
+    for item in items:
+        if isinstance(item, zkl.TxnEntry):
+            if (from_zxid is None or item.zxid >= from_zxid) and (to_zxid is None or item.zxid <= to_zxid):
+                yield item
+        else:
+            yield item
+
+
+def emit_log(items: Iterable, emitter: Emitter, payload: Payload) -> int:
+    """Write a :func:`~kreplica.model.zk_tree.iter_zk_log` stream; returns the error-finding count."""
+    enc = encoder(payload)
+    errors = 0
+    emit = emitter.emit
+    for item in items:
+        if isinstance(item, zkl.TxnEntry):
+            emit(txn_object(item, enc, payload))
+        elif isinstance(item, Finding):
+            errors += item.is_error
+            emit(finding_object(item))
+        elif isinstance(item, zkl.TxnLogHeader):
+            emit(log_file_object(item))
+        elif isinstance(item, zkl.TxnLogEnd):
+            emit(log_end_object(item))
+    return errors
+
+
+def _details(e: zkl.TxnEntry, payload: Payload) -> str:
+    body = e.body
+    if isinstance(body, zkl.MultiTxn):
+        subs = "; ".join(f"{txn_type_name(t.type)} {_details_of(t.type, t.body, payload)}".rstrip()
+                         for t in body.txns)
+        return ("FAILED " if body.failed else "") + subs
+    if body is None and e.body_error:
+        return f"(unreadable body: {e.body_error})"
+    return _details_of(e.type, body, payload)
+
+
+def _details_of(txn_type: int, body, payload: Payload) -> str:
+    if body is None:
+        return ""
+    if isinstance(body, (zkl.CreateTxn, zkl.SetDataTxn)):
+        extra = " ephemeral" if isinstance(body, zkl.CreateTxn) and body.ephemeral else ""
+        return f"{body.path} {_preview(body.data, payload, 60)}{extra}"
+    if isinstance(body, zkl.CreateSessionTxn):
+        return f"timeout {body.timeout}"
+    if isinstance(body, zkl.CloseSessionTxn):
+        return " ".join(body.paths or ())
+    if isinstance(body, zkl.ErrorTxn):
+        return f"{body.err} {zkl.ERROR_CODES.get(body.err, '')}".rstrip()
+    if isinstance(body, (zkl.SetACLTxn, zkl.CheckVersionTxn)):
+        return f"{body.path} version {body.version}"
+    return getattr(body, "path", "")
+
+
+def render_log(items: Iterable, console: Console, payload: Payload) -> int:
+    """The logs for people, one line per transaction, as TxnLogToolkit prints them (UTC times,
+    hex session/zxid); returns the error-finding count."""
+    errors = 0
+    for item in items:
+        if isinstance(item, zkl.TxnEntry):
+            crc = "" if item.checksum_valid else " [red](bad checksum)[/red]"
+            console.print(f"{_when(item.time)} session {item.client_id:#x} cxid {item.cxid:#x} zxid {item.zxid:#x} "
+                          f"[bold]{escape(str(txn_type_name(item.type)))}[/bold] "
+                          f"{escape(_details(item, payload))}{crc}")
+        elif isinstance(item, Finding):
+            errors += item.is_error
+            console.print(_finding_line(item))
+        elif isinstance(item, zkl.TxnLogHeader):
+            console.print(f"[bold]{escape(item.path)}[/bold]: txn log version {item.version}, dbid {item.dbid}")
+        elif isinstance(item, zkl.TxnLogEnd):
+            console.print(f"{escape(item.path)}: {item.entries} txns, zxids {_hex(item.first_zxid)}.."
+                          f"{_hex(item.last_zxid)}, ended by {item.stopped_by} at byte {item.valid_bytes}"
+                          + (f" ({item.tail_bytes} bytes after)" if item.tail_bytes else ""))
+    console.print("[red]problems found[/red]" if errors else "[green]no problems found[/green]")
+    return errors
+
