@@ -13,9 +13,6 @@ from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
 from kreplica.cli.zk import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
 from kreplica.formats.errors import FormatError
-from kreplica.model.cluster import load_cluster_state
-from kreplica.report.cluster_state import cluster_state_to_dict
-from kreplica.report.cluster_state_text import render_text
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter, OutputFormat, resolve_format
 
@@ -65,11 +62,16 @@ def cluster_state(
     offset = offset_option(at_offset)
     fmt = resolve_format(output_format)
     try:
+        from kreplica.model.cluster import load_cluster_state
+
         state = load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
     except ValueError as exc:   # the option that does not fit the detected source
         raise FormatError(str(exc)) from None
     except OSError as exc:
         raise unreadable(exc) from exc
+    from kreplica.report.cluster_state import cluster_state_to_dict
+    from kreplica.report.cluster_state_text import render_text
+
     obj = cluster_state_to_dict(state)
     if fmt is OutputFormat.text:
         render_text(obj, state.findings, Console(file=sys.stdout, highlight=False, soft_wrap=True))

@@ -17,9 +17,20 @@ from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
 from kreplica.formats.errors import FormatError
-from kreplica.model.zk_tree import find_zk_files, iter_tree, iter_zk_log, load_zk_state, parse_zxid
-from kreplica.report import zk as report
 from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format
+
+
+def _tree():
+    """The ZooKeeper model, imported on use so other commands start fast."""
+    from kreplica.model import zk_tree
+
+    return zk_tree
+
+
+def _report():
+    from kreplica.report import zk
+
+    return zk
 
 app = typer.Typer(name="zk", no_args_is_help=True, short_help="Read ZooKeeper snapshots and transaction logs.",
                   help="Read a ZooKeeper data directory offline: the tree replayed to any point (dump), "
@@ -54,7 +65,7 @@ def zxid_option(text: str | None, option: str) -> int | None:
     if text is None:
         return None
     try:
-        return parse_zxid(text)
+        return _tree().parse_zxid(text)
     except ValueError:
         raise FormatError(f"expected a zxid in hex (0xb6) or decimal (182), got {text!r}", field=option) from None
 
@@ -110,21 +121,21 @@ def dump(
     when = time_option(at_time)
     fmt = resolve_format(output_format)
     try:
-        state = load_zk_state(sources, at_zxid=zxid, at_time=when)
+        state = _tree().load_zk_state(sources, at_zxid=zxid, at_time=when)
     except OSError as exc:
         raise unreadable(exc) from exc
     if not path:
-        tree = iter_tree(state.nodes)
+        tree = _tree().iter_tree(state.nodes)
     elif len(path) == 1:
-        tree = iter_tree(state.nodes, path[0])
+        tree = _tree().iter_tree(state.nodes, path[0])
     else:
-        wanted = {p for glob in path for p, _ in iter_tree(state.nodes, glob)}
-        tree = ((p, n) for p, n in iter_tree(state.nodes) if p in wanted)
+        wanted = {p for glob in path for p, _ in _tree().iter_tree(state.nodes, glob)}
+        tree = ((p, n) for p, n in _tree().iter_tree(state.nodes) if p in wanted)
     if fmt is OutputFormat.text:
-        errors = report.render_dump(state, tree, _console(), payload)
+        errors = _report().render_dump(state, tree, _console(), payload)
     else:
         emitter = Emitter(fmt)
-        errors = report.emit_dump(state, tree, emitter, payload)
+        errors = _report().emit_dump(state, tree, emitter, payload)
         emitter.close()
     return ExitCode.PROBLEMS if errors else ExitCode.OK
 
@@ -153,17 +164,17 @@ def log(
     high = zxid_option(to_zxid, "--to-zxid")
     fmt = resolve_format(output_format)
     try:
-        if not find_zk_files(sources).logs:
+        if not _tree().find_zk_files(sources).logs:
             raise FormatError("no ZooKeeper transaction log (log.<zxid>) in SOURCE", path=", ".join(sources))
     except OSError as exc:
         raise unreadable(exc) from exc
-    items = report.select_txns(iter_zk_log(sources), low, high)
+    items = _report().select_txns(_tree().iter_zk_log(sources), low, high)
     try:
         if fmt is OutputFormat.text:
-            errors = report.render_log(items, _console(), payload)
+            errors = _report().render_log(items, _console(), payload)
         else:
             emitter = Emitter(fmt)
-            errors = report.emit_log(items, emitter, payload)
+            errors = _report().emit_log(items, emitter, payload)
             emitter.close()
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
