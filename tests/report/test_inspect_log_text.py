@@ -60,3 +60,24 @@ def test_fast_batch_line_is_exactly_the_json_of_the_batch_object() -> None:
         line = batch_line(b, dumps(b.path))
         assert line == dumps(batch_object(b)) + "\n"
         assert json.loads(line) == batch_object(b)
+
+
+def test_fast_record_line_is_exactly_the_json_of_the_record_object() -> None:
+    import json
+
+    from kreplica.formats.batch import Header, Record
+    from kreplica.report.inspect_log import json_payload_encoder, record_line, record_object
+    from kreplica.report.output import dumps
+    from kreplica.report.payload import encoder
+    from tests.conftest import FIXTURES
+
+    paths = [str(FIXTURES / "logs"), str(FIXTURES / "damaged")]
+    records = [e for e in inspect_groups(find_segment_groups(paths), InspectOptions(records=True))
+               if isinstance(e, Record)]
+    assert any(r.control_type is not None for r in records) and any(r.key is None for r in records)
+    odd = Record(7, 8, -1, 5, b"\x00\xff\"\\", b"", (Header('k"\u00e9\\', b"\x80"), Header("", None)), 0, 3)
+    for mode in Payload:
+        for r in records + [odd]:
+            line = record_line(r, dumps("p\\\""), json_payload_encoder(mode))
+            assert line == dumps(record_object(r, "p\\\"", encoder(mode))) + "\n"
+            assert json.loads(line) == record_object(r, "p\\\"", encoder(mode))
