@@ -165,20 +165,17 @@ def load_partition(partition: PartitionDir, checkpoints: LogDirCheckpoints, *, s
     # 4. log recovery
     recovery_points = checkpoints.recovery_points or {}
     recovery_point = recovery_points.get(key, 0) if key else 0
+    floor = None
     if shutdown == UNCLEAN and segments:
         floor = segments[0].base_offset
         for seg in segments:
             if seg.base_offset <= recovery_point:
                 floor = seg.base_offset
-        to_recover = {s.base_offset for s in segments if s.base_offset >= floor} | forced
-    else:
-        to_recover = forced
     assign_zero = not (kafka_version.at_least(2, 1, 1) and not kafka_version.at_least(2, 7))
-    kept: list[SegmentFiles] = []
     log_end = segments[0].base_offset if segments else 0
     for i, seg in enumerate(segments):
-        if seg.base_offset not in to_recover:
-            kept.append(seg)
+        in_log_recovery = floor is not None and seg.base_offset >= floor
+        if not in_log_recovery and seg.base_offset not in forced:
             log_end = max(log_end, _segment_end(seg))
             continue
         st.recovered.append(seg.log)
@@ -195,15 +192,17 @@ def load_partition(partition: PartitionDir, checkpoints: LogDirCheckpoints, *, s
         if verdict.refuses_to_load:
             st.refuses = True
             st.reasons.append(f"{seg.log}: {verdict.stop_reason}")
-        kept.append(seg)
         log_end = max(log_end, rec.next_offset if rec.next_offset is not None else seg.base_offset)
         if verdict.truncated_bytes > 0:
-            st.truncate_at = (seg.log, verdict.valid_bytes)
-            st.truncated = verdict.truncated_bytes
-            later = [s.log for s in segments[i + 1:]]
-            st.deleted_segments.extend(later)
-            st.truncated += sum(s.size for s in segments[i + 1:])
-            if shutdown == UNCLEAN or seg.base_offset not in forced:
+            if st.truncate_at is None:
+                st.truncate_at = (seg.log, verdict.valid_bytes)
+            st.truncated += verdict.truncated_bytes
+            if in_log_recovery:
+                # LogLoader.recoverLog: a truncating segment deletes every later one and ends recovery
+                # (a segment recovered while loading for a missing index is only truncated itself)
+                later = segments[i + 1:]
+                st.deleted_segments.extend(s.log for s in later)
+                st.truncated += sum(s.size for s in later)
                 break
     # 5. log start offset and the epoch cache's final trims
     start_checkpoint = (checkpoints.log_start_offsets or {}).get(key, 0) if key else 0

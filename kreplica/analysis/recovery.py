@@ -151,12 +151,8 @@ class SegmentRecovery:
         ``truncate_cache`` applies ``truncateFromEnd`` to the recovered end, as for one segment
         on its own; a partition-level load does that itself, once, after the last segment.
         """
-        if not truncate_cache:
-            pass
-        elif self._next_offset is not None:
-            self._cache.truncate_from_end(self._next_offset)
-        elif self.valid_bytes == 0 or self.stop_reason and "InvalidOffset" in self.stop_reason:
-            self._cache.truncate_from_end(self._base)
+        if truncate_cache:
+            self._cache.truncate_from_end(self._next_offset if self._next_offset is not None else self._base)
         return RecoveryVerdict(
             self.valid_bytes, file_size - self.valid_bytes,
             tuple((e.epoch, e.start_offset) for e in self._cache.entries),

@@ -211,9 +211,8 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None,
             if limited:
                 break_here(pos, STOP_MAX_BYTES)
             elif remaining > 0:
-                if True:
-                    break_here(pos, STOP_INCOMPLETE)
-                    yield _tail_finding(buf, path, pos, end)
+                break_here(pos, STOP_INCOMPLETE)
+                yield _tail_finding(buf, path, pos, end)
             break
         offset, size, magic = unpack_prefix(buf, pos)
         if size < MIN_ENTRY_SIZE:

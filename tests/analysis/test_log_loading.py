@@ -105,3 +105,17 @@ def test_version_2_1_1_to_2_6_does_not_re_add_epoch_zero(tmp_path: Path) -> None
     pdir, cps = make(tmp_path, {0: batch(0, 5, 0) + batch(5, 5, 2)}, checkpoint=None, recovery_point=0)
     assert load_partition(pdir, cps).epoch_cache == ((0, 0), (2, 5))
     assert load_partition(pdir, cps, kafka_version=parse_kafka_version("2.5")).epoch_cache == ((2, 5),)
+
+
+def test_missing_index_recovery_after_clean_shutdown_truncates_only_that_segment(tmp_path: Path) -> None:
+    bad = bytearray(batch(0, 5, 0))
+    bad[-2] ^= 0xFF
+    pdir, cps = make(tmp_path, {0: bytes(bad), 5: batch(5, 5, 0)}, checkpoint=build_leader_epoch_checkpoint([(0, 0)]),
+                     clean=True)
+    (pdir_path := Path(pdir.path))
+    (pdir_path / f"{0:020d}.index").unlink()
+    from kreplica.model.log_dir import scan_partition_dir
+
+    v = load_partition(scan_partition_dir(pdir_path), cps)
+    assert v.truncate_at == (str(pdir_path / f"{0:020d}.log"), 0) and v.truncated_bytes == len(bad)
+    assert v.deleted_segments == () and v.log_end_offset == 10
