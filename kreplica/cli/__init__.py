@@ -1,0 +1,1 @@
+"""Thin typer commands: parse options, call analysis, hand results to report, return an exit code."""
