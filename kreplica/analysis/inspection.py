@@ -40,6 +40,12 @@ class InspectOptions:
     transactional: bool | None = None
     control: bool | None = None
 
+    @property
+    def filtering(self) -> bool:
+        """Whether any filter is set (scans skip the per-batch checks when none is)."""
+        return (self.first_offset, self.last_offset, self.producer_id, self.leader_epoch, self.transactional,
+                self.control) != (None,) * 6
+
     def wants(self, batch: RecordBatch) -> bool:
         """True when ``batch`` passes every filter."""
         if self.first_offset is not None and batch.last_offset < self.first_offset:
@@ -128,33 +134,41 @@ def inspect_segment(segment: SegmentFile, options: InspectOptions, context: _Par
         first = last = None
         end: SegmentEnd | None = None
         reported_progress = 0
+        filtering = options.filtering
+        decode = options.records
+        feed = recovery.feed
+        # NOTE: the per-batch path of every scan; bench/README.md has the figures
         for event in iter_segment(buf, path=label, verify_crc=options.verify_crc, max_bytes=options.max_bytes):
-            if isinstance(event, RecordBatch):
+            if type(event) is RecordBatch:
                 batch = event
                 batches += 1
                 if first is None:
                     first = batch.base_offset
-                last = batch.last_offset if last is None else max(last, batch.last_offset)
+                if last is None or batch.last_offset > last:
+                    last = batch.last_offset
                 if not batch.after_break:
-                    recovery.feed(batch)
-                pending = list(_batch_checks(batch, segment, context))
-                listed = options.wants(batch)
+                    feed(batch)
+                pending = _batch_checks(batch, segment, context)
+                listed = not filtering or options.wants(batch)
                 if listed:
                     yield batch
-                if options.records:
+                if decode:
                     for item in _records_of(buf, batch):
                         if isinstance(item, Finding):
                             pending.append(item)
                         else:
                             records += 1
-                            if listed and options.wants_record(item):
+                            if listed and (not filtering or options.wants_record(item)):
                                 yield item
+                elif batch.count is not None:
+                    records += batch.count if batch.count > 0 else 0
                 else:
-                    records += _header_count(batch)
-                for f in pending:
-                    findings += 1
-                    errors += f.is_error
-                    yield f
+                    records += max(batch.last_offset - batch.base_offset + 1, 1)
+                if pending:
+                    for f in pending:
+                        findings += 1
+                        errors += f.is_error
+                        yield f
                 if progress is not None and batch.end - reported_progress >= 1 << 22:
                     progress(batch.end - reported_progress)
                     reported_progress = batch.end
@@ -179,46 +193,49 @@ def _header_count(batch: RecordBatch) -> int:
     return max(batch.last_offset - batch.base_offset + 1, 1)
 
 
-def _batch_checks(batch: RecordBatch, segment: SegmentFile, context: _PartitionContext) -> Iterator[Finding]:
-    """Offsets and epochs against the batches before it, and against the segment's base offset."""
+def _batch_checks(batch: RecordBatch, segment: SegmentFile, context: _PartitionContext) -> list[Finding]:
+    """Offsets and epochs against the batches before it, and against the segment's base offset
+    (a list, usually empty: this runs once per batch of every scan)."""
+    out: list[Finding] = []
     if batch.crc_valid is False:
-        return
+        return out
     path = batch.path
     if segment.base_offset is not None:
         relative = batch.last_offset - segment.base_offset
         if batch.base_offset < segment.base_offset or relative > _INT32_MAX:
-            yield Finding("offset_out_of_segment_range", path, batch.position,
+            out.append(Finding("offset_out_of_segment_range", path, batch.position,
                           f"offsets {batch.base_offset}-{batch.last_offset} of the batch at byte {batch.position} "
                           f"do not fit segment base offset {segment.base_offset} (relative offsets must lie "
                           f"in 0..{_INT32_MAX})",
-                          details={"segment_base_offset": segment.base_offset})
+                          details={"segment_base_offset": segment.base_offset}))
     prev = context.last_batch
     if prev is not None and batch.base_offset <= prev.last_offset:
         where = f"byte {prev.position}" if prev.path == path else f"byte {prev.position} of {prev.path}"
         if batch.last_offset <= prev.last_offset:
-            yield Finding("offset_regression", path, batch.position,
+            out.append(Finding("offset_regression", path, batch.position,
                           f"offsets go backwards: the batch at byte {batch.position} holds "
                           f"{batch.base_offset}-{batch.last_offset}, after {prev.base_offset}-{prev.last_offset} "
                           f"at {where}",
-                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset})
+                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset}))
         else:
-            yield Finding("offset_overlap", path, batch.position,
+            out.append(Finding("offset_overlap", path, batch.position,
                           f"the batch at byte {batch.position} starts at offset {batch.base_offset}, at or "
                           f"below {prev.last_offset}, the last offset of the batch at {where}",
-                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset})
+                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset}))
     if prev is None or batch.last_offset > prev.last_offset:
         context.last_batch = batch
     if batch.magic >= 2 and batch.partition_leader_epoch >= 0:
         if batch.partition_leader_epoch < context.max_epoch:
             seen = context.max_epoch_batch
-            yield Finding("epoch_regression", path, batch.position,
+            out.append(Finding("epoch_regression", path, batch.position,
                           f"partition leader epoch {batch.partition_leader_epoch} of the batch at byte "
                           f"{batch.position} (offset {batch.base_offset}) is below epoch {context.max_epoch} "
                           f"seen at offset {seen.base_offset}",
-                          details={"epoch": batch.partition_leader_epoch, "max_epoch_before": context.max_epoch})
+                          details={"epoch": batch.partition_leader_epoch, "max_epoch_before": context.max_epoch}))
         else:
             context.max_epoch = batch.partition_leader_epoch
             context.max_epoch_batch = batch
+    return out
 
 
 def _records_of(buf, batch: RecordBatch) -> Iterator[Record | Finding]:

@@ -11,9 +11,8 @@ from rich.console import Console
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
-from kreplica.cli.zk import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
 from kreplica.formats.errors import FormatError
-from kreplica.report.inspect_log import finding_object
+from kreplica.cli.zk import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
 from kreplica.report.output import Emitter, OutputFormat, resolve_format
 
 app = typer.Typer()
@@ -57,6 +56,9 @@ def cluster_state(
     (or damage found in the evidence), 2 bad usage or unreadable input (--at-offset on ZooKeeper,
     --at-zxid on KRaft), 3 internal error.
     """
+    from kreplica.formats.errors import FormatError
+    from kreplica.report.inspect_log import finding_object
+
     zxid = zxid_option(at_zxid, "--at-zxid")
     when = time_option(at_time)
     offset = offset_option(at_offset)

@@ -9,12 +9,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from kreplica.analysis.divergence import compare
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
-from kreplica.report import replication as report
 from kreplica.report.output import Emitter, OutputFormat, resolve_format
 
 app = typer.Typer()
@@ -38,6 +36,9 @@ def diverge(
 
     Exit status: 0 identical, 1 divergence found, 2 bad usage or unreadable input, 3 internal error.
     """
+    from kreplica.analysis.divergence import compare
+    from kreplica.report import replication as report
+
     if len(replicas) < 2:
         raise typer.BadParameter("give at least two replicas", param_hint="REPLICA")
     loaded = load_replicas(replicas, partition, hw)

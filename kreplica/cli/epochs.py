@@ -8,19 +8,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from kreplica.analysis.epoch_reconciliation import compare_checkpoint
-from kreplica.analysis.replica_state import replica_state
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
-from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint
-from kreplica.formats.errors import FormatError
-from kreplica.formats.findings import Finding
-from kreplica.model.log_dir import read_bytes
-from kreplica.report import replication as report
-from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter, OutputFormat, resolve_format
 
 app = typer.Typer()
@@ -43,6 +35,15 @@ def epochs(
 
     Exit status: 0 they agree, 1 disagreements found, 2 bad usage or unreadable input, 3 internal error.
     """
+    from kreplica.analysis.epoch_reconciliation import compare_checkpoint
+    from kreplica.analysis.replica_state import replica_state
+    from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint
+    from kreplica.formats.errors import FormatError
+    from kreplica.formats.findings import Finding
+    from kreplica.model.log_dir import read_bytes
+    from kreplica.report import replication as report
+    from kreplica.report.inspect_log import finding_object
+
     kafka_version = kafka_version or DEFAULT_VERSION
     loaded = load_replicas(replicas, partition, hw)
     objs, findings = [], {}

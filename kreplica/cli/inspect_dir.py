@@ -8,13 +8,10 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from kreplica.analysis.dir_inspection import inspect_log_dirs
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
-from kreplica.model.log_dir import find_log_dirs
-from kreplica.report import inspect_dir as report
 from kreplica.report.output import Emitter, OutputFormat, resolve_format
 
 app = typer.Typer()
@@ -43,6 +40,10 @@ def inspect_dir(
 
     Exit status: 0 nothing wrong, 1 problems found, 2 bad usage or unreadable input, 3 internal error.
     """
+    from kreplica.analysis.dir_inspection import inspect_log_dirs
+    from kreplica.model.log_dir import find_log_dirs
+    from kreplica.report import inspect_dir as report
+
     if shutdown is not None and shutdown not in ("clean", "unclean"):
         raise typer.BadParameter("expected clean or unclean", param_hint="--shutdown")
     kafka_version = kafka_version or DEFAULT_VERSION

@@ -8,11 +8,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from kreplica.analysis.index_inspection import find_index_files, inspect_index
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
-from kreplica.report import inspect_index as report
 from kreplica.report.output import Emitter, OutputFormat, resolve_format
 
 app = typer.Typer()
@@ -40,6 +38,9 @@ def inspect_index_command(
 
     Exit status: 0 nothing wrong, 1 problems found, 2 bad usage or unreadable input, 3 internal error.
     """
+    from kreplica.analysis.index_inspection import find_index_files, inspect_index
+    from kreplica.report import inspect_index as report
+
     if verify_only and no_verify:
         raise typer.BadParameter("--verify-only and --no-verify exclude each other", param_hint="--verify-only")
     files = find_index_files(paths)

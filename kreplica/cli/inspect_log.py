@@ -9,12 +9,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 
-from kreplica.analysis.inspection import InspectOptions, inspect_groups
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, PayloadOption
 from kreplica.cli.runner import runs_command, stderr
-from kreplica.model.segments import find_segment_groups
-from kreplica.report import inspect_log as report
 from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format
 
 app = typer.Typer()
@@ -75,6 +72,10 @@ def inspect_log(
     Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input,
     3 internal error.
     """
+    from kreplica.analysis.inspection import InspectOptions, inspect_groups
+    from kreplica.model.segments import find_segment_groups
+    from kreplica.report import inspect_log as report
+
     first, last = offsets if offsets is not None else (None, None)
     options = InspectOptions(
         verify_crc=verify_crc, records=records, max_bytes=max_bytes, first_offset=first, last_offset=last,

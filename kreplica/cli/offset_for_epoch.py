@@ -9,15 +9,11 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from kreplica.analysis.offset_for_epoch import answer
-from kreplica.analysis.replica_state import replica_state
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.replicas import PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
-from kreplica.formats.errors import Malformed
-from kreplica.report import replication as report
 from kreplica.report.output import Emitter, OutputFormat, resolve_format
 
 app = typer.Typer()
@@ -48,6 +44,11 @@ def offset_for_epoch(
     Exit status: 0 answered without error, 1 an answer carries an error, 2 bad usage or unreadable
     input, 3 internal error.
     """
+    from kreplica.analysis.offset_for_epoch import answer
+    from kreplica.analysis.replica_state import replica_state
+    from kreplica.formats.errors import Malformed
+    from kreplica.report import replication as report
+
     if (epoch is None) == (epochs_from is None):
         raise typer.BadParameter("give exactly one of --epoch and --epochs-from", param_hint="--epoch")
     kafka_version = kafka_version or DEFAULT_VERSION

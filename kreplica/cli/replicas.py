@@ -7,7 +7,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from kreplica.model.replica import Replica, load_replica, parse_hw_overrides, resolve_replica_paths
 
 PartitionOption = Annotated[
     Optional[str],
@@ -22,8 +21,10 @@ HwOption = Annotated[
 ]
 
 
-def load_replicas(paths: list[str], partition: str | None, hw: list[str] | None) -> list[Replica]:
+def load_replicas(paths: list[str], partition: str | None, hw: list[str] | None) -> list:
     """Read every replica named on the command line; labels are made unique."""
+    from kreplica.model.replica import load_replica, parse_hw_overrides, resolve_replica_paths
+
     try:
         overrides = parse_hw_overrides(hw or [])
     except ValueError as exc:

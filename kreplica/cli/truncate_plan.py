@@ -9,19 +9,19 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from kreplica.analysis.replica_state import replica_state
-from kreplica.analysis.salvage import export_batches
-from kreplica.analysis.truncation import AUTO, PROTOCOLS, annotate, resolve_protocol, simulate
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
-from kreplica.report import replication as report
-from kreplica.report.inspect_log import record_object
 from kreplica.report.output import Emitter, OutputFormat, Payload, dumps, resolve_format
 from kreplica.report.payload import encoder
 
 app = typer.Typer()
+
+# kept here (not imported from analysis.truncation) so that option parsing imports nothing heavy;
+# tests/analysis/test_replication_scenarios.py checks they match
+PROTOCOLS = ("hw", "kip101", "kip279", "diverging-epoch", "auto")
+AUTO = "auto"
 
 
 def _protocol(value: str) -> str:
@@ -58,6 +58,12 @@ def truncate_plan(
     Exit status: 0 nothing committed is lost, 1 committed data would be lost, 2 bad usage or unreadable
     input, 3 internal error.
     """
+    from kreplica.analysis.replica_state import replica_state
+    from kreplica.analysis.salvage import export_batches
+    from kreplica.analysis.truncation import annotate, resolve_protocol, simulate
+    from kreplica.report import replication as report
+    from kreplica.report.inspect_log import record_object
+
     proto, version = resolve_protocol(protocol, kafka_version)
     replicas = load_replicas([leader, *followers], partition, hw)
     states = [replica_state(r, kafka_version=version, as_leader=(i == 0)) for i, r in enumerate(replicas)]

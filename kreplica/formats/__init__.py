@@ -1,29 +1,31 @@
 """Bytes in, typed values out: one module per on-disk format.
 
-The public readers are re-exported here; everything else (structs, helpers) stays in its module.
+The public readers are available from here; they are imported on first use (PEP 562), so that
+importing one format module, or the CLI, does not import them all.
 """
 
-from kreplica.formats.batch import Header, NewRecord, Record, RecordBatch
-from kreplica.formats.checkpoints import (
-    parse_checkpoint,
-    parse_clean_shutdown,
-    parse_leader_epoch_checkpoint,
-    parse_meta_properties,
-    parse_offset_checkpoint,
-    parse_partition_metadata,
-    parse_quorum_state,
-)
-from kreplica.formats.errors import FormatError, Malformed, Truncated, UnsupportedVersion
-from kreplica.formats.findings import KINDS, Finding
-from kreplica.formats.offset_index import iter_offset_index
-from kreplica.formats.producer_snapshot import parse_producer_snapshot
-from kreplica.formats.segment import SegmentEnd, iter_segment
-from kreplica.formats.time_index import iter_time_index
-from kreplica.formats.txn_index import iter_txn_index
+from __future__ import annotations
 
-__all__ = [
-    "Finding", "FormatError", "Header", "KINDS", "Malformed", "NewRecord", "Record", "RecordBatch", "SegmentEnd",
-    "Truncated", "UnsupportedVersion", "iter_offset_index", "iter_segment", "iter_time_index", "iter_txn_index",
-    "parse_checkpoint", "parse_clean_shutdown", "parse_leader_epoch_checkpoint", "parse_meta_properties",
-    "parse_offset_checkpoint", "parse_partition_metadata", "parse_producer_snapshot", "parse_quorum_state",
-]
+import importlib
+
+_PUBLIC = {
+    "Header": "batch", "NewRecord": "batch", "Record": "batch", "RecordBatch": "batch",
+    "parse_checkpoint": "checkpoints", "parse_clean_shutdown": "checkpoints",
+    "parse_leader_epoch_checkpoint": "checkpoints", "parse_meta_properties": "checkpoints",
+    "parse_offset_checkpoint": "checkpoints", "parse_partition_metadata": "checkpoints",
+    "parse_quorum_state": "checkpoints",
+    "FormatError": "errors", "Malformed": "errors", "Truncated": "errors", "UnsupportedVersion": "errors",
+    "KINDS": "findings", "Finding": "findings",
+    "iter_offset_index": "offset_index", "parse_producer_snapshot": "producer_snapshot",
+    "SegmentEnd": "segment", "iter_segment": "segment",
+    "iter_time_index": "time_index", "iter_txn_index": "txn_index",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -240,3 +240,10 @@ def test_epochs_shows_lineage_checkpoint_and_loaded_cache() -> None:
     assert [(e["epoch"], e["start_offset"], e["last_offset"]) for e in a["lineage"]] == [(1, 0, 2), (4, 3, 3)]
     assert a["checkpoint"] == [[1, 0], [4, 3]] and a["loaded_cache"] == [[1, 0], [4, 3]]
     assert b["loaded_cache"] == [[1, 0], [2, 2]]
+
+
+def test_cli_protocol_names_match_the_analysis() -> None:
+    from kreplica.analysis import truncation
+    from kreplica.cli import truncate_plan
+
+    assert truncate_plan.PROTOCOLS == truncation.PROTOCOLS and truncate_plan.AUTO == truncation.AUTO
