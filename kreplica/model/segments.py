@@ -11,8 +11,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kreplica.formats.naming import parse_partition_dir, segment_base_offset
+from kreplica.formats.naming import classify_partition_file, parse_partition_dir, segment_base_offset
 from kreplica.model.evidence import STDIN, EvidenceError
+
+
+_NOT_SEGMENTS = {
+    "index": "kreplica inspect-index", "timeindex": "kreplica inspect-index", "txnindex": "kreplica inspect-index",
+    "snapshot": "kreplica inspect-dir", "leader_epoch_checkpoint": "kreplica epochs or inspect-dir",
+    "partition_metadata": "kreplica inspect-dir",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +68,10 @@ def find_segment_groups(paths: list[str]) -> list[SegmentGroup]:
             continue
         path = Path(raw)
         if path.is_file():
+            kind = classify_partition_file(path.name).kind
+            if kind in _NOT_SEGMENTS:
+                raise EvidenceError(f"is a {kind.replace('_', ' ')} file, not a segment "
+                                    f"(use {_NOT_SEGMENTS[kind]})", path=raw)
             parent = parse_partition_dir(path.parent.name)
             groups.append(SegmentGroup(parent.name if parent else None,
                                        (SegmentFile(str(path), segment_base_offset(path.name)),)))

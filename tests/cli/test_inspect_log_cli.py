@@ -183,3 +183,9 @@ def test_broken_pipe_is_quiet() -> None:
     out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, env=env)
     assert out.stdout.count("\n") == 1
     assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr
+
+
+def test_an_index_file_given_as_a_segment_is_a_usage_error() -> None:
+    result = run("inspect-log", str(LOGS / "orders-0" / "00000000000000000000.index"))
+    assert result.exit_code == 2
+    assert "inspect-index" in result.stderr and "Traceback" not in result.stderr
