@@ -18,14 +18,23 @@ run in a fresh child process so that peak memory is per run; min and median of `
   kp_scan           kafka-python ``MemoryRecords`` over the file bytes: batches + ``validate_crc``
   kp_decode         kafka-python: batches + ``validate_crc`` + every record
   cli_startup       ``kreplica --version`` (the fixed cost inside every cli_* figure)
+  cli_startup_nocache  the same when no bytecode is cached (PYTHONDONTWRITEBYTECODE=1, as set on
+                    the project's machines: every start compiles all of kreplica from source)
+
+CLI runs use a bytecode cache under bench/data/pycache (PYTHONPYCACHEPREFIX), as a normal
+installation has .pyc files; only cli_startup_nocache runs without one.
 
 Peak memory: ``maxrss`` is the process's peak resident set (``/usr/bin/time -f %M``, else the
 largest ``VmHWM`` sampled), which *includes* file pages mapped through the mmap (kreplica maps
 the segment, so pages it has touched count although they are page cache that the kernel can
 drop at will); ``anon`` is the peak of ``RssAnon`` and ``file`` the peak of ``RssFile`` from
 ``/proc/<pid>/status``, sampled every 10 ms: ``anon`` is the heap, i.e. the memory the process
-really allocates. ``lib_scan`` and ``cli_scan`` also run on the 128 MiB prefix file (``--small-size``)
-to show whether memory grows with file size.
+really allocates. ``lib_scan``, ``cli_scan`` and ``cli_decode_b64`` also run on the 128 MiB prefix
+file (``--small-size``) to show whether memory grows with file size.
+
+Every row also records the CPU seconds of the run (less disturbed than wall time when other work
+shares the 2 CPUs), the 1-minute load average when the case started, and a fingerprint of the
+kreplica sources (the tree changes under concurrent edits; compare only equal fingerprints).
 
 kafka-python is not a kreplica dependency. Install it (and ``zstandard``, which it needs for
 zstd batches; ``crc32c`` is already there) with::
@@ -38,7 +47,7 @@ Usage::
 
     /work/venv/bin/python bench/generate_segment.py            # once: ~3 min for 1 GiB
     /work/venv/bin/python bench/generate_segment.py --size 128M
-    /work/venv/bin/python bench/bench_inspect_log.py           # ~10 min on the 2-core box
+    /work/venv/bin/python bench/bench_inspect_log.py           # ~4 min on the 2-core box
     /work/venv/bin/python bench/bench_inspect_log.py --runs 1 --only lib_scan,lib_decode
 
 Results: a table on stdout and ``bench/results/inspect_log-<UTC date>.json``.
@@ -70,7 +79,8 @@ RESULTS_DIR = BENCH_DIR / "results"
 
 LIB_CASES = ("lib_scan", "lib_scan_nocrc", "floor_crc", "lib_decode", "kp_scan", "kp_decode")
 CLI_CASES = ("cli_scan", "cli_decode_none", "cli_decode_b64")
-ALL_CASES = LIB_CASES + CLI_CASES + ("cli_startup",)
+STARTUP_CASES = ("cli_startup", "cli_startup_nocache")
+ALL_CASES = LIB_CASES + CLI_CASES + STARTUP_CASES
 # what runs on the small file too (peak memory against file size)
 SMALL_CASES = ("lib_scan", "cli_scan", "cli_decode_b64")
 
@@ -234,7 +244,21 @@ class MemoryWatch(threading.Thread):
             self.done.wait(self.interval)
 
 
-def run_process(argv: list[str], *, capture: bool) -> dict:
+def cli_env(bytecode_cache: bool) -> dict:
+    """The environment of a CLI run. With ``bytecode_cache`` compiled modules are cached under
+    bench/data/pycache (as in any normal installation, where .pyc files exist); without it, and
+    with PYTHONDONTWRITEBYTECODE=1 as on the project's machines, every start compiles kreplica."""
+    env = dict(os.environ)
+    if bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(DEFAULT_OUT / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
+
+
+def run_process(argv: list[str], *, capture: bool, env: dict | None = None) -> dict:
     """Run ``argv`` with stdout to a pipe (``capture``) or /dev/null; wall time and memory.
 
     Peak RSS comes from ``/usr/bin/time -f %M`` when it exists (the rusage of a child forked by
@@ -242,7 +266,7 @@ def run_process(argv: list[str], *, capture: bool) -> dict:
     full = [TIME_BIN, "-f", _MAXRSS_TAG + "%M"] + argv if TIME_BIN else argv
     t0, c0 = time.perf_counter(), time.process_time()
     proc = subprocess.Popen(full, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, env=env)
     watch = MemoryWatch(proc.pid, follow_child=TIME_BIN is not None)
     watch.start()
     out = proc.stdout.read() if capture else b""
@@ -272,7 +296,7 @@ def run_case(case: str, path: str) -> dict:
         res = json.loads(r["stdout"])
         res.update(maxrss_kib=r["maxrss_kib"], anon_kib=r["anon_kib"], file_kib=r["file_kib"])
         return res
-    if case == "cli_startup":
+    if case.startswith("cli_startup"):
         argv = [KREPLICA, "--version"]
     else:
         argv = [KREPLICA, "inspect-log", path, "--format", "ndjson"]
@@ -280,12 +304,27 @@ def run_case(case: str, path: str) -> dict:
             argv += ["--records", "--payload", "none"]
         elif case == "cli_decode_b64":
             argv += ["--records", "--payload", "base64"]
-    r = run_process(argv, capture=False)
+    r = run_process(argv, capture=False, env=cli_env(case != "cli_startup_nocache"))
     if r["rc"] != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {r['rc']}: {r['stderr'][-2000:]}")
-    return {"seconds": r["wall"], "cpu_seconds": r["cpu"], "bytes": os.path.getsize(path) if case != "cli_startup" else 0,
+    return {"seconds": r["wall"], "cpu_seconds": r["cpu"], "bytes": 0 if case.startswith("cli_startup") else os.path.getsize(path),
             "maxrss_kib": r["maxrss_kib"], "anon_kib": r["anon_kib"], "file_kib": r["file_kib"],
             "argv": " ".join(argv[:1] + [Path(a).name if a == path else a for a in argv[1:]])}
+
+
+def code_fingerprint() -> str:
+    """A short hash of the kreplica sources this run imports (the tree changes under concurrent
+    edits; a figure is only comparable with another of the same fingerprint)."""
+    import hashlib
+
+    import kreplica
+
+    root = Path(kreplica.__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
 
 
 def warm(path: str) -> None:
@@ -361,6 +400,8 @@ def environment() -> dict:
         "kreplica": kv, "crc32c_hardware": checksums.CRC32C_HARDWARE,
         "crc_implementation": checksums.CRC_IMPLEMENTATION, "packages": versions,
         "mem_total_mib": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20,
+        # both are set on the project's machines and change CLI figures (see bench/README.md)
+        "env": {k: os.environ.get(k) for k in ("PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE")},
     }
 
 
@@ -417,12 +458,15 @@ def main(argv: list[str] | None = None) -> int:
 
     env = environment()
     print(f"# kreplica inspect-log benchmark  {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+    start_code = code_fingerprint()
     print(f"# {env['nproc']} CPU  {env['cpu_model']}  Python {env['python']}  "
-          f"crc32c hardware={env['crc32c_hardware']}  runs={args.runs}")
+          f"crc32c hardware={env['crc32c_hardware']}  runs={args.runs}  kreplica sources {start_code}  "
+          f"PYTHONUNBUFFERED={env['env']['PYTHONUNBUFFERED']}")
     print("# load = 1-minute load average before the case; above ~1 other work shares the CPUs and wall")
     print("# times suffer (CPU s is less affected). Peak RSS includes mapped file pages; anon is the heap.")
     print(TABLE_HEAD)
-    results: dict = {"environment": env, "runs": args.runs, "files": {}, "results": []}
+    results: dict = {"environment": env, "runs": args.runs, "files": {}, "results": [],
+                     "code_fingerprint_at_start": start_code}
     rows = []
     for sz, paths in sets:
         label = size_label(sz)
@@ -433,26 +477,33 @@ def main(argv: list[str] | None = None) -> int:
             path = str(paths[codec])
             results["files"][f"{codec}-{label}"] = {"path": path, "size": os.path.getsize(path),
                                                    "records": records_hint, "batches": manifest.get("batches")}
-            todo = [c for c in cases if c != "cli_startup" and (sz == size or c in SMALL_CASES)]
+            todo = [c for c in cases if c not in STARTUP_CASES and (sz == size or c in SMALL_CASES)]
             warm(path)
+            if any(c in CLI_CASES for c in todo):
+                run_process([KREPLICA, "--version"], capture=False, env=cli_env(True))  # compile once
             for case in todo:
                 load = os.getloadavg()[0]
+                code = code_fingerprint()
                 runs = [run_case(case, path) for _ in range(args.runs)]
                 s = summarise(case, runs, records_hint)
                 s.update(case=case, file=f"{codec}-{label}", codec=codec, load_before=round(load, 2),
-                         load_after=round(os.getloadavg()[0], 2))
+                         load_after=round(os.getloadavg()[0], 2), code=code)
+                if code_fingerprint() != code:
+                    s["code_changed_during_case"] = True
+                    print(f"# WARNING: kreplica sources changed while {case} ran", flush=True)
                 results["results"].append(s)
                 row = fmt_row(case, f"{codec}-{label}", s)
                 rows.append(row)
                 print(row, flush=True)
-    if "cli_startup" in cases:
+    for case in (c for c in STARTUP_CASES if c in cases):
         load = os.getloadavg()[0]
-        runs = [run_case("cli_startup", "") for _ in range(max(args.runs, 3))]
-        s = summarise("cli_startup", runs, None)
-        s.update(case="cli_startup", file="-", codec="-", load_before=round(load, 2),
-                 load_after=round(os.getloadavg()[0], 2))
+        run_case(case, "")  # fills the bytecode cache
+        runs = [run_case(case, "") for _ in range(max(args.runs, 5))]
+        s = summarise(case, runs, None)
+        s.update(case=case, file="-", codec="-", load_before=round(load, 2),
+                 load_after=round(os.getloadavg()[0], 2), code=code_fingerprint())
         results["results"].append(s)
-        rows.append(fmt_row("cli_startup", "-", s))
+        rows.append(fmt_row(case, "-", s))
         print(rows[-1])
     print()
     print(TABLE_HEAD)
@@ -460,6 +511,9 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out) if args.out else RESULTS_DIR / f"inspect_log-{datetime.now(timezone.utc):%Y-%m-%d}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     results["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    results["code_fingerprints"] = sorted({r.get("code", start_code) for r in results["results"]})
+    if len(results["code_fingerprints"]) > 1:
+        print("# WARNING: kreplica sources changed during the benchmark; figures mix code versions")
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwrote {out}")
     return 0

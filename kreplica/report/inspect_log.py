@@ -126,14 +126,28 @@ def json_payload_encoder(mode: Payload) -> Callable[[bytes | None], str]:
     return lambda b: "null"
 
 
+_HEADER_KEYS: dict[str, str] = {}  # header key -> its JSON prefix; keys repeat across records
+
+
 def record_line(r: Record, path_json: str, enc: Callable[[bytes | None], str]) -> str:
     """The ndjson line of :func:`record_object` (``enc`` from :func:`json_payload_encoder`).
 
     NOTE: like :func:`batch_line`, a template instead of a dict through the JSON encoder; records
     are most of ``--records`` output (bench/README.md).
     """
-    headers = ",".join('{"key":' + dumps(h.key) + ',"value":' + enc(h.value) + "}" for h in r.headers) \
-        if r.headers else ""
+    if r.headers:
+        keys = _HEADER_KEYS
+        parts = []
+        for h in r.headers:
+            k = keys.get(h.key)
+            if k is None:
+                k = '{"key":' + dumps(h.key) + ',"value":'
+                if len(keys) < 4096:
+                    keys[h.key] = k
+            parts.append(k + enc(h.value) + "}")
+        headers = ",".join(parts)
+    else:
+        headers = ""
     control = describe.control_type(r.control_type)
     return _RECORD_LINE(
         path_json, r.batch_position, r.offset, r.timestamp, r.sequence, enc(r.key), enc(r.value), headers,

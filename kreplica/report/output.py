@@ -52,6 +52,10 @@ def dumps(obj: Any) -> str:
     return _dumps(obj)
 
 
+#: How much machine output is gathered before one write.
+CHUNK = 256 * 1024
+
+
 class Emitter:
     """Writes machine output objects in one of the machine formats.
 
@@ -65,6 +69,8 @@ class Emitter:
         self.format = fmt
         self._single = single
         self._count = 0
+        self._pending: list = []
+        self._pending_size = 0
         if fmt is OutputFormat.msgpack:
             self._out = stream if stream is not None else sys.stdout.buffer
             self._packer = msgpack.Packer()
@@ -75,10 +81,13 @@ class Emitter:
         """Write one object."""
         fmt = self.format
         if fmt is OutputFormat.ndjson:
-            self._out.write(_dumps(obj))
-            self._out.write("\n")
-        elif fmt is OutputFormat.msgpack:
-            self._out.write(self._packer.pack(obj))
+            self.write_line(_dumps(obj) + "\n")
+            return
+        if fmt is OutputFormat.msgpack:
+            self._pending.append(self._packer.pack(obj))
+            self._pending_size += 64
+            if self._pending_size >= CHUNK:
+                self._flush_pending()
         elif self._single:
             if self._count:
                 raise ValueError("a single-document command emitted two objects")
@@ -89,12 +98,27 @@ class Emitter:
         self._count += 1
 
     def write_line(self, line: str) -> None:
-        """ndjson only: write a line already encoded (it must end in a newline)."""
-        self._out.write(line)
+        """ndjson only: write a line already encoded (it must end in a newline).
+
+        NOTE: lines are gathered and written in chunks of :data:`CHUNK` characters: with
+        ``PYTHONUNBUFFERED`` set, one write per line is one system call (bench/README.md).
+        """
+        self._pending.append(line)
+        self._pending_size += len(line)
         self._count += 1
+        if self._pending_size >= CHUNK:
+            self._flush_pending()
+
+    def _flush_pending(self) -> None:
+        if self._pending:
+            joiner = b"" if self.format is OutputFormat.msgpack else ""
+            self._out.write(joiner.join(self._pending))
+            self._pending.clear()
+        self._pending_size = 0
 
     def close(self) -> None:
         """Finish the document (``json``) and flush."""
+        self._flush_pending()
         if self.format is OutputFormat.json:
             if not self._single:
                 self._out.write("[]\n" if self._count == 0 else "\n]\n")
