@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from itertools import combinations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
-from kreplica.report.output import Emitter, OutputFormat, resolve_format
+from kreplica.report.output import resolve_format, write_objects
 
 app = typer.Typer()
 
@@ -43,15 +41,6 @@ def diverge(
         raise typer.BadParameter("give at least two replicas", param_hint="REPLICA")
     loaded = load_replicas(replicas, partition, hw)
     results = [compare(a, b, a.name) for a, b in combinations(loaded, 2)]
-    fmt = resolve_format(output_format)
     objs = [report.divergence_object(d) for d in results]
-    if fmt is OutputFormat.text:
-        console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
-        for o in objs:
-            report.render_divergence(o, console)
-    else:
-        emitter = Emitter(fmt)
-        for o in objs:
-            emitter.emit(o)
-        emitter.close()
+    write_objects(objs, resolve_format(output_format), report.render_divergence)
     return ExitCode.PROBLEMS if any(d.ranges for d in results) else ExitCode.OK

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
-from kreplica.report.output import Emitter, OutputFormat, Payload, dumps, resolve_format
+from kreplica.report.output import Payload, dumps, resolve_format, write_objects
 from kreplica.report.payload import encoder
 
 app = typer.Typer()
@@ -85,15 +83,6 @@ def truncate_plan(
             with open(target / f"{name}.records.ndjson", "w", encoding="utf-8") as out:
                 export_batches(plan.discarded, target, name,
                                lambda rec, seg: out.write(dumps(record_object(rec, seg, enc)) + "\n"))
-    fmt = resolve_format(output_format)
     objs = [report.truncation_object(p) for p in plans]
-    if fmt is OutputFormat.text:
-        console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
-        for o in objs:
-            report.render_truncation(o, console)
-    else:
-        emitter = Emitter(fmt)
-        for o in objs:
-            emitter.emit(o)
-        emitter.close()
+    write_objects(objs, resolve_format(output_format), report.render_truncation)
     return ExitCode.PROBLEMS if any(p.committed_loss for p in plans) else ExitCode.OK

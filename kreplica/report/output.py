@@ -125,3 +125,19 @@ class Emitter:
             else:
                 self._out.write("\n")
         self._out.flush()
+
+
+def write_objects(objs, fmt: OutputFormat, render) -> None:
+    """Write result objects: ``render(obj, console)`` each for text, the machine format otherwise."""
+    if fmt is OutputFormat.text:
+        from rich.console import Console
+
+        console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+        for obj in objs:
+            render(obj, console)
+        return
+    emitter = Emitter(fmt)
+    for obj in objs:
+        emitter.emit(obj)
+    emitter.close()
+
