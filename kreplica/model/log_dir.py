@@ -118,12 +118,19 @@ def scan_partition_dir(path: str | Path) -> PartitionDir:
 
 
 def _looks_like_partition(path: Path) -> bool:
+    """A directory holding a Kafka-named segment or index, or a partition's own metadata files."""
     try:
-        return any(classify_partition_file(e.name).kind in ("log", "index", "leader_epoch_checkpoint",
-                                                            "partition_metadata")
-                   for e in os.scandir(path) if e.is_file())
+        for e in os.scandir(path):
+            if not e.is_file():
+                continue
+            f = classify_partition_file(e.name)
+            if f.kind in ("leader_epoch_checkpoint", "partition_metadata"):
+                return True
+            if f.kind in ("log", "index") and f.base_offset is not None:
+                return True
     except OSError:
         return False
+    return False
 
 
 def _marker_files(path: Path) -> dict[str, str]:

@@ -189,3 +189,9 @@ def test_an_index_file_given_as_a_segment_is_a_usage_error() -> None:
     result = run("inspect-log", str(LOGS / "orders-0" / "00000000000000000000.index"))
     assert result.exit_code == 2
     assert "inspect-index" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_inspect_dir_on_a_directory_that_is_not_kafka_evidence(tmp_path: Path) -> None:
+    (tmp_path / "notes.log").write_text("not a segment")
+    result = run("inspect-dir", str(tmp_path))
+    assert result.exit_code == 2 and "neither a partition directory nor a log directory" in result.stderr
