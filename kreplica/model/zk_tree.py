@@ -608,8 +608,12 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
                                 "shown can be ahead of the requested point",
                                 details={"digest_zxid": snap.end.digest.zxid, "target": target}))
     if snap is None:
+        # ZooKeeper itself refuses too (FileTxnSnapLog.restore, 3.5+): "No snapshot found, but there
+        # are log entries. Something is broken!" unless zookeeper.snapshot.trust.empty=true
         where = f" at or before zxid {target:#x}" if target is not None else ""
-        raise FormatError(f"no loadable ZooKeeper snapshot{where}", path=files.source or None)
+        also = (" (ZooKeeper refuses to start on this too: \"No snapshot found, but there are log entries\")"
+                if files.logs else "")
+        raise FormatError(f"no loadable ZooKeeper snapshot{where}{also}", path=files.source or None)
 
     tree = snap.tree
     tree.sessions.update(snap.preamble.sessions)
