@@ -370,12 +370,7 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
         end_nodes = r.pos
         # seal #1: Adler-32 of everything before it
         running = _adler(buf, 0, end_nodes, 1)
-        seal_at = r.position
-        stored = r.long("seal #1")
-        r.ustring("seal #1 marker")
-        seals.append((stored, running))
-        if stored != running:
-            yield _seal_finding(path, seal_at, 1, stored, running)
+        yield from _read_seal(r, path, 1, running, seals)
         left = r.remaining
         if left and left != LAST_PROCESSED_ZXID_TRAILER:
             running = _adler(buf, end_nodes, r.pos, running)
@@ -385,25 +380,15 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
             value = r.long("digest") if dver >= 2 else r.ustring("digest")
             digest = SnapshotDigest(zxid, dver, value)
             running = _adler(buf, start, r.pos, running)
-            seal_at = r.position
-            stored = r.long("seal #2")
-            r.ustring("seal #2 marker")
-            seals.append((stored, running))
-            if stored != running:
-                yield _seal_finding(path, seal_at, 2, stored, running)
-            end_nodes = seal_at
+            end_nodes = r.pos
+            yield from _read_seal(r, path, 2, running, seals)
             left = r.remaining
         if left:
             running = _adler(buf, end_nodes, r.pos, running)
             start = r.pos
             last_zxid = r.long("lastProcessedZxid")
             running = _adler(buf, start, r.pos, running)
-            seal_at = r.position
-            stored = r.long("seal #3")
-            r.ustring("seal #3 marker")
-            seals.append((stored, running))
-            if stored != running:
-                yield _seal_finding(path, seal_at, 3, stored, running)
+            yield from _read_seal(r, path, 3, running, seals)
         if r.remaining:
             yield Finding("zk_trailing_bytes", path, r.position,
                           f"{r.remaining} bytes after the last seal are not part of any known trailer",
@@ -422,6 +407,16 @@ def _adler(buf, start: int, end: int, value: int) -> int:
     """Adler-32 of ``buf[start:end]`` continuing from ``value``, without copying the bytes."""
     with memoryview(buf) as mv:
         return zlib.adler32(mv[start:end], value)
+
+
+def _read_seal(r, path: str, n: int, running: int, seals: list) -> Iterator[Finding]:
+    """Read seal ``n`` (long adler32, ustring "/"), record it, and report it if it does not match."""
+    seal_at = r.position
+    stored = r.long(f"seal #{n}")
+    r.ustring(f"seal #{n} marker")
+    seals.append((stored, running))
+    if stored != running:
+        yield _seal_finding(path, seal_at, n, stored, running)
 
 
 def _seal_finding(path: str, position: int, which: int, stored: int, computed: int) -> Finding:
