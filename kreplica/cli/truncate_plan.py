@@ -57,7 +57,7 @@ def truncate_plan(
     input, 3 internal error.
     """
     from kreplica.analysis.replica_state import replica_state
-    from kreplica.analysis.salvage import export_batches
+    from kreplica.report.salvage import export_batches
     from kreplica.analysis.truncation import annotate, resolve_protocol, simulate
     from kreplica.report import replication as report
     from kreplica.report.inspect_log import record_object

@@ -1,4 +1,4 @@
-"""Write what a truncation would discard, so it can be re-produced: the batches' exact bytes as a
+"""Output files of truncate-plan --export: what a truncation would discard, so it can be re-produced: the batches' exact bytes as a
 valid segment file (CRCs intact; ``kreplica inspect-log`` reads it back) and the records as
 ndjson with payloads."""
 
