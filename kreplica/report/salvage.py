@@ -1,6 +1,6 @@
-"""Output files of truncate-plan --export: what a truncation would discard, so it can be re-produced: the batches' exact bytes as a
-valid segment file (CRCs intact; ``kreplica inspect-log`` reads it back) and the records as
-ndjson with payloads."""
+"""Output files of ``truncate-plan --export``: what a truncation would discard, so it can be
+re-produced — the batches' exact bytes as a valid segment file (CRCs intact; ``kreplica
+inspect-log`` reads it back) and the records as ndjson with payloads."""
 
 from __future__ import annotations
 
