@@ -22,7 +22,7 @@ from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.offset_index import IndexEnd
 from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
-from kreplica.model.evidence import open_buffer
+from kreplica.formats.mapped import open_buffer
 from kreplica.model.lineage import LineageBuilder, LineageEntry
 from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, read_bytes, read_checkpoints
 from kreplica.model.segments import SegmentFile

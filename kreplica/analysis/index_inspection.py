@@ -21,7 +21,7 @@ from kreplica.formats.naming import classify_partition_file
 from kreplica.formats.offset_index import IndexEnd, iter_offset_index
 from kreplica.formats.time_index import iter_time_index
 from kreplica.formats.txn_index import iter_txn_index
-from kreplica.model.evidence import EvidenceError, open_buffer
+from kreplica.formats.mapped import EvidenceError, open_buffer
 from kreplica.model.segments import SegmentFile
 
 KINDS = {"index": "offset", "timeindex": "time", "txnindex": "txn"}

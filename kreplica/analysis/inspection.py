@@ -19,7 +19,7 @@ from kreplica.formats.batch import Record, RecordBatch
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.segment import SegmentEnd, iter_segment
-from kreplica.model.evidence import open_buffer
+from kreplica.formats.mapped import open_buffer
 from kreplica.model.segments import SegmentFile, SegmentGroup
 
 _INT32_MAX = 0x7FFFFFFF

@@ -25,7 +25,7 @@ from kreplica.formats.segment import iter_segment
 from kreplica.formats.txn_index import AbortedTxn, iter_txn_index
 from kreplica.model import epoch_cache
 from kreplica.model.epoch_cache import EpochEntry
-from kreplica.model.evidence import open_buffer
+from kreplica.formats.mapped import open_buffer
 from kreplica.model.log_dir import LogDirCheckpoints, PartitionDir, SegmentFiles, read_bytes
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 

@@ -43,7 +43,7 @@ class SegmentTable:
 def scan_segment(segment: SegmentFile, context: _PartitionContext | None = None) -> SegmentTable:
     """Walk ``segment`` once (headers, CRCs, cross-batch checks, recovery verdict, markers)."""
     table = SegmentTable(segment)
-    from kreplica.model.evidence import open_buffer
+    from kreplica.formats.mapped import open_buffer
 
     with open_buffer(segment.path) as buf:
         for ev in inspect_segment(segment, InspectOptions(), context):

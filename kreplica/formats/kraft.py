@@ -33,7 +33,6 @@ Field names are Kafka's schema names in snake_case; uuids are given in Kafka's t
 from __future__ import annotations
 
 import base64
-import mmap
 import os
 import re
 import struct
@@ -45,6 +44,7 @@ from kreplica.formats import default_records
 from kreplica.formats.batch import NewRecord, RecordBatch
 from kreplica.formats.errors import FormatError, Malformed, Truncated, UnsupportedVersion
 from kreplica.formats.findings import Finding
+from kreplica.formats.mapped import open_buffer
 from kreplica.formats.segment import SegmentEnd, iter_segment
 from kreplica.formats.varint import build_unsigned_varint, read_unsigned_varint
 
@@ -549,15 +549,8 @@ def read_metadata_file(path: str | os.PathLike) -> list[MetadataRecord | Control
     unfinished snapshot has no footer).
     """
     p = os.fspath(path)
-    with open(p, "rb") as fh:
-        if os.fstat(fh.fileno()).st_size == 0:
-            items: list = []
-        else:
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-            try:
-                items = list(iter_metadata(mm, path=p))
-            finally:
-                mm.close()
+    with open_buffer(p) as buf:
+        items: list = list(iter_metadata(buf, path=p)) if buf else []
     if p.endswith(".checkpoint"):
         recs = [x for x in items if not isinstance(x, Finding)]
         if not recs or not isinstance(recs[0], ControlRecord) or recs[0].control_type != SNAPSHOT_HEADER:

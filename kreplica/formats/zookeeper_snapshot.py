@@ -35,11 +35,11 @@ is plain. Positions in errors and findings are positions in the uncompressed str
 
 from __future__ import annotations
 
-import mmap
 import os
 import struct
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -47,6 +47,7 @@ from kreplica.formats import codecs
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 from kreplica.formats.findings import Finding
 from kreplica.formats.jute import JuteReader, build_buffer, build_int, build_long, build_ustring
+from kreplica.formats.mapped import Buffer, open_buffer
 
 SNAP_MAGIC = 0x5A4B534E  # "ZKSN"
 SNAP_VERSION = 2
@@ -426,25 +427,24 @@ def _seal_finding(path: str, position: int, which: int, stored: int, computed: i
                    details={"seal": which, "stored": stored, "computed": computed})
 
 
-def open_snapshot_stream(path: str | os.PathLike, *, limit: int = MAX_INFLATED_BYTES):
-    """``(buffer, compression, finding)``: the uncompressed stream of the snapshot at ``path``.
+@contextmanager
+def open_snapshot_stream(path: str | os.PathLike, *, limit: int = MAX_INFLATED_BYTES
+                         ) -> Iterator[tuple[Buffer, str, Finding | None]]:
+    """Yield ``(buffer, compression, finding)``: the uncompressed stream of the snapshot at ``path``.
 
-    Plain files are mmapped read-only (an empty file is read as ``b""``); compressed ones are
-    inflated into memory (bounded by ``limit``). The caller closes the buffer when it is an mmap.
+    Plain files are mapped read-only (:func:`~kreplica.formats.mapped.open_buffer`; an empty
+    file is read as ``b""``) for as long as the context lasts; compressed ones are inflated into
+    memory (bounded by ``limit``) and the mapping is closed at once. ``finding`` says why an
+    inflated stream ended early.
     """
     p = os.fspath(path)
     compression = compression_of(p)
-    with open(p, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        raw = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-    if compression == COMPRESSION_NONE:
-        return raw, compression, None
-    try:
+    with open_buffer(p) as raw:
+        if compression == COMPRESSION_NONE:
+            yield raw, compression, None
+            return
         data, finding = inflate(raw, compression, path=p, limit=limit)
-    finally:
-        if isinstance(raw, mmap.mmap):
-            raw.close()
-    return data, compression, finding
+    yield data, compression, finding
 
 
 def read_snapshot(path: str | os.PathLike, *, limit: int = MAX_INFLATED_BYTES) -> Snapshot:
@@ -455,11 +455,10 @@ def read_snapshot(path: str | os.PathLike, *, limit: int = MAX_INFLATED_BYTES) -
     ``findings``, with the nodes read before it.
     """
     p = os.fspath(path)
-    buf, compression, finding = open_snapshot_stream(p, limit=limit)
-    findings: list[Finding] = [finding] if finding else []
     nodes: list[ZNode] = []
     preamble = end = None
-    try:
+    with open_snapshot_stream(p, limit=limit) as (buf, compression, finding):
+        findings: list[Finding] = [finding] if finding else []
         for item in iter_snapshot(buf, path=p, compression=compression):
             if type(item) is ZNode:
                 nodes.append(item)
@@ -469,9 +468,6 @@ def read_snapshot(path: str | os.PathLike, *, limit: int = MAX_INFLATED_BYTES) -
                 preamble = item
             else:
                 end = item
-    finally:
-        if isinstance(buf, mmap.mmap):
-            buf.close()
     return Snapshot(preamble, tuple(nodes), end, tuple(findings))
 
 

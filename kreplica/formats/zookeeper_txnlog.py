@@ -27,7 +27,6 @@ parse is a finding with the entry kept raw. Nothing but an unreadable file heade
 
 from __future__ import annotations
 
-import mmap
 import os
 import re
 import struct
@@ -45,6 +44,7 @@ from kreplica.formats.jute import (
     build_long,
     build_ustring,
 )
+from kreplica.formats.mapped import open_buffer
 from kreplica.formats.zookeeper_snapshot import Acl
 
 LOG_MAGIC = 0x5A4B4C47  # "ZKLG"
@@ -493,15 +493,13 @@ def read_txnlog(path: str | os.PathLike) -> tuple[TxnLogHeader | None, list[TxnE
     An empty file (a crash before the header was written) gives an end with no header.
     """
     p = os.fspath(path)
-    with open(p, "rb") as fh:
-        if os.fstat(fh.fileno()).st_size == 0:
+    with open_buffer(p) as buf:
+        if not buf:
             return None, [], [], TxnLogEnd(p, 0, 0, 0, STOP_END_OF_FILE, 0, None, None)
-        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    try:
         header = end = None
         entries: list[TxnEntry] = []
         findings: list[Finding] = []
-        for item in iter_txnlog(mm, path=p):
+        for item in iter_txnlog(buf, path=p):
             if isinstance(item, TxnEntry):
                 entries.append(item)
             elif isinstance(item, Finding):
@@ -511,8 +509,6 @@ def read_txnlog(path: str | os.PathLike) -> tuple[TxnLogHeader | None, list[TxnE
             else:
                 end = item
         return header, entries, findings, end
-    finally:
-        mm.close()
 
 
 # -- writer (fixtures and tests) ------------------------------------------------------------

@@ -17,7 +17,7 @@ from kreplica.formats import checkpoints
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.naming import PartitionDirName, classify_partition_file, parse_partition_dir
-from kreplica.model.evidence import EvidenceError
+from kreplica.formats.mapped import EvidenceError
 
 REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"

@@ -17,7 +17,7 @@ from kreplica.formats.batch import RecordBatch
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.segment import SegmentEnd, iter_segment
-from kreplica.model.evidence import EvidenceError, open_buffer
+from kreplica.formats.mapped import EvidenceError, open_buffer
 from kreplica.model.epoch_cache import EpochEntry
 from kreplica.model.lineage import LineageBuilder, LineageEntry
 from kreplica.model.log_dir import (

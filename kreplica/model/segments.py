@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kreplica.formats.naming import classify_partition_file, parse_partition_dir, segment_base_offset
-from kreplica.model.evidence import STDIN, EvidenceError
+from kreplica.formats.mapped import STDIN, EvidenceError
 
 
 _NOT_SEGMENTS = {

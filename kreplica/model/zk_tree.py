@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import fnmatch
 import gc
-import mmap
 import os
 import re
 import struct
@@ -35,6 +34,7 @@ from kreplica.formats import zookeeper_snapshot as zks
 from kreplica.formats import zookeeper_txnlog as zkl
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
+from kreplica.formats.mapped import open_buffer
 from kreplica.formats.zookeeper_snapshot import Acl
 
 _DIGEST_STAT = struct.Struct(
@@ -449,21 +449,26 @@ def iter_log_entries(logs: Iterable[ZkFile]) -> Iterator[zkl.TxnEntry | Finding]
     """Every entry of ``logs`` in file order, each followed by its findings, as
     ``FileTxnIterator`` chains files (streamed: one file mapped at a time, nothing kept)."""
     for f in logs:
-        with open(f.path, "rb") as fh:
-            if os.fstat(fh.fileno()).st_size == 0:
+        with open_buffer(f.path) as buf:
+            if not buf:
                 continue   # a crash before the header was written; ZooKeeper 3.9+ deletes it
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        walk = zkl.iter_txnlog(mm, path=f.path)
-        try:
-            for item in walk:
-                if isinstance(item, (zkl.TxnEntry, Finding)):
-                    yield item
-        except FormatError as exc:
-            yield Finding("zk_invalid_txn", f.path, exc.position or 0,
-                          f"not a readable txn log ({exc.one_line()}); skipped")
-        finally:
-            walk.close()   # releases its views of the map before the map is closed
-            mm.close()
+            with closing(_walk_log(f, buf)) as items:
+                for item in items:
+                    if isinstance(item, (zkl.TxnEntry, Finding)):
+                        yield item
+
+
+def _walk_log(f: ZkFile, buf) -> Iterator[zkl.TxnLogHeader | zkl.TxnEntry | Finding | zkl.TxnLogEnd]:
+    """:func:`~kreplica.formats.zookeeper_txnlog.iter_txnlog` over one mapped log; a file with a
+    foreign header becomes a ``zk_invalid_txn`` finding and ends the walk of that file."""
+    walk = zkl.iter_txnlog(buf, path=f.path)
+    try:
+        yield from walk
+    except FormatError as exc:
+        yield Finding("zk_invalid_txn", f.path, exc.position or 0,
+                      f"not a readable txn log ({exc.one_line()}); skipped")
+    finally:
+        walk.close()   # releases its views of the map before the map is closed
 
 
 def iter_zk_log(sources: Iterable[str | os.PathLike]) -> Iterator[
@@ -473,21 +478,11 @@ def iter_zk_log(sources: Iterable[str | os.PathLike]) -> Iterator[
     ``zk log``. A file with a foreign header gives a ``zk_invalid_txn`` finding and is skipped;
     an empty file gives just its end."""
     for f in find_zk_files(sources).logs:
-        with open(f.path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size == 0:
+        with open_buffer(f.path) as buf:
+            if not buf:
                 yield zkl.TxnLogEnd(f.path, 0, 0, 0, zkl.STOP_END_OF_FILE, 0, None, None)
                 continue
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        walk = zkl.iter_txnlog(mm, path=f.path)
-        try:
-            yield from walk
-        except FormatError as exc:
-            yield Finding("zk_invalid_txn", f.path, exc.position or 0,
-                          f"not a readable txn log ({exc.one_line()}); skipped")
-        finally:
-            walk.close()
-            mm.close()
+            yield from _walk_log(f, buf)
 
 
 @dataclass(frozen=True, slots=True)
@@ -505,35 +500,32 @@ def _load_snapshot(f: ZkFile) -> tuple[_Loaded | None, list[Finding]]:
     nodes stream in: a million new objects would otherwise trigger it hundreds of times for
     nothing (there are no cycles to find).
     """
-    try:
-        buf, compression, finding = zks.open_snapshot_stream(f.path)
-    except (FormatError, OSError) as exc:
-        return None, [_rejected(f, exc)]
-    findings: list[Finding] = [finding] if finding else []
+    findings: list[Finding] = []
     tree = ZkTree()
     preamble = end = None
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        items = zks.iter_snapshot(buf, path=f.path, compression=compression)
-        preamble = next(items)
-        acls = preamble.acls
-        load = tree.load_node
-        node_type = zks.ZNode
-        for item in items:
-            if type(item) is node_type:
-                load(item, acls)
-            elif isinstance(item, Finding):
-                findings.append(item)
-            else:
-                end = item
+        with zks.open_snapshot_stream(f.path) as (buf, compression, finding):
+            if finding:
+                findings.append(finding)
+            items = zks.iter_snapshot(buf, path=f.path, compression=compression)
+            preamble = next(items)
+            acls = preamble.acls
+            load = tree.load_node
+            node_type = zks.ZNode
+            for item in items:
+                if type(item) is node_type:
+                    load(item, acls)
+                elif isinstance(item, Finding):
+                    findings.append(item)
+                else:
+                    end = item
     except FormatError as exc:
         return None, findings + [_rejected(f, exc)]
     finally:
         if gc_was_enabled:
             gc.enable()
-        if isinstance(buf, mmap.mmap):
-            buf.close()
     if any(fi.is_error for fi in findings) or end is None or not end.complete:
         return None, findings + [Finding(
             "zk_snapshot_rejected", f.path, 0,

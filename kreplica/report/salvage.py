@@ -13,7 +13,7 @@ from kreplica.formats.errors import FormatError
 from kreplica.formats.naming import segment_file_name
 from kreplica.formats.segment import iter_segment
 from kreplica.formats.batch import RecordBatch
-from kreplica.model.evidence import open_buffer
+from kreplica.formats.mapped import open_buffer
 from kreplica.model.replica import BatchRef
 
 
