@@ -30,8 +30,7 @@ import zlib
 from dataclasses import dataclass
 
 import cramjam
-
-from kreplica.formats._xxhash import xxh32
+from xxhash import xxh32_intdigest as xxh32  # XXH32 (LZ4 frame header and block checksums)
 
 NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
 CODEC_NAMES = {NONE: "none", GZIP: "gzip", SNAPPY: "snappy", LZ4: "lz4", ZSTD: "zstd"}

@@ -16,9 +16,9 @@ import zlib
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from xxhash import xxh32_intdigest as xxh32
 
 from kreplica.formats import codecs
-from kreplica.formats._xxhash import xxh32
 
 # -- spec test vectors -------------------------------------------------------------------------
 
