@@ -14,18 +14,14 @@ from dataclasses import dataclass, field
 
 from kreplica.analysis.epoch_reconciliation import compare_checkpoint
 from kreplica.analysis.index_verification import verify_offset_index, verify_time_index, verify_txn_index
-from kreplica.analysis.inspection import _PartitionContext
 from kreplica.analysis.log_loading import RestartVerdict, load_partition
-from kreplica.analysis.segment_table import SegmentTable, scan_segment
-from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint, parse_partition_metadata
-from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.offset_index import IndexEnd
-from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kreplica.formats.mapped import open_buffer
-from kreplica.model.lineage import LineageBuilder, LineageEntry
-from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, read_bytes, read_checkpoints
-from kreplica.model.segments import SegmentFile
+from kreplica.formats.offset_index import IndexEnd
+from kreplica.formats.producer_snapshot import ProducerSnapshotEntry
+from kreplica.model.lineage import LineageEntry
+from kreplica.model.log_dir import LogDir, read_checkpoints
+from kreplica.model.partition_log import PartitionLog, SegmentLog, read_partition_log
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 
 SUFFIX_MEANINGS = {
@@ -125,13 +121,15 @@ def inspect_log_dirs(log_dirs: list[LogDir], *, shutdown: str | None = None,
                            getattr(meta, "directory_id", None), cps.clean_shutdown is not None,
                            len(log_dir.partitions), tuple(findings))
         for partition in log_dir.partitions:
-            yield inspect_partition(log_dir, partition, cps, shutdown=shutdown, kafka_version=kafka_version)
+            log = read_partition_log(partition, log_dir, checkpoints=cps)
+            yield inspect_partition(log, shutdown=shutdown, kafka_version=kafka_version)
 
 
-def inspect_partition(log_dir: LogDir, partition: PartitionDir, cps: LogDirCheckpoints, *,
-                      shutdown: str | None = None, kafka_version: KafkaVersion = DEFAULT_VERSION) -> PartitionReport:
+def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
+                      kafka_version: KafkaVersion = DEFAULT_VERSION) -> PartitionReport:
+    """Everything one partition directory says, from its partition log (read once)."""
     findings: list[Finding] = []
-    key = partition.key
+    partition, log_dir = log.partition, log.log_dir
     if partition.parsed is not None and partition.parsed.suffix:
         findings.append(Finding("partition_dir_state", partition.path, 0,
                                 f"{partition.name}: -{partition.parsed.suffix} directory, "
@@ -145,60 +143,48 @@ def inspect_partition(log_dir: LogDir, partition: PartitionDir, cps: LogDirCheck
                                 "broker deletes it at start (\"Found an orphaned index file\")",
                                 details={"file_kind": "orphan_index"}))
 
-    # segments, indexes, lineage, transactions
-    context = _PartitionContext()
-    lineage = LineageBuilder()
+    # segments, indexes, transactions (the lineage and log end come from the partition log)
     open_txns: dict[int, OpenTransaction] = {}
     reports = []
-    log_end = partition.segments[0].base_offset if partition.segments else 0
-    for seg in partition.segments:
-        table = scan_segment(SegmentFile(seg.log, seg.base_offset), context)
-        findings.extend(table.findings)
-        for b in table.kafka_batches:
-            lineage.feed(b)
+    for seg in log.segments:
+        findings.extend(seg.findings)
+        for b in seg.kafka_batches:
             if b.producer_id >= 0 and b.is_transactional:
                 if b.is_control:
                     open_txns.pop(b.producer_id, None)
                 elif b.producer_id not in open_txns:
                     open_txns[b.producer_id] = OpenTransaction(b.producer_id, b.producer_epoch, b.base_offset)
-            log_end = max(log_end, b.last_offset + 1)
-        counts = _verify_indexes(seg, table, findings)
-        s = table.summary
-        reports.append(SegmentReport(seg.log, seg.base_offset, s.file_size, s.batches, s.first_offset, s.last_offset,
-                                     s.valid_bytes, seg.index, counts[0], seg.timeindex, counts[1], seg.txnindex,
-                                     counts[2]))
+        counts = _verify_indexes(seg, findings)
+        files = seg.files
+        reports.append(SegmentReport(seg.path, seg.base_offset, seg.file_size, len(seg.batches), seg.first_offset,
+                                     seg.last_offset, seg.valid_bytes, files.index, counts[0], files.timeindex,
+                                     counts[1], files.txnindex, counts[2]))
+    log_end = log.log_end_offset
 
     topic_id = None
-    if partition.partition_metadata:
-        try:
-            topic_id = parse_partition_metadata(read_bytes(partition.partition_metadata),
-                                                path=partition.partition_metadata).topic_id
-        except (FormatError, ValueError) as exc:
-            findings.append(Finding("checkpoint_malformed", partition.partition_metadata, 0,
-                                    f"partition.metadata cannot be read as Kafka reads it: {exc}"))
+    metadata = log.partition_metadata
+    if metadata is not None and metadata.error is None:
+        topic_id = metadata.value.topic_id
+    elif metadata is not None:
+        findings.append(Finding("checkpoint_malformed", metadata.path, 0,
+                                f"partition.metadata cannot be read as Kafka reads it: {metadata.error}"))
 
-    restart = load_partition(partition, cps, shutdown=shutdown, kafka_version=kafka_version)
-    hw = (cps.high_watermarks or {}).get(key) if key and cps.high_watermarks is not None else None
-    rp = (cps.recovery_points or {}).get(key) if key and cps.recovery_points is not None else None
-    lso = max((cps.log_start_offsets or {}).get(key, 0) if key else 0,
-              partition.segments[0].base_offset if partition.segments else 0)
+    restart = load_partition(log, shutdown=shutdown, kafka_version=kafka_version)
+    hw, rp, lso = log.high_watermark, log.recovery_point, log.log_start_offset
 
     checkpoint_entries = None
-    if partition.leader_epoch_checkpoint:
-        try:
-            lines = parse_leader_epoch_checkpoint(read_bytes(partition.leader_epoch_checkpoint),
-                                                  path=partition.leader_epoch_checkpoint)
-            checkpoint_entries = tuple((ln.epoch, ln.start_offset) for ln in lines)
-            findings.extend(compare_checkpoint(partition, lines, lineage.cache_entries, log_end, lso, restart))
-        except (FormatError, ValueError) as exc:
-            findings.append(Finding("checkpoint_malformed", partition.leader_epoch_checkpoint,
-                                    getattr(exc, "position", None) or 0,
-                                    f"leader-epoch-checkpoint cannot be read as Kafka reads it: {exc}; the broker "
-                                    "marks the whole log directory offline"))
-    elif lineage.cache_entries:
+    epoch_checkpoint = log.epoch_checkpoint
+    if epoch_checkpoint is not None and epoch_checkpoint.error is None:
+        checkpoint_entries = tuple((ln.epoch, ln.start_offset) for ln in epoch_checkpoint.value)
+        findings.extend(compare_checkpoint(log, restart))
+    elif epoch_checkpoint is not None:
+        findings.append(Finding("checkpoint_malformed", epoch_checkpoint.path, epoch_checkpoint.position,
+                                f"leader-epoch-checkpoint cannot be read as Kafka reads it: {epoch_checkpoint.error}; "
+                                "the broker marks the whole log directory offline"))
+    elif log.batch_cache:
         findings.append(Finding("epoch_checkpoint_stale", partition.path, 0,
                                 f"no leader-epoch-checkpoint although the batches carry epochs "
-                                f"{[e.epoch for e in lineage.cache_entries]}: after a clean shutdown the broker starts "
+                                f"{[e.epoch for e in log.batch_cache]}: after a clean shutdown the broker starts "
                                 "with an empty epoch cache; only recovery of unflushed segments re-adds epochs"))
 
     if hw is not None and hw > log_end:
@@ -207,7 +193,9 @@ def inspect_partition(log_dir: LogDir, partition: PartitionDir, cps: LogDirCheck
                                 f"{log_end}: acknowledged data may be missing from this replica",
                                 details={"high_watermark": hw, "log_end_offset": log_end}))
 
-    snapshot, producers = _producer_state(partition, findings)
+    producer_state = log.producer_state
+    findings.extend(producer_state.findings)
+    snapshot, producers = producer_state.snapshot, producer_state.entries
     if restart.truncated_bytes:
         where = restart.truncate_at
         findings.append(Finding("restart_truncation", where[0] if where else partition.path, where[1] if where else 0,
@@ -223,48 +211,28 @@ def inspect_partition(log_dir: LogDir, partition: PartitionDir, cps: LogDirCheck
     return PartitionReport(
         log_dir.path, partition.path, partition.name, parsed.topic if parsed else None,
         parsed.partition if parsed else None, parsed.suffix if parsed else None, topic_id, tuple(reports), lso,
-        log_end, hw, rp, lineage.runs, checkpoint_entries, snapshot, producers,
+        log_end, hw, rp, log.lineage, checkpoint_entries, snapshot, producers,
         tuple(sorted(open_txns.values(), key=lambda t: t.first_offset)), restart, tuple(findings),
     )
 
 
-def _verify_indexes(seg, table: SegmentTable, findings: list[Finding]) -> tuple[int | None, int | None, int | None]:
+def _verify_indexes(seg: SegmentLog, findings: list[Finding]) -> tuple[int | None, int | None, int | None]:
     counts: list[int | None] = [None, None, None]
-    for slot, (path, verify) in enumerate(((seg.index, verify_offset_index), (seg.timeindex, verify_time_index))):
+    files = seg.files
+    for slot, (path, verify) in enumerate(((files.index, verify_offset_index), (files.timeindex, verify_time_index))):
         if path is None:
             continue
         with open_buffer(path) as buf:
-            for item in verify(buf, path=path, table=table):
+            for item in verify(buf, path=path, segment=seg):
                 if isinstance(item, Finding):
                     findings.append(item)
                 elif isinstance(item, IndexEnd):
                     counts[slot] = item.entries
-    if seg.txnindex is not None:
-        with open_buffer(seg.txnindex) as buf:
-            items = list(verify_txn_index(buf, path=seg.txnindex, table=table))
+    if files.txnindex is not None:
+        with open_buffer(files.txnindex) as buf:
+            items = list(verify_txn_index(buf, path=files.txnindex, segment=seg))
     else:
-        items = list(verify_txn_index(b"", path=None, table=table))
-    counts[2] = sum(1 for i in items if not isinstance(i, Finding)) if seg.txnindex else None
+        items = list(verify_txn_index(b"", path=None, segment=seg))
+    counts[2] = sum(1 for i in items if not isinstance(i, Finding)) if files.txnindex else None
     findings.extend(i for i in items if isinstance(i, Finding))
     return counts[0], counts[1], counts[2]
-
-
-def _producer_state(partition: PartitionDir, findings: list[Finding]):
-    """The newest readable producer snapshot (Kafka falls back to older ones when it is corrupt)."""
-    for offset, path in sorted(partition.snapshots, reverse=True):
-        try:
-            snap = parse_producer_snapshot(read_bytes(path), path=path)
-        except (FormatError, ValueError) as exc:
-            findings.append(Finding("snapshot_corrupt", path, getattr(exc, "position", None) or 0,
-                                    f"producer snapshot cannot be read ({exc}); the broker deletes it and tries the "
-                                    "next older one"))
-            continue
-        if not snap.crc_valid:
-            findings.append(Finding("snapshot_corrupt", path, 2,
-                                    f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {snap.crc}. Computed crc: "
-                                    f"{snap.computed_crc}; the broker deletes it and tries the next older one"))
-            continue
-        return (path, offset), snap.entries
-    return None, ()
-
-

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kreplica.model.replica import BatchRef, Replica
+from kreplica.formats.batch import RecordBatch
+from kreplica.model.partition_log import PartitionLog
 
 DIVERGENT = "divergent"
 
@@ -34,11 +35,11 @@ class Divergence:
     high_watermarks: dict
 
 
-def _key(b: BatchRef) -> tuple:
-    return (b.base_offset, b.last_offset, b.epoch, b.crc)
+def _key(b: RecordBatch) -> tuple:
+    return (b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc)
 
 
-def compare(a: Replica, b: Replica, partition: str) -> Divergence:
+def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
     """Compare two replicas' batches (sorted by offset) over the whole of both logs."""
     xs = sorted(a.batches, key=lambda x: (x.base_offset, x.position))
     ys = sorted(b.batches, key=lambda x: (x.base_offset, x.position))

@@ -4,18 +4,47 @@ spec §1.6, algorithm C): every disagreement named, with what a restart does abo
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from kreplica.analysis.log_loading import RestartVerdict
+from kreplica.analysis.replica_state import ReplicaState, replica_state
 from kreplica.formats.findings import Finding
-from kreplica.model.epoch_cache import EpochEntry
-from kreplica.model.log_dir import PartitionDir
+from kreplica.model.partition_log import PartitionLog
+from kreplica.model.versions import KafkaVersion
 
 
-def compare_checkpoint(partition: PartitionDir, lines, batch_cache: tuple[EpochEntry, ...], log_end: int,
-                       log_start: int, restart: RestartVerdict) -> Iterator[Finding]:
-    """Name every way the checkpoint lines and ``batch_cache`` (the cache the batch headers give,
-    :attr:`LineageBuilder.cache_entries`) disagree."""
-    path = partition.leader_epoch_checkpoint
+@dataclass(frozen=True, slots=True)
+class EpochsVerdict:
+    """``epochs`` for one replica: its state after a broker loads it, the checkpoint's entries
+    (``None`` when absent or unreadable) and every disagreement."""
+
+    state: ReplicaState
+    checkpoint: tuple[tuple[int, int], ...] | None
+    findings: tuple[Finding, ...]
+
+
+def reconcile_epochs(log: PartitionLog, kafka_version: KafkaVersion) -> EpochsVerdict:
+    """The lineage from batch headers, the checkpoint, and the cache a broker of ``kafka_version``
+    loads, with every way they disagree."""
+    state = replica_state(log, kafka_version=kafka_version)
+    findings: list[Finding] = []
+    cp = log.epoch_checkpoint
+    if cp is not None and cp.error is not None:
+        findings.append(Finding("checkpoint_malformed", cp.path, 0,
+                                f"leader-epoch-checkpoint cannot be read as Kafka reads it: {cp.error}"))
+    lines = log.epoch_checkpoint_lines
+    if lines is not None:
+        findings.extend(compare_checkpoint(log, state.restart))
+    checkpoint = None if lines is None else tuple((x.epoch, x.start_offset) for x in lines)
+    return EpochsVerdict(state, checkpoint, tuple(findings))
+
+
+def compare_checkpoint(log: PartitionLog, restart: RestartVerdict) -> Iterator[Finding]:
+    """Name every way the checkpoint's lines and the cache the batch headers give
+    (:attr:`PartitionLog.batch_cache`) disagree."""
+    path = log.partition.leader_epoch_checkpoint
+    lines = log.epoch_checkpoint_lines or ()
+    batch_cache, log_end, log_start = log.batch_cache, log.log_end_offset, log.log_start_offset
     prev = None
     for ln in lines:
         if prev is not None and (ln.epoch <= prev.epoch or ln.start_offset <= prev.start_offset):

@@ -15,14 +15,15 @@ from kreplica.analysis.index_verification import (
     verify_time_index,
     verify_txn_index,
 )
-from kreplica.analysis.segment_table import scan_segment
 from kreplica.formats.findings import Finding
 from kreplica.formats.naming import classify_partition_file
 from kreplica.formats.offset_index import IndexEnd, iter_offset_index
 from kreplica.formats.time_index import iter_time_index
 from kreplica.formats.txn_index import iter_txn_index
 from kreplica.formats.mapped import EvidenceError, open_buffer
-from kreplica.model.segments import SegmentFile
+from kreplica.model.batch_order import PartitionContext
+from kreplica.model.log_dir import SegmentFiles
+from kreplica.model.partition_log import read_segment_log
 
 KINDS = {"index": "offset", "timeindex": "time", "txnindex": "txn"}
 
@@ -80,18 +81,19 @@ def _index_file(path: str) -> IndexFile | None:
 
 def inspect_index(f: IndexFile, *, verify: bool = True, sanity: bool = True) -> Iterator[object]:
     """The entries and findings of one index file, then an :class:`IndexSummary`."""
-    table = scan_segment(SegmentFile(f.segment, f.base_offset)) if verify and f.segment else None
+    segment = (read_segment_log(SegmentFiles(f.base_offset, f.segment), PartitionContext())
+               if verify and f.segment else None)
     entries = problems = 0
     end: IndexEnd | None = None
     with open_buffer(f.path) as buf:
         verdict = sanity_check(f.index, buf, path=f.path, base_offset=f.base_offset) if sanity and f.index != "txn" else None
-        if table is not None:
+        if segment is not None:
             if f.index == "offset":
-                items = verify_offset_index(buf, path=f.path, table=table)
+                items = verify_offset_index(buf, path=f.path, segment=segment)
             elif f.index == "time":
-                items = verify_time_index(buf, path=f.path, table=table)
+                items = verify_time_index(buf, path=f.path, segment=segment)
             else:
-                items = verify_txn_index(buf, path=f.path, table=table)
+                items = verify_txn_index(buf, path=f.path, segment=segment)
         elif f.index == "offset":
             items = iter_offset_index(buf, path=f.path, base_offset=f.base_offset)
         elif f.index == "time":
@@ -111,4 +113,4 @@ def inspect_index(f: IndexFile, *, verify: bool = True, sanity: bool = True) -> 
         yield Finding("index_entry_mismatch", f.path, 0, f"no segment {f.base_offset:020d}.log beside this index: "
                       "its entries cannot be verified", severity="warning")
     yield IndexSummary(f.path, f.index, f.segment, entries, end.slots if end else None,
-                       end.padding_slots if end else None, verdict, table is not None, problems)
+                       end.padding_slots if end else None, verdict, segment is not None, problems)

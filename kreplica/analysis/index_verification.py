@@ -21,12 +21,12 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kreplica.analysis.segment_table import SegmentTable
 from kreplica.formats.batch import CONTROL_ABORT
 from kreplica.formats.findings import Finding
 from kreplica.formats.offset_index import IndexEnd, OffsetIndexEntry, iter_offset_index
 from kreplica.formats.time_index import TimeIndexEntry, iter_time_index
 from kreplica.formats.txn_index import AbortedTxn, iter_txn_index
+from kreplica.model.partition_log import SegmentLog
 
 OFFSET_ENTRY_SIZE = 8
 TIME_ENTRY_SIZE = 12
@@ -76,13 +76,13 @@ def sanity_check(kind: str, buf, *, path: str, base_offset: int) -> SanityVerdic
     return SanityVerdict(path, None)
 
 
-def verify_offset_index(buf, *, path: str, table: SegmentTable) -> Iterator[OffsetIndexEntry | Finding | IndexEnd]:
+def verify_offset_index(buf, *, path: str, segment: SegmentLog) -> Iterator[OffsetIndexEntry | Finding | IndexEnd]:
     """The index's entries and the reader's findings, plus a finding per entry that does not
     agree with the segment."""
-    base = table.segment.base_offset or 0
-    starts = {b.position: i for i, b in enumerate(table.batches)}
-    batches = table.batches
-    size = table.summary.file_size if table.summary else 0
+    base = segment.base_offset
+    starts = {b.position: i for i, b in enumerate(segment.batches)}
+    batches = segment.batches
+    size = segment.file_size
     pending: OffsetIndexEntry | None = None
     for item in iter_offset_index(buf, path=path, base_offset=base):
         if isinstance(item, OffsetIndexEntry):
@@ -126,10 +126,10 @@ def _check_offset_entry(entry: OffsetIndexEntry, next_position: int, starts: dic
                       details={"slot": entry.slot, "offset": entry.offset, "log_position": entry.position})
 
 
-def verify_time_index(buf, *, path: str, table: SegmentTable) -> Iterator[TimeIndexEntry | Finding | IndexEnd]:
+def verify_time_index(buf, *, path: str, segment: SegmentLog) -> Iterator[TimeIndexEntry | Finding | IndexEnd]:
     """The time index's entries and findings, each entry checked against batch timestamps."""
-    base = table.segment.base_offset or 0
-    batches = sorted((b for b in table.batches if b.crc_valid is not False), key=lambda b: b.base_offset)
+    base = segment.base_offset
+    batches = sorted((b for b in segment.batches if b.crc_valid is not False), key=lambda b: b.base_offset)
     bases = [b.base_offset for b in batches]
     running = []
     high = -1
@@ -156,11 +156,11 @@ def verify_time_index(buf, *, path: str, table: SegmentTable) -> Iterator[TimeIn
                                    "batch_max_timestamp": through})
 
 
-def verify_txn_index(buf, *, path: str | None, table: SegmentTable) -> Iterator[AbortedTxn | Finding]:
+def verify_txn_index(buf, *, path: str | None, segment: SegmentLog) -> Iterator[AbortedTxn | Finding]:
     """Aborted-transaction entries against the segment's ABORT markers (``path`` None: no file)."""
-    aborts = {m.offset: m for m in table.markers if m.control_type == CONTROL_ABORT}
+    aborts = {m.offset: m for m in segment.markers.values() if m.control_type == CONTROL_ABORT}
     seen: set[int] = set()
-    base = table.segment.base_offset or 0
+    base = segment.base_offset
     if path is not None:
         for item in iter_txn_index(buf, path=path, base_offset=base):
             yield item
@@ -177,7 +177,7 @@ def verify_txn_index(buf, *, path: str | None, table: SegmentTable) -> Iterator[
                               f"aborted transaction of producer {item.producer_id} starts at {item.first_offset}, after "
                               f"its ABORT marker at {item.last_offset}", details={"producer_id": item.producer_id})
             seen.add(item.last_offset)
-    label = path or f"{table.segment.path} (no .txnindex)"
+    label = path or f"{segment.path} (no .txnindex)"
     for offset, marker in sorted(aborts.items()):
         if offset not in seen:
             yield Finding("txn_index_mismatch", label, 0,

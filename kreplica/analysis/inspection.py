@@ -20,10 +20,8 @@ from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.segment import SegmentEnd, iter_segment
 from kreplica.formats.mapped import open_buffer
+from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.segments import SegmentFile, SegmentGroup
-
-_INT32_MAX = 0x7FFFFFFF
-
 
 @dataclass(frozen=True, slots=True)
 class InspectOptions:
@@ -101,29 +99,20 @@ class SegmentSummary:
 Event = SegmentStart | RecordBatch | Record | Finding | SegmentSummary
 
 
-@dataclass
-class _PartitionContext:
-    """What the previous batches of a partition leave for the next one to be checked against."""
-
-    last_batch: RecordBatch | None = None
-    max_epoch: int = -1
-    max_epoch_batch: RecordBatch | None = None
-
-
 def inspect_groups(groups: list[SegmentGroup], options: InspectOptions,
                    progress: Callable[[int], None] | None = None) -> Iterator[Event]:
     """Inspect every segment of every group, in order; see :func:`inspect_segment`."""
     for group in groups:
-        context = _PartitionContext()
+        context = PartitionContext()
         for segment in group.segments:
             yield from inspect_segment(segment, options, context, progress)
 
 
-def inspect_segment(segment: SegmentFile, options: InspectOptions, context: _PartitionContext | None = None,
+def inspect_segment(segment: SegmentFile, options: InspectOptions, context: PartitionContext | None = None,
                     progress: Callable[[int], None] | None = None) -> Iterator[Event]:
     """Events for one segment: :class:`SegmentStart`, then batches (each followed by its
     records when asked) and findings in file order, then :class:`SegmentSummary`."""
-    context = context if context is not None else _PartitionContext()
+    context = context if context is not None else PartitionContext()
     with open_buffer(segment.path) as buf:
         label = segment.path
         yield SegmentStart(label, segment.base_offset, len(buf))
@@ -148,7 +137,7 @@ def inspect_segment(segment: SegmentFile, options: InspectOptions, context: _Par
                     last = batch.last_offset
                 if not batch.after_break:
                     feed(batch)
-                pending = _batch_checks(batch, segment, context)
+                pending = check_batch(batch, segment.base_offset, context)
                 listed = not filtering or options.wants(batch)
                 if listed:
                     yield batch
@@ -191,51 +180,6 @@ def _header_count(batch: RecordBatch) -> int:
     if batch.count is not None:
         return max(batch.count, 0)
     return max(batch.last_offset - batch.base_offset + 1, 1)
-
-
-def _batch_checks(batch: RecordBatch, segment: SegmentFile, context: _PartitionContext) -> list[Finding]:
-    """Offsets and epochs against the batches before it, and against the segment's base offset
-    (a list, usually empty: this runs once per batch of every scan)."""
-    out: list[Finding] = []
-    if batch.crc_valid is False:
-        return out
-    path = batch.path
-    if segment.base_offset is not None:
-        relative = batch.last_offset - segment.base_offset
-        if batch.base_offset < segment.base_offset or relative > _INT32_MAX:
-            out.append(Finding("offset_out_of_segment_range", path, batch.position,
-                          f"offsets {batch.base_offset}-{batch.last_offset} of the batch at byte {batch.position} "
-                          f"do not fit segment base offset {segment.base_offset} (relative offsets must lie "
-                          f"in 0..{_INT32_MAX})",
-                          details={"segment_base_offset": segment.base_offset}))
-    prev = context.last_batch
-    if prev is not None and batch.base_offset <= prev.last_offset:
-        where = f"byte {prev.position}" if prev.path == path else f"byte {prev.position} of {prev.path}"
-        if batch.last_offset <= prev.last_offset:
-            out.append(Finding("offset_regression", path, batch.position,
-                          f"offsets go backwards: the batch at byte {batch.position} holds "
-                          f"{batch.base_offset}-{batch.last_offset}, after {prev.base_offset}-{prev.last_offset} "
-                          f"at {where}",
-                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset}))
-        else:
-            out.append(Finding("offset_overlap", path, batch.position,
-                          f"the batch at byte {batch.position} starts at offset {batch.base_offset}, at or "
-                          f"below {prev.last_offset}, the last offset of the batch at {where}",
-                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset}))
-    if prev is None or batch.last_offset > prev.last_offset:
-        context.last_batch = batch
-    if batch.magic >= 2 and batch.partition_leader_epoch >= 0:
-        if batch.partition_leader_epoch < context.max_epoch:
-            seen = context.max_epoch_batch
-            out.append(Finding("epoch_regression", path, batch.position,
-                          f"partition leader epoch {batch.partition_leader_epoch} of the batch at byte "
-                          f"{batch.position} (offset {batch.base_offset}) is below epoch {context.max_epoch} "
-                          f"seen at offset {seen.base_offset}",
-                          details={"epoch": batch.partition_leader_epoch, "max_epoch_before": context.max_epoch}))
-        else:
-            context.max_epoch = batch.partition_leader_epoch
-            context.max_epoch_batch = batch
-    return out
 
 
 def _records_of(buf, batch: RecordBatch) -> Iterator[Record | Finding]:

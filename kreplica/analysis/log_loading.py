@@ -18,16 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kreplica.analysis.recovery import SegmentRecovery
-from kreplica.formats.batch import RecordBatch
-from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint, parse_partition_metadata
-from kreplica.formats.errors import FormatError
-from kreplica.formats.segment import iter_segment
-from kreplica.formats.txn_index import AbortedTxn, iter_txn_index
 from kreplica.model import epoch_cache
 from kreplica.model.epoch_cache import EpochEntry
-from kreplica.formats.mapped import open_buffer
-from kreplica.model.log_dir import LogDirCheckpoints, PartitionDir, SegmentFiles, read_bytes
-from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
+from kreplica.model.partition_log import PartitionLog
+from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
 CLEAN = "clean"
 UNCLEAN = "unclean"
@@ -74,31 +68,12 @@ class _Load:
     refuses: bool = False
 
 
-def _segment_end(segment: SegmentFiles) -> int:
-    """Next offset after the last batch Kafka's reader yields (base offset if none)."""
-    end = segment.base_offset
-    with open_buffer(segment.log) as buf:
-        for ev in iter_segment(buf, path=segment.log, verify_crc=False):
-            if isinstance(ev, RecordBatch) and not ev.after_break:
-                end = max(end, ev.last_offset + 1)
-    return end
-
-
-def _txn_index_fails_sanity(segment: SegmentFiles) -> bool:
-    if segment.txnindex is None:
-        return False
-    with open_buffer(segment.txnindex) as buf:
-        for item in iter_txn_index(buf, path=segment.txnindex, base_offset=segment.base_offset):
-            if isinstance(item, AbortedTxn) and item.last_offset < segment.base_offset:
-                return True
-    return False
-
-
-def load_partition(partition: PartitionDir, checkpoints: LogDirCheckpoints, *, shutdown: str | None = None,
+def load_partition(log: PartitionLog, *, shutdown: str | None = None,
                    kafka_version: KafkaVersion = DEFAULT_VERSION) -> RestartVerdict:
-    """Emulate loading ``partition`` after a clean or unclean shutdown (default: what the log
-    directory's ``.kafka_cleanshutdown`` says)."""
+    """Emulate loading the partition after a clean or unclean shutdown (default: what the log
+    directory's ``.kafka_cleanshutdown`` says), from the headers the partition walk read."""
     st = _Load()
+    partition, checkpoints = log.partition, log.checkpoints
     if shutdown is None:
         shutdown = CLEAN if checkpoints.clean_shutdown is not None else UNCLEAN
     key = partition.key
@@ -117,15 +92,12 @@ def load_partition(partition: PartitionDir, checkpoints: LogDirCheckpoints, *, s
 
     # 2. the epoch checkpoint, replayed through assign
     cache = epoch_cache.for_version(kafka_version)
-    if partition.leader_epoch_checkpoint is not None:
-        try:
-            lines = parse_leader_epoch_checkpoint(read_bytes(partition.leader_epoch_checkpoint),
-                                                  path=partition.leader_epoch_checkpoint)
-        except (FormatError, ValueError) as exc:
-            lines = []
+    if log.epoch_checkpoint is not None:
+        lines = log.epoch_checkpoint_lines or ()
+        if log.epoch_checkpoint.error is not None:
             st.refuses = True
-            st.reasons.append(f"leader-epoch-checkpoint cannot be read ({exc}): KafkaStorageException, the whole log "
-                              "directory goes offline")
+            st.reasons.append(f"leader-epoch-checkpoint cannot be read ({log.epoch_checkpoint.error}): "
+                              "KafkaStorageException, the whole log directory goes offline")
         for line in lines:
             before = list(cache.entries)
             try:
@@ -141,26 +113,23 @@ def load_partition(partition: PartitionDir, checkpoints: LogDirCheckpoints, *, s
                                   f"entries {[tuple(e) for e in dropped]} (out of order: the later line wins)")
             elif not changed:
                 st.changes.append(f"checkpoint line {line.line} ({line.epoch} {line.start_offset}) is ignored")
-    if partition.partition_metadata is not None:
-        try:
-            parse_partition_metadata(read_bytes(partition.partition_metadata), path=partition.partition_metadata)
-        except (FormatError, ValueError) as exc:
-            st.refuses = True
-            st.reasons.append(f"partition.metadata cannot be read ({exc})")
+    if log.partition_metadata is not None and log.partition_metadata.error is not None:
+        st.refuses = True
+        st.reasons.append(f"partition.metadata cannot be read ({log.partition_metadata.error})")
 
-    segments = list(partition.segments)
+    segments = list(log.segments)
     # 3. segments recovered while loading, whatever the shutdown: no offset index, bad txn index
     forced = set()
     for seg in segments:
-        if seg.index is None:
+        if seg.files.index is None:
             forced.add(seg.base_offset)
-            st.changes.append(f"{seg.log} has no offset index: recovered while loading")
-        elif _txn_index_fails_sanity(seg):
+            st.changes.append(f"{seg.path} has no offset index: recovered while loading")
+        elif seg.txn_index_below_base:
             forced.add(seg.base_offset)
-            st.changes.append(f"{seg.txnindex} fails its sanity check (an entry below the base offset): the "
+            st.changes.append(f"{seg.files.txnindex} fails its sanity check (an entry below the base offset): the "
                               "segment is recovered while loading")
-        if seg.timeindex is None:
-            st.created.append(seg.log[:-len(".log")] + ".timeindex")
+        if seg.files.timeindex is None:
+            st.created.append(seg.path[:-len(".log")] + ".timeindex")
 
     # 4. log recovery
     recovery_points = checkpoints.recovery_points or {}
@@ -171,45 +140,43 @@ def load_partition(partition: PartitionDir, checkpoints: LogDirCheckpoints, *, s
         for seg in segments:
             if seg.base_offset <= recovery_point:
                 floor = seg.base_offset
-    assign_zero = not (kafka_version.at_least(2, 1, 1) and not kafka_version.at_least(2, 7))
+    assign_zero = not kafka_version.has(Feature.RECOVERY_SKIPS_EPOCH_ZERO)
     log_end = segments[0].base_offset if segments else 0
     for i, seg in enumerate(segments):
         in_log_recovery = floor is not None and seg.base_offset >= floor
         if not in_log_recovery and seg.base_offset not in forced:
-            log_end = max(log_end, _segment_end(seg))
+            log_end = max(log_end, seg.next_offset)
             continue
-        st.recovered.append(seg.log)
-        st.rebuilt.extend(p for p in (seg.index or seg.log[:-4] + ".index", seg.timeindex or seg.log[:-4] + ".timeindex",
-                                      seg.txnindex) if p)
-        with open_buffer(seg.log) as buf:
-            rec = SegmentRecovery(buf, segment_base_offset=seg.base_offset, cache=cache,
-                                  assign_epoch_zero=assign_zero)
-            for ev in iter_segment(buf, path=seg.log, verify_crc=True):
-                if isinstance(ev, RecordBatch) and not ev.after_break:
-                    rec.feed(ev)
-            size = len(buf)
-        verdict = rec.verdict(size, truncate_cache=False)
+        st.recovered.append(seg.path)
+        stem = seg.path[:-len(".log")]
+        st.rebuilt.extend(p for p in (seg.files.index or stem + ".index", seg.files.timeindex or stem + ".timeindex",
+                                      seg.files.txnindex) if p)
+        rec = SegmentRecovery(segment_base_offset=seg.base_offset, cache=cache, assign_epoch_zero=assign_zero,
+                              markers=seg.markers)
+        for batch in seg.kafka_batches:
+            rec.feed(batch)
+        verdict = rec.verdict(seg.file_size, truncate_cache=False)
         if verdict.refuses_to_load:
             st.refuses = True
-            st.reasons.append(f"{seg.log}: {verdict.stop_reason}")
+            st.reasons.append(f"{seg.path}: {verdict.stop_reason}")
         log_end = max(log_end, rec.next_offset if rec.next_offset is not None else seg.base_offset)
         if verdict.truncated_bytes > 0:
             if st.truncate_at is None:
-                st.truncate_at = (seg.log, verdict.valid_bytes)
+                st.truncate_at = (seg.path, verdict.valid_bytes)
             st.truncated += verdict.truncated_bytes
             if in_log_recovery:
                 # LogLoader.recoverLog: a truncating segment deletes every later one and ends recovery
                 # (a segment recovered while loading for a missing index is only truncated itself)
                 later = segments[i + 1:]
-                st.deleted_segments.extend(s.log for s in later)
-                st.truncated += sum(s.size for s in later)
+                st.deleted_segments.extend(s.path for s in later)
+                st.truncated += sum(s.file_size for s in later)
                 break
     # 5. log start offset and the epoch cache's final trims
     start_checkpoint = (checkpoints.log_start_offsets or {}).get(key, 0) if key else 0
     first_base = segments[0].base_offset if segments else 0
     log_start = max(start_checkpoint, first_base)
     if segments and log_end < start_checkpoint:
-        st.deleted_segments = [s.log for s in segments]
+        st.deleted_segments = [s.path for s in segments]
         st.changes.append(f"log end offset {log_end} is below the checkpointed log start offset {start_checkpoint}: "
                           "every segment is deleted (\"This could happen if segment files were deleted from the file "
                           "system.\")")

@@ -10,10 +10,13 @@ is ``LeaderEpochFileCache.endOffsetFor`` for the replica's version; a log withou
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from kreplica.analysis.replica_state import replica_state
 from kreplica.model.epoch_cache import LeaderEpochCache
-from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
+from kreplica.model.partition_log import PartitionLog
+from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
 NONE = "NONE"
 FENCED_LEADER_EPOCH = "FENCED_LEADER_EPOCH"
@@ -42,7 +45,7 @@ def answer(cache: LeaderEpochCache | None, log_end_offset: int, requested_epoch:
     cur = None if current_leader_epoch is None or current_leader_epoch < 0 else current_leader_epoch
     if local_leader_epoch is None:
         local_leader_epoch = cache.latest_epoch if cache is not None and cache.latest_epoch is not None else -1
-    if cur is not None and kafka_version.at_least(2, 1):
+    if cur is not None and kafka_version.has(Feature.KIP_320_FENCING):
         if local_leader_epoch > cur:
             return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, -1, -1, FENCED_LEADER_EPOCH)
         if local_leader_epoch < cur:
@@ -53,3 +56,14 @@ def answer(cache: LeaderEpochCache | None, log_end_offset: int, requested_epoch:
     if offset == -1:
         epoch = -1
     return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, epoch, offset, NONE)
+
+
+def answer_queries(log: PartitionLog, queries: Iterable[tuple[int, int | None]], *,
+                   kafka_version: KafkaVersion = DEFAULT_VERSION) -> Iterator[OffsetForLeaderEpochAnswer]:
+    """Each ``(requested epoch, current leader epoch or None)`` answered by ``log`` as leader, with
+    the cache and log end offset its broker holds once it has loaded the files."""
+    state = replica_state(log, kafka_version=kafka_version)
+    for requested, current in queries:
+        yield answer(state.cache, state.log_end_offset, requested, current_leader_epoch=current,
+                     kafka_version=kafka_version)
+

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from collections.abc import Mapping
+
 from kreplica.formats import default_records
 from kreplica.formats.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
 from kreplica.formats.checksums import crc32, crc32c
-from kreplica.formats.errors import FormatError
+from kreplica.formats.control_marker import ControlMarker, read_control_marker
 from kreplica.model.epoch_cache import LeaderEpochCache
 
 #: ``index.interval.bytes`` default.
@@ -45,11 +47,18 @@ class RecoveryVerdict:
 
 
 class SegmentRecovery:
-    """Feed it the batches Kafka's reader yields, in order; :meth:`verdict` gives the result."""
+    """Feed it the batches Kafka's reader yields, in order; :meth:`verdict` gives the result.
 
-    def __init__(self, buf, *, segment_base_offset: int, cache: LeaderEpochCache | None = None,
-                 index_interval_bytes: int = INDEX_INTERVAL_BYTES, assign_epoch_zero: bool = True) -> None:
+    Works from batch headers alone when their CRC validity is known and ``markers`` holds the
+    control batches' decoded markers (a :class:`~kreplica.model.partition_log.SegmentLog`);
+    otherwise ``buf``, the segment's bytes, supplies both while streaming.
+    """
+
+    def __init__(self, buf=None, *, segment_base_offset: int, cache: LeaderEpochCache | None = None,
+                 index_interval_bytes: int = INDEX_INTERVAL_BYTES, assign_epoch_zero: bool = True,
+                 markers: Mapping[int, ControlMarker] | None = None) -> None:
         self._buf = buf
+        self._markers = markers
         self._base = segment_base_offset
         self._cache = cache if cache is not None else LeaderEpochCache()
         self._interval = index_interval_bytes
@@ -128,20 +137,21 @@ class SegmentRecovery:
         self._stop(batch.position, f"InvalidOffsetException: {reason}; the segment is truncated to its base offset")
 
     def _check_marker(self, batch: RecordBatch) -> None:
-        try:
-            record = next(default_records.iter_records(self._buf, batch))
-        except (FormatError, StopIteration) as exc:
-            return self._stop(batch.end, f"control batch at {batch.position} does not decode: {exc}")
-        if record.key is None:
+        marker = self._markers.get(batch.position) if self._markers is not None else None
+        if marker is None:
+            marker = read_control_marker(self._buf, batch)
+        if marker.error is not None:
+            return self._stop(batch.end, f"control batch at {batch.position} does not decode: {marker.error}")
+        if marker.key_is_null:
             self.refuses_to_load = True  # ControlRecordType.parse(null) throws NullPointerException
             return self._stop(batch.end, "control record has a null key: the broker fails to load the log")
-        if record.control_type is None:
+        if marker.control_type is None:
             return self._stop(batch.end, "Invalid version found for control record")
-        if record.control_type not in (CONTROL_ABORT, CONTROL_COMMIT):
+        if marker.control_type not in (CONTROL_ABORT, CONTROL_COMMIT):
             self.refuses_to_load = True
             return self._stop(batch.end, f"control batch at {batch.position} is not a transaction marker "
-                                         f"(type {record.control_type}): IllegalArgumentException")
-        if record.coordinator_epoch is None:
+                                         f"(type {marker.control_type}): IllegalArgumentException")
+        if marker.coordinator_epoch is None:
             return self._stop(batch.end, "Invalid value size found for end transaction marker")
 
     @property

@@ -6,12 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kreplica.analysis.log_loading import RestartVerdict, load_partition
-from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint
-from kreplica.formats.errors import FormatError
-from kreplica.model.log_dir import read_bytes
+from kreplica.formats.batch import RecordBatch
 from kreplica.model.epoch_cache import EpochEntry, LeaderEpochCache, for_version
-from kreplica.model.replica import BatchRef, Replica
-from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
+from kreplica.model.partition_log import PartitionLog
+from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
 
 @dataclass
@@ -21,8 +19,8 @@ class ReplicaState:
     ``cache`` is ``None`` for a log without an epoch cache (pre-v2 message format only).
     """
 
-    replica: Replica
-    batches: list[BatchRef]
+    replica: PartitionLog
+    batches: list[RecordBatch]
     log_start_offset: int
     log_end_offset: int
     high_watermark: int
@@ -38,18 +36,11 @@ class ReplicaState:
         return self.cache.latest_epoch if self.cache is not None else None
 
 
-def _checkpoint_latest_epoch(replica: Replica) -> int | None:
-    path = replica.partition.leader_epoch_checkpoint
-    if path is None:
-        return None
-    try:
-        lines = parse_leader_epoch_checkpoint(read_bytes(path), path=path)
-    except (FormatError, ValueError):
-        return None
-    return max((ln.epoch for ln in lines), default=None)
+def _checkpoint_latest_epoch(replica: PartitionLog) -> int | None:
+    return max((ln.epoch for ln in replica.epoch_checkpoint_lines or ()), default=None)
 
 
-def replica_state(replica: Replica, *, kafka_version: KafkaVersion = DEFAULT_VERSION, shutdown: str | None = None,
+def replica_state(replica: PartitionLog, *, kafka_version: KafkaVersion = DEFAULT_VERSION, shutdown: str | None = None,
                   cache_source: str = "broker", as_leader: bool = False) -> ReplicaState:
     """The replica after its broker loads it.
 
@@ -59,24 +50,24 @@ def replica_state(replica: Replica, *, kafka_version: KafkaVersion = DEFAULT_VER
     leader registers its leader epoch at its log end when elected (KAFKA-7415) — an entry the
     load dropped because it started at the log end comes back.
     """
-    verdict = load_partition(replica.partition, replica.checkpoints, shutdown=shutdown, kafka_version=kafka_version)
+    verdict = load_partition(replica, shutdown=shutdown, kafka_version=kafka_version)
     leo = verdict.log_end_offset if replica.partition.segments else replica.log_end_offset
     batches = [b for b in replica.batches if b.last_offset < leo]
     legacy_only = bool(batches) and all(b.magic < 2 for b in batches)
-    if legacy_only and kafka_version.at_least(2, 1, 1):
+    if legacy_only and kafka_version.has(Feature.NO_EPOCH_CACHE_FOR_LEGACY_FORMAT):
         cache = None  # KAFKA-7897: a log with a pre-v2 record format has no epoch cache
     elif cache_source == "batches":
         cache = for_version(kafka_version)
         for b in batches:
-            if b.magic >= 2 and b.epoch >= 0:
+            if b.magic >= 2 and b.partition_leader_epoch >= 0:
                 latest = cache.latest_epoch
-                if latest is None or b.epoch > latest:
-                    cache.assign(b.epoch, b.base_offset)
+                if latest is None or b.partition_leader_epoch > latest:
+                    cache.assign(b.partition_leader_epoch, b.base_offset)
         cache.truncate_from_start(verdict.log_start_offset)
     else:
         cache = for_version(kafka_version)
         cache.entries = [EpochEntry(e, o) for e, o in verdict.epoch_cache]
-    if as_leader and cache is not None and kafka_version.at_least(2, 1):
+    if as_leader and cache is not None and kafka_version.has(Feature.LEADER_REGISTERS_EPOCH_AT_LOG_END):
         leader_epoch = _checkpoint_latest_epoch(replica)
         if leader_epoch is not None and leader_epoch > (cache.latest_epoch if cache.latest_epoch is not None else -1):
             cache.assign(leader_epoch, leo)

@@ -22,27 +22,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kreplica.analysis.replica_state import ReplicaState
-from kreplica.formats.batch import CONTROL_ABORT, CONTROL_COMMIT
-from kreplica.model.epoch_cache import EpochEntry
-from kreplica.model.replica import BatchRef
-from kreplica.model.versions import KafkaVersion, parse_kafka_version
+from kreplica.analysis.replica_state import ReplicaState, replica_state
+from kreplica.formats.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
+from kreplica.model.partition_log import PartitionLog
+from kreplica.model.versions import (
+    DEFAULT_VERSION,
+    PROTOCOL_VERSIONS,
+    Feature,
+    KafkaVersion,
+    Protocol,
+    protocol_for,
+)
 
-HW, KIP101, KIP279, DIVERGING, AUTO = "hw", "kip101", "kip279", "diverging-epoch", "auto"
-PROTOCOLS = (HW, KIP101, KIP279, DIVERGING, AUTO)
-#: The version each protocol is emulated at when chosen explicitly.
-PROTOCOL_VERSIONS = {HW: "0.10.2", KIP101: "1.1", KIP279: "2.7", DIVERGING: "4.0"}
-
-
-def protocol_for(version: KafkaVersion) -> str:
-    """The truncation protocol a follower of ``version`` uses (IBP at its default for the version)."""
-    if not version.at_least(0, 11):
-        return HW
-    if not version.at_least(2, 0):
-        return KIP101
-    if not version.at_least(2, 8):
-        return KIP279
-    return DIVERGING
+HW, KIP101, KIP279, DIVERGING = Protocol.HW, Protocol.KIP101, Protocol.KIP279, Protocol.DIVERGING_EPOCH
+AUTO = "auto"
+#: What ``--protocol`` accepts: a generation, or ``auto`` (chosen by the Kafka version).
+PROTOCOLS = (*(p.value for p in Protocol), AUTO)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +66,7 @@ class TruncationPlan:
     follower_log_end_before: int = 0
     truncate_to: int = 0
     out_of_range: str | None = None
-    discarded: list[BatchRef] = field(default_factory=list)
+    discarded: list[RecordBatch] = field(default_factory=list)
     segments_cut: list[tuple[str, int]] = field(default_factory=list)
     committed_loss: bool = False
     committed_loss_offsets: Range | None = None
@@ -79,6 +74,11 @@ class TruncationPlan:
     reopened_transactions: list[tuple[int, int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     cache_after: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def discarded_records(self) -> int:
+        """Records in the discarded batches (a legacy wrapper counts its offset range)."""
+        return sum(b.count if b.count is not None else b.last_offset - b.base_offset + 1 for b in self.discarded)
 
     @property
     def ranges(self) -> list[Range]:
@@ -127,10 +127,11 @@ def _decide(reply_epoch: int, reply_offset: int, follower: ReplicaState, fetch_o
     return min(own[1], reply_offset, leo), True
 
 
-def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: str, kafka_version: KafkaVersion,
+def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: Protocol, kafka_version: KafkaVersion,
              partition: str) -> TruncationPlan:
     """Run the exchange; ``follower`` is mutated to its state after truncation."""
-    plan = TruncationPlan(partition, leader.label, follower.label, protocol, str(kafka_version))
+    protocol = Protocol(protocol)
+    plan = TruncationPlan(partition, leader.label, follower.label, protocol.value, str(kafka_version))
     plan.follower_log_end_before = follower.log_end_offset
     original = list(follower.batches)
     v = kafka_version
@@ -143,7 +144,7 @@ def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: str, kaf
             plan.notes.append("the follower's log has no epoch cache (pre-v2 message format): high-watermark "
                               "truncation applies")
         _truncate(follower, hw)
-    elif not follower.cache.entries and v.at_least(2, 1):
+    elif not follower.cache.entries and v.has(Feature.NO_REQUEST_FOR_EMPTY_CACHE):
         plan.notes.append("the follower's epoch cache is empty: a 2.1+ follower sends no OffsetForLeaderEpoch "
                           "request (KAFKA-6859) and truncates to its high watermark")
         _truncate(follower, hw)
@@ -189,7 +190,7 @@ def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: str, kaf
         plan.out_of_range = "above_leader_log_end"
         plan.notes.append(f"fetching from {follower.log_end_offset} is out of range (the leader ends at "
                           f"{leader.log_end_offset}): the follower truncates to the leader's log end"
-                          + ("" if v.at_least(2, 1) else "; a 0.10.1-2.0 follower exits instead when "
+                          + ("" if v.has(Feature.OUT_OF_RANGE_NEVER_FATAL) else "; a 0.10.1-2.0 follower exits instead when "
                              "unclean.leader.election.enable is false"))
         _truncate(follower, leader.log_end_offset)
     elif follower.log_end_offset < leader.log_start_offset:
@@ -199,12 +200,12 @@ def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: str, kaf
                           f"{leader.log_start_offset} (truncateFullyAndStartAt)")
         _truncate_fully(follower, leader.log_start_offset)
     plan.truncate_to = follower.log_end_offset if plan.out_of_range != "below_leader_log_start" else leader.log_start_offset
-    kept = {(b.segment, b.position) for b in follower.batches}
-    plan.discarded = [b for b in original if (b.segment, b.position) not in kept]
+    kept = {(b.path, b.position) for b in follower.batches}
+    plan.discarded = [b for b in original if (b.path, b.position) not in kept]
     if plan.discarded:
         first = min(plan.discarded, key=lambda b: (b.base_offset, b.position))
-        plan.segments_cut.append((first.segment, first.position))
-        for seg in sorted({b.segment for b in plan.discarded} - {first.segment}):
+        plan.segments_cut.append((first.path, first.position))
+        for seg in sorted({b.path for b in plan.discarded} - {first.path}):
             plan.segments_cut.append((seg, 0))
         if first.base_offset < plan.truncate_to:
             plan.notes.append(f"the batch holding offset {plan.truncate_to} starts at {first.base_offset}: Kafka cuts "
@@ -224,7 +225,7 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     replica's high watermark is not counted — the committed data at those offsets is the other
     replica's, which the follower fetches.
     """
-    keyed = {r.label: {(b.base_offset, b.last_offset, b.epoch, b.crc) for b in r.replica.batches} for r in others}
+    keyed = {r.label: {(b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) for b in r.replica.batches} for r in others}
     hws = {r.label: r.replica.high_watermark for r in others}
     own_hw = follower_before.replica.high_watermark
     lost = []
@@ -235,7 +236,7 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     for b in plan.discarded:
         if b.last_offset < leader_log_start:
             continue
-        key = (b.base_offset, b.last_offset, b.epoch, b.crc)
+        key = (b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc)
         marks = [own_hw] + [hws[label] for label, have in keyed.items() if key in have]
         if any(hw is not None and b.base_offset < hw for hw in marks):
             lost.append(b)
@@ -245,21 +246,37 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     for rng in plan.ranges:
         in_range = [b for b in plan.discarded if rng.first <= b.base_offset <= rng.last]
         holders = tuple(label for label, have in keyed.items()
-                        if all((b.base_offset, b.last_offset, b.epoch, b.crc) in have for b in in_range))
+                        if all((b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) in have for b in in_range))
         plan.held_elsewhere.append((rng, holders))
     for b in plan.discarded:
-        if b.is_control and b.control_type in (CONTROL_COMMIT, CONTROL_ABORT):
-            kind = "commit" if b.control_type == CONTROL_COMMIT else "abort"
+        marker = follower_before.replica.marker(b) if b.is_control else None
+        if marker is not None and marker.control_type in (CONTROL_COMMIT, CONTROL_ABORT):
+            kind = "commit" if marker.control_type == CONTROL_COMMIT else "abort"
             plan.reopened_transactions.append((b.producer_id, b.base_offset, kind))
 
 
-def resolve_protocol(protocol: str, kafka_version: KafkaVersion | None) -> tuple[str, KafkaVersion]:
+def resolve_protocol(protocol: str, kafka_version: KafkaVersion | None) -> tuple[Protocol, KafkaVersion]:
     """(protocol, version to emulate) from the options: ``auto`` picks by version (default
     current Kafka); an explicit protocol without a version is emulated at its own era."""
     if protocol == AUTO:
-        version = kafka_version or parse_kafka_version("4.0")
+        version = kafka_version or DEFAULT_VERSION
         return protocol_for(version), version
-    return protocol, kafka_version or parse_kafka_version(PROTOCOL_VERSIONS[protocol])
+    generation = Protocol(protocol)
+    return generation, kafka_version or PROTOCOL_VERSIONS[generation]
 
 
-__all__ = ["PROTOCOLS", "TruncationPlan", "simulate", "annotate", "resolve_protocol", "EpochEntry"]
+def plan_truncations(replicas: list[PartitionLog], *, protocol: Protocol,
+                     kafka_version: KafkaVersion) -> list[TruncationPlan]:
+    """``truncate-plan``: the first replica leads (and registers its epoch at its log end as a newly
+    elected leader does); each other one follows it. Every plan is annotated with committed loss,
+    the replicas that still hold what it discards, and the transactions it reopens."""
+    states = [replica_state(r, kafka_version=kafka_version, as_leader=(i == 0)) for i, r in enumerate(replicas)]
+    lead, rest = states[0], states[1:]
+    plans = []
+    for f in rest:
+        before = replica_state(f.replica, kafka_version=kafka_version)
+        plan = simulate(lead, f, protocol=protocol, kafka_version=kafka_version, partition=replicas[0].name)
+        annotate(plan, before, [lead, *[s for s in rest if s is not f]], leader_log_start=lead.log_start_offset)
+        plans.append(plan)
+    return plans
+

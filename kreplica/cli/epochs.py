@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
-from kreplica.report.output import Emitter, OutputFormat, resolve_format
+from kreplica.report.output import resolve_format
 
 app = typer.Typer()
 
@@ -35,45 +33,13 @@ def epochs(
 
     Exit status: 0 they agree, 1 disagreements found, 2 bad usage or unreadable input, 3 internal error.
     """
-    from kreplica.analysis.epoch_reconciliation import compare_checkpoint
-    from kreplica.analysis.replica_state import replica_state
-    from kreplica.formats.checkpoints import parse_leader_epoch_checkpoint
-    from kreplica.formats.errors import FormatError
-    from kreplica.formats.findings import Finding
-    from kreplica.model.log_dir import read_bytes
+    from kreplica.analysis.epoch_reconciliation import reconcile_epochs
     from kreplica.report import replication as report
-    from kreplica.report.inspect_log import finding_object
 
     kafka_version = kafka_version or DEFAULT_VERSION
-    loaded = load_replicas(replicas, partition, hw)
-    objs, findings = [], {}
-    errors = 0
-    for r in loaded:
-        state = replica_state(r, kafka_version=kafka_version)
-        lines = None
-        fs = []
-        if r.partition.leader_epoch_checkpoint:
-            try:
-                lines = parse_leader_epoch_checkpoint(read_bytes(r.partition.leader_epoch_checkpoint),
-                                                      path=r.partition.leader_epoch_checkpoint)
-            except (FormatError, ValueError) as exc:
-                fs.append(Finding("checkpoint_malformed", r.partition.leader_epoch_checkpoint, 0,
-                                  f"leader-epoch-checkpoint cannot be read as Kafka reads it: {exc}"))
-        if lines is not None:
-            fs.extend(compare_checkpoint(r.partition, lines, r.batch_cache, r.log_end_offset, r.log_start_offset,
-                                         state.restart))
-        errors += sum(f.is_error for f in fs)
-        findings[r.label] = fs
-        objs.append(report.epochs_object(state, None if lines is None else [(x.epoch, x.start_offset) for x in lines],
-                                         kafka_version))
-    fmt = resolve_format(output_format)
-    if fmt is OutputFormat.text:
-        report.render_epochs(objs, findings, Console(file=sys.stdout, highlight=False, soft_wrap=True))
-    else:
-        emitter = Emitter(fmt)
-        for o in objs:
-            emitter.emit(o)
-            for f in findings[o["replica"]]:
-                emitter.emit(finding_object(f))
-        emitter.close()
+    verdicts = [reconcile_epochs(r, kafka_version) for r in load_replicas(replicas, partition, hw)]
+    errors = sum(f.is_error for v in verdicts for f in v.findings)
+    objs = [report.epochs_object(v.state, v.checkpoint, kafka_version) for v in verdicts]
+    findings = {v.state.label: list(v.findings) for v in verdicts}
+    report.write_epochs(objs, findings, resolve_format(output_format))
     return ExitCode.PROBLEMS if errors else ExitCode.OK

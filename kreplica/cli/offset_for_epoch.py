@@ -7,14 +7,13 @@ import sys
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.replicas import PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
-from kreplica.report.output import Emitter, OutputFormat, resolve_format
+from kreplica.report.output import resolve_format
 
 app = typer.Typer()
 
@@ -44,8 +43,7 @@ def offset_for_epoch(
     Exit status: 0 answered without error, 1 an answer carries an error, 2 bad usage or unreadable
     input, 3 internal error.
     """
-    from kreplica.analysis.offset_for_epoch import answer
-    from kreplica.analysis.replica_state import replica_state
+    from kreplica.analysis.offset_for_epoch import answer_queries
     from kreplica.formats.errors import Malformed
     from kreplica.report import replication as report
 
@@ -53,7 +51,6 @@ def offset_for_epoch(
         raise typer.BadParameter("give exactly one of --epoch and --epochs-from", param_hint="--epoch")
     kafka_version = kafka_version or DEFAULT_VERSION
     (r,) = load_replicas([replica], partition, None)
-    state = replica_state(r, kafka_version=kafka_version)
     queries: list[tuple[int, int | None]] = []
     if epoch is not None:
         queries.append((epoch, current_leader_epoch))
@@ -70,19 +67,6 @@ def offset_for_epoch(
                 except (ValueError, TypeError, AttributeError) as exc:
                     raise Malformed(f"query is not an object with an integer \"epoch\": {exc}",
                                     path=epochs_from, position=n, field="line") from None
-    fmt = resolve_format(output_format)
-    emitter = Emitter(fmt if fmt is not OutputFormat.text else OutputFormat.ndjson)
-    console = Console(file=sys.stdout, highlight=False)
-    failed = 0
-    for requested, cur in queries:
-        a = answer(state.cache, state.log_end_offset, requested, current_leader_epoch=cur, kafka_version=kafka_version)
-        failed += a.error != "NONE"
-        obj = report.offset_for_epoch_object(r.label, a, kafka_version)
-        if fmt is OutputFormat.text:
-            console.print(f"{r.label}: epoch {requested}" + (f" (current leader epoch {cur})" if cur is not None else "")
-                          + f" → leader_epoch {a.leader_epoch}, end_offset {a.end_offset}, error {a.error}")
-        else:
-            emitter.emit(obj)
-    if fmt is not OutputFormat.text:
-        emitter.close()
+    answers = answer_queries(r, queries, kafka_version=kafka_version)
+    failed = report.write_offset_for_epoch(r.label, answers, kafka_version, resolve_format(output_format))
     return ExitCode.PROBLEMS if failed else ExitCode.OK

@@ -22,28 +22,14 @@ HwOption = Annotated[
 
 
 def load_replicas(paths: list[str], partition: str | None, hw: list[str] | None) -> list:
-    """Read every replica named on the command line; labels are made unique."""
-    from kreplica.model.replica import load_replica, parse_hw_overrides, resolve_replica_paths
+    """Read every replica named on the command line once (:func:`kreplica.model.replica.read_replicas`)."""
+    from kreplica.model.replica import parse_hw_overrides, read_replicas
 
     try:
         overrides = parse_hw_overrides(hw or [])
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--hw") from None
-    replicas = []
-    seen: dict[str, int] = {}
-    for pdir, log_dir in resolve_replica_paths(paths, partition):
-        r = load_replica(pdir, log_dir)
-        if r.label in seen:
-            seen[r.label] += 1
-            r.label = f"{r.label}#{seen[r.label]}"
-        else:
-            seen[r.label] = 1
-        for key in (r.label, r.path):
-            if key in overrides:
-                r.high_watermark, r.hw_source = overrides[key], "override"
-        replicas.append(r)
-    unknown = set(overrides) - {r.label for r in replicas} - {r.path for r in replicas}
-    if unknown:
-        raise typer.BadParameter(f"no replica labelled {sorted(unknown)}; labels are "
-                                 f"{[r.label for r in replicas]}", param_hint="--hw")
-    return replicas
+    try:
+        return read_replicas(paths, partition, overrides)
+    except KeyError as exc:
+        raise typer.BadParameter(exc.args[0], param_hint="--hw") from None

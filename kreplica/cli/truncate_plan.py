@@ -11,15 +11,15 @@ from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
-from kreplica.report.output import Payload, dumps, resolve_format, write_objects
-from kreplica.report.payload import encoder
+from kreplica.model.versions import Protocol
+from kreplica.report.output import resolve_format, write_objects
 
 app = typer.Typer()
 
-# kept here (not imported from analysis.truncation) so that option parsing imports nothing heavy;
-# tests/analysis/test_replication_scenarios.py checks they match
-PROTOCOLS = ("hw", "kip101", "kip279", "diverging-epoch", "auto")
+# from the version table (light to import); tests/analysis/test_replication_scenarios.py checks they
+# match what analysis.truncation accepts
 AUTO = "auto"
+PROTOCOLS = (*(p.value for p in Protocol), AUTO)
 
 
 def _protocol(value: str) -> str:
@@ -56,33 +56,16 @@ def truncate_plan(
     Exit status: 0 nothing committed is lost, 1 committed data would be lost, 2 bad usage or unreadable
     input, 3 internal error.
     """
-    from kreplica.analysis.replica_state import replica_state
-    from kreplica.report.salvage import export_batches
-    from kreplica.analysis.truncation import annotate, resolve_protocol, simulate
+    from kreplica.analysis.truncation import plan_truncations, resolve_protocol
     from kreplica.report import replication as report
-    from kreplica.report.inspect_log import record_object
 
     proto, version = resolve_protocol(protocol, kafka_version)
     replicas = load_replicas([leader, *followers], partition, hw)
-    states = [replica_state(r, kafka_version=version, as_leader=(i == 0)) for i, r in enumerate(replicas)]
-    lead, rest = states[0], states[1:]
-    name = replicas[0].name
-    plans = []
-    for f in rest:
-        before = replica_state(f.replica, kafka_version=version)
-        plan = simulate(lead, f, protocol=proto, kafka_version=version, partition=name)
-        annotate(plan, before, [lead, *[s for s in rest if s is not f]], leader_log_start=lead.log_start_offset)
-        plans.append(plan)
+    plans = plan_truncations(replicas, protocol=proto, kafka_version=version)
     if export is not None:
-        enc = encoder(Payload.base64)
-        for plan in plans:
-            if not plan.discarded:
-                continue
-            target = export / plan.follower.replace("/", "_")
-            target.mkdir(parents=True, exist_ok=True)
-            with open(target / f"{name}.records.ndjson", "w", encoding="utf-8") as out:
-                export_batches(plan.discarded, target, name,
-                               lambda rec, seg: out.write(dumps(record_object(rec, seg, enc)) + "\n"))
+        from kreplica.report.salvage import write_truncation_export
+
+        write_truncation_export(plans, export, replicas[0].name)
     objs = [report.truncation_object(p) for p in plans]
     write_objects(objs, resolve_format(output_format), report.render_truncation)
     return ExitCode.PROBLEMS if any(p.committed_loss for p in plans) else ExitCode.OK

@@ -10,10 +10,10 @@ import importlib
 
 _PUBLIC = {
     "Header": "batch", "NewRecord": "batch", "Record": "batch", "RecordBatch": "batch",
-    "parse_checkpoint": "checkpoints", "parse_clean_shutdown": "checkpoints",
-    "parse_leader_epoch_checkpoint": "checkpoints", "parse_meta_properties": "checkpoints",
-    "parse_offset_checkpoint": "checkpoints", "parse_partition_metadata": "checkpoints",
-    "parse_quorum_state": "checkpoints",
+    "parse_checkpoint": "checkpoint_file", "parse_clean_shutdown": "clean_shutdown",
+    "parse_leader_epoch_checkpoint": "leader_epoch_checkpoint", "parse_meta_properties": "meta_properties",
+    "parse_offset_checkpoint": "offset_checkpoint", "parse_partition_metadata": "partition_metadata",
+    "parse_quorum_state": "quorum_state",
     "FormatError": "errors", "Malformed": "errors", "Truncated": "errors", "UnsupportedVersion": "errors",
     "KINDS": "findings", "Finding": "findings",
     "iter_offset_index": "offset_index", "parse_producer_snapshot": "producer_snapshot",

@@ -21,7 +21,6 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from kreplica.formats.errors import FormatError
 

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from kreplica.formats.checkpoints import java_parse_int, java_parse_long
+from kreplica.formats._java import java_parse_int, java_parse_long
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"

@@ -13,10 +13,9 @@ removed. The rule is chosen by ``newest_wins`` (see :func:`for_version`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from kreplica.model.versions import KafkaVersion
+from kreplica.model.versions import Feature, KafkaVersion
 
 
 class EpochEntry(NamedTuple):
@@ -146,8 +145,8 @@ def end_offset_for(entries: list[EpochEntry] | tuple[EpochEntry, ...], requested
     0.11–1.1 (KIP-101, offset only; the epoch is reported as -1): an empty cache answers the LEO
     even for -1 (the "latest" row matches -1 == -1), below the first entry → -1.
     """
-    newest = kafka_version is None or kafka_version.at_least(2, 1)
-    kip279 = kafka_version is None or kafka_version.at_least(2, 0)
+    newest = kafka_version is None or kafka_version.has(Feature.END_OFFSET_ECHOES_EPOCH_BELOW_FIRST)
+    kip279 = kafka_version is None or kafka_version.has(Feature.KIP_279_EPOCH_COMPARISON)
     latest = entries[-1].epoch if entries else UNDEFINED_EPOCH
     if not kip279:
         if requested_epoch == latest:
@@ -176,6 +175,6 @@ def end_offset_for(entries: list[EpochEntry] | tuple[EpochEntry, ...], requested
     return EndOffset(floor.epoch, higher.start_offset)
 
 
-def for_version(kafka_version: "KafkaVersion") -> LeaderEpochCache:
+def for_version(kafka_version: KafkaVersion) -> LeaderEpochCache:
     """An empty cache with the ``assign`` rule of a broker at ``kafka_version``."""
-    return LeaderEpochCache(newest_wins=kafka_version.at_least(2, 1))
+    return LeaderEpochCache(newest_wins=kafka_version.has(Feature.EPOCH_CACHE_LAST_WRITE_WINS))

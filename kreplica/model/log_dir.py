@@ -13,11 +13,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kreplica.formats import checkpoints
+from kreplica.formats.clean_shutdown import parse_clean_shutdown
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.naming import PartitionDirName, classify_partition_file, parse_partition_dir
 from kreplica.formats.mapped import EvidenceError
+from kreplica.formats.meta_properties import parse_meta_properties
+from kreplica.formats.naming import PartitionDirName, classify_partition_file, parse_partition_dir
+from kreplica.formats.offset_checkpoint import parse_offset_checkpoint
 
 REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
@@ -202,12 +204,12 @@ def read_checkpoints(log_dir: LogDir) -> LogDirCheckpoints:
     findings: list[Finding] = []
     unreadable: list[str] = []
     readers = {
-        REPLICATION_OFFSET_CHECKPOINT: checkpoints.parse_offset_checkpoint,
-        RECOVERY_POINT_CHECKPOINT: checkpoints.parse_offset_checkpoint,
-        LOG_START_OFFSET_CHECKPOINT: checkpoints.parse_offset_checkpoint,
-        CLEANER_OFFSET_CHECKPOINT: checkpoints.parse_offset_checkpoint,
-        META_PROPERTIES: checkpoints.parse_meta_properties,
-        CLEAN_SHUTDOWN: checkpoints.parse_clean_shutdown,
+        REPLICATION_OFFSET_CHECKPOINT: parse_offset_checkpoint,
+        RECOVERY_POINT_CHECKPOINT: parse_offset_checkpoint,
+        LOG_START_OFFSET_CHECKPOINT: parse_offset_checkpoint,
+        CLEANER_OFFSET_CHECKPOINT: parse_offset_checkpoint,
+        META_PROPERTIES: parse_meta_properties,
+        CLEAN_SHUTDOWN: parse_clean_shutdown,
     }
     for name, reader in readers.items():
         path = log_dir.files.get(name)

@@ -1,10 +1,18 @@
-"""Kafka versions as a forensic parameter: behaviour that changed across releases is chosen by
-an explicit version, never a hidden global (ARCHITECTURE.md, analysis layer)."""
+"""Kafka versions as a forensic parameter, and the one table of what changed when.
+
+Behaviour that changed across releases is chosen by an explicit version, never a hidden global
+(ARCHITECTURE.md, analysis layer). Every boundary kreplica reproduces is a row of
+:data:`FEATURES` (kafka-algorithms spec §7, "Version flags a forensic tool must carry"); code asks
+``version.has(Feature.X)`` instead of comparing version numbers itself, so a reader finds every
+version switch here. Truncation protocol generations are the :class:`Protocol` enum, chosen by
+:func:`protocol_for`.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import Enum
 
 #: The version kreplica emulates when none is given: current Kafka.
 CURRENT = (4, 0)
@@ -23,6 +31,85 @@ class KafkaVersion:
 
     def at_least(self, major: int, minor: int, patch: int = 0) -> bool:
         return (self.major, self.minor, self.patch) >= (major, minor, patch)
+
+    def has(self, feature: Feature) -> bool:
+        """Whether a broker of this version behaves as ``feature`` describes."""
+        since, until = feature.value[0], feature.value[1]
+        return self >= since and (until is None or self < until)
+
+
+def _v(text: str) -> KafkaVersion:
+    major, minor, *patch = (int(x) for x in text.split("."))
+    return KafkaVersion(major, minor, patch[0] if patch else 0)
+
+
+class Feature(Enum):
+    """A behaviour that changed: (first version with it, first version without it or ``None``,
+    what it is and where it comes from)."""
+
+    OFFSET_FOR_LEADER_EPOCH = (_v("0.11"), None, "KIP-101: batches carry leader epochs; followers truncate "
+                                                 "through OffsetForLeaderEpoch")
+    KIP_279_EPOCH_COMPARISON = (_v("2.0"), None, "KIP-279: the leader answers (epoch, offset) and the follower "
+                                                 "compares epochs, iterating")
+    KIP_320_FENCING = (_v("2.1"), None, "KIP-320: OffsetForLeaderEpoch fences with FENCED/UNKNOWN_LEADER_EPOCH")
+    EPOCH_CACHE_LAST_WRITE_WINS = (_v("2.1"), None, "the epoch cache's assign: a later entry replaces conflicting "
+                                                    "ones (before: append-only, non-monotone assigns rejected)")
+    END_OFFSET_ECHOES_EPOCH_BELOW_FIRST = (_v("2.1"), None, "endOffsetFor below the first entry echoes the "
+                                                            "requested epoch (before: -1)")
+    LEADER_REGISTERS_EPOCH_AT_LOG_END = (_v("2.1"), None, "KAFKA-7415: a new leader registers (epoch, LEO) "
+                                                          "when elected")
+    NO_REQUEST_FOR_EMPTY_CACHE = (_v("2.1"), None, "KAFKA-6859: a follower with an empty cache sends no "
+                                                   "OffsetForLeaderEpoch and truncates to its high watermark")
+    OUT_OF_RANGE_NEVER_FATAL = (_v("2.1"), None, "KAFKA-7414: a follower out of range above the leader "
+                                                 "truncates instead of exiting")
+    NO_EPOCH_CACHE_FOR_LEGACY_FORMAT = (_v("2.1.1"), None, "KAFKA-7897: a log with record format < v2 has no "
+                                                           "epoch cache")
+    RECOVERY_SKIPS_EPOCH_ZERO = (_v("2.1.1"), _v("2.7"), "KAFKA-10432: recovery never re-adds epoch-0 entries")
+    KIP_455_REASSIGNMENT = (_v("2.4"), None, "KIP-455: topic znode v2 with adding/removing replicas")
+    DIVERGING_EPOCH_FETCH = (_v("2.8"), None, "follower truncation on fetch (DivergingEpoch), fetch offset = LEO")
+    TOPIC_IDS = (_v("2.8"), None, "KIP-516: topic ids in partition.metadata and topic znode v3")
+    ELIGIBLE_LEADER_REPLICAS = (_v("4.0"), None, "KIP-966: eligible leader replicas and last-known-leader "
+                                                 "elections (MV >= 4.0-IV1)")
+
+    @property
+    def since(self) -> KafkaVersion:
+        return self.value[0]
+
+    @property
+    def meaning(self) -> str:
+        return self.value[2]
+
+
+#: Alias used in docs and reports: the table of version-dependent behaviour.
+FEATURES = tuple(Feature)
+
+
+class Protocol(str, Enum):
+    """Follower truncation protocol generations (kafka-algorithms spec §3)."""
+
+    HW = "hw"                             # <= 0.10.2: truncate to the high watermark
+    KIP101 = "kip101"                     # 0.11 - 1.1: one OffsetForLeaderEpoch round
+    KIP279 = "kip279"                     # 2.0 - 2.7: epochs compared, iterated
+    DIVERGING_EPOCH = "diverging-epoch"   # 2.8+: DivergingEpoch in Fetch responses
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: The version each protocol is emulated at when chosen without a version.
+PROTOCOL_VERSIONS = {Protocol.HW: _v("0.10.2"), Protocol.KIP101: _v("1.1"), Protocol.KIP279: _v("2.7"),
+                     Protocol.DIVERGING_EPOCH: _v("4.0")}
+
+
+def protocol_for(version: KafkaVersion) -> Protocol:
+    """The truncation protocol a follower of ``version`` uses (IBP at its default for the version)."""
+    if version.has(Feature.DIVERGING_EPOCH_FETCH):
+        return Protocol.DIVERGING_EPOCH
+    if version.has(Feature.KIP_279_EPOCH_COMPARISON):
+        return Protocol.KIP279
+    if version.has(Feature.OFFSET_FOR_LEADER_EPOCH):
+        return Protocol.KIP101
+    return Protocol.HW
 
 
 def parse_kafka_version(text: str) -> KafkaVersion:

@@ -21,6 +21,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -29,6 +31,8 @@ from kreplica.analysis.divergence import Divergence
 from kreplica.analysis.offset_for_epoch import OffsetForLeaderEpochAnswer
 from kreplica.analysis.truncation import TruncationPlan
 from kreplica.model.lineage import LineageEntry
+from kreplica.report.inspect_log import finding_object
+from kreplica.report.output import Emitter, OutputFormat
 
 
 def lineage_objects(lineage: tuple[LineageEntry, ...]) -> list[dict]:
@@ -63,7 +67,7 @@ def truncation_object(p: TruncationPlan) -> dict:
         "follower_log_end_before": p.follower_log_end_before, "truncate_to": p.truncate_to,
         "out_of_range": p.out_of_range,
         "discarded": {
-            "records": sum(b.records for b in d), "batches": len(d), "bytes": sum(b.size for b in d),
+            "records": p.discarded_records, "batches": len(d), "bytes": sum(b.size for b in d),
             "first_offset": min((b.base_offset for b in d), default=None),
             "last_offset": max((b.last_offset for b in d), default=None),
             "ranges": [[r.first, r.last] for r in p.ranges],
@@ -118,6 +122,40 @@ def render_epochs(objs: list[dict], findings: dict[str, list], console: Console)
         for f in fs:
             style = "bold red" if f.is_error else "yellow"
             console.print(f"[{style}]{escape(label)}: {f.kind}[/] {escape(f.message)}", highlight=False)
+
+
+def write_epochs(objs: list[dict], findings: dict[str, list], fmt: OutputFormat) -> None:
+    """``epochs`` output: a side-by-side table for people; for programs each replica's object
+    followed by its findings."""
+    if fmt is OutputFormat.text:
+        render_epochs(objs, findings, Console(file=sys.stdout, highlight=False, soft_wrap=True))
+        return
+    emitter = Emitter(fmt)
+    for o in objs:
+        emitter.emit(o)
+        for f in findings[o["replica"]]:
+            emitter.emit(finding_object(f))
+    emitter.close()
+
+
+def write_offset_for_epoch(replica: str, answers, kafka_version, fmt: OutputFormat) -> int:
+    """One line per answer (text) or one ``offset_for_leader_epoch`` object each; returns how many
+    carry an error."""
+    failed = 0
+    if fmt is OutputFormat.text:
+        console = Console(file=sys.stdout, highlight=False)
+        for a in answers:
+            failed += a.error != "NONE"
+            cur = a.current_leader_epoch
+            console.print(f"{replica}: epoch {a.requested_epoch}" + (f" (current leader epoch {cur})" if cur is not None else "")
+                          + f" → leader_epoch {a.leader_epoch}, end_offset {a.end_offset}, error {a.error}")
+        return failed
+    emitter = Emitter(fmt)
+    for a in answers:
+        failed += a.error != "NONE"
+        emitter.emit(offset_for_epoch_object(replica, a, kafka_version))
+    emitter.close()
+    return failed
 
 
 def render_truncation(o: dict, console: Console) -> None:

@@ -7,9 +7,11 @@ from pathlib import Path
 
 from kreplica.analysis.log_loading import load_partition
 from kreplica.formats.batch import NewRecord
-from kreplica.formats.checkpoints import build_leader_epoch_checkpoint, build_offset_checkpoint
+from kreplica.formats.leader_epoch_checkpoint import build_leader_epoch_checkpoint
+from kreplica.formats.offset_checkpoint import build_offset_checkpoint
 from kreplica.formats.default_records import build_batch
-from kreplica.model.log_dir import read_checkpoints, scan_log_dir
+from kreplica.model.log_dir import scan_log_dir
+from kreplica.model.partition_log import read_partition_log
 from tests.conftest import FIXTURES
 
 TS = 1_700_000_000_000
@@ -45,13 +47,13 @@ def make(tmp_path: Path, segments: dict[int, bytes], *, checkpoint=None, clean=F
     if log_start is not None:
         (log_dir / "log-start-offset-checkpoint").write_bytes(build_offset_checkpoint({("t", 0): log_start}))
     ld = scan_log_dir(log_dir)
-    return ld.partitions[0], read_checkpoints(ld)
+    return read_partition_log(ld.partitions[0], ld)
 
 
 def test_clean_shutdown_drops_a_checkpoint_entry_beyond_the_log_end(tmp_path: Path) -> None:
-    pdir, cps = make(tmp_path, {0: batch(0, 5, 0) + batch(5, 5, 1)},
+    log = make(tmp_path, {0: batch(0, 5, 0) + batch(5, 5, 1)},
                      checkpoint=build_leader_epoch_checkpoint([(0, 0), (1, 5), (3, 12)]), clean=True)
-    v = load_partition(pdir, cps)
+    v = load_partition(log)
     assert v.shutdown == "clean" and v.recovered_segments == ()
     assert v.epoch_cache == ((0, 0), (1, 5)) and v.log_end_offset == 10
     assert any("epoch 3 at 12 is dropped" in c for c in v.epoch_cache_changes)
@@ -59,8 +61,8 @@ def test_clean_shutdown_drops_a_checkpoint_entry_beyond_the_log_end(tmp_path: Pa
 
 def test_unclean_recovery_starts_at_the_segment_holding_the_recovery_point(tmp_path: Path) -> None:
     segs = {0: batch(0, 5, 0), 5: batch(5, 5, 0), 10: batch(10, 5, 1)}
-    pdir, cps = make(tmp_path, segs, checkpoint=build_leader_epoch_checkpoint([(0, 0)]), recovery_point=7)
-    v = load_partition(pdir, cps)
+    log = make(tmp_path, segs, checkpoint=build_leader_epoch_checkpoint([(0, 0)]), recovery_point=7)
+    v = load_partition(log)
     assert [Path(p).name for p in v.recovered_segments] == ["00000000000000000005.log", "00000000000000000010.log"]
     # recovery re-assigns epoch 1 from the batches of the last segment
     assert v.epoch_cache == ((0, 0), (1, 10)) and v.truncated_bytes == 0
@@ -70,52 +72,52 @@ def test_a_corrupt_batch_truncates_and_deletes_later_segments(tmp_path: Path) ->
     bad = bytearray(batch(5, 5, 0))
     bad[-2] ^= 0xFF
     segs = {0: batch(0, 5, 0), 5: batch(5, 2, 0)[:0] + bytes(bad), 10: batch(10, 5, 1)}
-    pdir, cps = make(tmp_path, segs, checkpoint=build_leader_epoch_checkpoint([(0, 0), (1, 10)]), recovery_point=0)
-    v = load_partition(pdir, cps)
-    assert v.truncate_at == (str(pdir.segments[1].log), 0)
+    log = make(tmp_path, segs, checkpoint=build_leader_epoch_checkpoint([(0, 0), (1, 10)]), recovery_point=0)
+    v = load_partition(log)
+    assert v.truncate_at == (str(log.partition.segments[1].log), 0)
     assert [Path(p).name for p in v.deleted_segments] == ["00000000000000000010.log"]
     assert v.log_end_offset == 5 and v.epoch_cache == ((0, 0),)
     assert v.truncated_bytes == len(bad) + len(segs[10])
 
 
 def test_missing_offset_index_is_recovered_even_after_a_clean_shutdown(tmp_path: Path) -> None:
-    pdir, cps = make(tmp_path, {0: batch(0, 5, 0)}, checkpoint=build_leader_epoch_checkpoint([(0, 0)]), clean=True,
+    log = make(tmp_path, {0: batch(0, 5, 0)}, checkpoint=build_leader_epoch_checkpoint([(0, 0)]), clean=True,
                      indexes=False)
-    v = load_partition(pdir, cps)
+    v = load_partition(log)
     assert len(v.recovered_segments) == 1 and any("no offset index" in c for c in v.epoch_cache_changes)
     assert any(p.endswith(".timeindex") for p in v.created_files)
 
 
 def test_malformed_epoch_checkpoint_takes_the_log_directory_offline(tmp_path: Path) -> None:
-    pdir, cps = make(tmp_path, {0: batch(0, 5, 0)}, checkpoint=b"0\n2\n0 0\n", clean=True)
-    v = load_partition(pdir, cps)
+    log = make(tmp_path, {0: batch(0, 5, 0)}, checkpoint=b"0\n2\n0 0\n", clean=True)
+    v = load_partition(log)
     assert v.refuses_to_start and "offline" in v.reasons[0]
 
 
 def test_log_end_below_the_checkpointed_log_start_deletes_everything(tmp_path: Path) -> None:
-    pdir, cps = make(tmp_path, {0: batch(0, 5, 0)}, checkpoint=build_leader_epoch_checkpoint([(0, 0)]), clean=True,
+    log = make(tmp_path, {0: batch(0, 5, 0)}, checkpoint=build_leader_epoch_checkpoint([(0, 0)]), clean=True,
                      log_start=50)
-    v = load_partition(pdir, cps)
+    v = load_partition(log)
     assert len(v.deleted_segments) == 1 and v.epoch_cache == () and v.log_end_offset == 50
 
 
 def test_version_2_1_1_to_2_6_does_not_re_add_epoch_zero(tmp_path: Path) -> None:
     from kreplica.model.versions import parse_kafka_version
 
-    pdir, cps = make(tmp_path, {0: batch(0, 5, 0) + batch(5, 5, 2)}, checkpoint=None, recovery_point=0)
-    assert load_partition(pdir, cps).epoch_cache == ((0, 0), (2, 5))
-    assert load_partition(pdir, cps, kafka_version=parse_kafka_version("2.5")).epoch_cache == ((2, 5),)
+    log = make(tmp_path, {0: batch(0, 5, 0) + batch(5, 5, 2)}, checkpoint=None, recovery_point=0)
+    assert load_partition(log).epoch_cache == ((0, 0), (2, 5))
+    assert load_partition(log, kafka_version=parse_kafka_version("2.5")).epoch_cache == ((2, 5),)
 
 
 def test_missing_index_recovery_after_clean_shutdown_truncates_only_that_segment(tmp_path: Path) -> None:
     bad = bytearray(batch(0, 5, 0))
     bad[-2] ^= 0xFF
-    pdir, cps = make(tmp_path, {0: bytes(bad), 5: batch(5, 5, 0)}, checkpoint=build_leader_epoch_checkpoint([(0, 0)]),
+    log = make(tmp_path, {0: bytes(bad), 5: batch(5, 5, 0)}, checkpoint=build_leader_epoch_checkpoint([(0, 0)]),
                      clean=True)
-    (pdir_path := Path(pdir.path))
+    (pdir_path := Path(log.path))
     (pdir_path / f"{0:020d}.index").unlink()
     from kreplica.model.log_dir import scan_partition_dir
 
-    v = load_partition(scan_partition_dir(pdir_path), cps)
+    v = load_partition(read_partition_log(scan_partition_dir(pdir_path), log.log_dir))
     assert v.truncate_at == (str(pdir_path / f"{0:020d}.log"), 0) and v.truncated_bytes == len(bad)
     assert v.deleted_segments == () and v.log_end_offset == 10

@@ -9,19 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats.checkpoints import (
-    CleanShutdown,
+from kreplica.formats.clean_shutdown import CleanShutdown, parse_clean_shutdown
+from kreplica.formats.meta_properties import (
     MetaProperties,
-    PartitionMetadata,
-    QuorumState,
     build_meta_properties,
-    build_partition_metadata,
-    parse_clean_shutdown,
     parse_java_properties,
     parse_meta_properties,
-    parse_partition_metadata,
-    parse_quorum_state,
 )
+from kreplica.formats.partition_metadata import PartitionMetadata, build_partition_metadata, parse_partition_metadata
+from kreplica.formats.quorum_state import QuorumState, parse_quorum_state
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 from kreplica.formats.uuid import (
     ONE_UUID,

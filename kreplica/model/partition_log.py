@@ -1,0 +1,345 @@
+"""A replica's partition log, read once: the value every command and analysis shares.
+
+One walk over a partition directory's segments gathers everything the replication commands,
+``inspect-dir`` and log loading need: every batch header (as :class:`RecordBatch`, in file order,
+``after_break`` ones included), the transaction markers of control batches, the walker's and the
+cross-batch findings, and where Kafka's reader stops in each segment. Beside it, the small files
+are parsed once: the log directory's checkpoints, ``leader-epoch-checkpoint``,
+``partition.metadata`` and the newest readable producer snapshot. From the headers come the
+epoch lineage, the cache Kafka's ``assign`` rule builds, and the log end offset.
+
+Analyses never open a segment again: log recovery replays the headers (CRC validity and markers
+were read in the walk), truncation and divergence compare headers. A :class:`PartitionLog` can be
+built from rows of batch headers as well (:func:`partition_log_from_rows`), so the fleet pipeline
+runs the same analyses on table rows without any file at hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from kreplica.formats import default_records, legacy_records
+from kreplica.formats.batch import Record, RecordBatch
+from kreplica.formats.control_marker import ControlMarker, has_marker, read_control_marker
+from kreplica.formats.errors import FormatError
+from kreplica.formats.findings import Finding
+from kreplica.formats.leader_epoch_checkpoint import EpochEntryLine, parse_leader_epoch_checkpoint
+from kreplica.formats.mapped import open_buffer
+from kreplica.formats.partition_metadata import parse_partition_metadata
+from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
+from kreplica.formats.segment import SegmentEnd, iter_segment
+from kreplica.formats.txn_index import AbortedTxn, iter_txn_index
+from kreplica.model.batch_order import PartitionContext, check_batch
+from kreplica.model.epoch_cache import EpochEntry
+from kreplica.model.lineage import LineageBuilder, LineageEntry
+from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, SegmentFiles, read_bytes, read_checkpoints
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentLog:
+    """One segment as the walk found it.
+
+    ``batches`` are every batch header in file order (``after_break`` ones last, as found past
+    damage); ``valid_bytes`` is where Kafka's reader stops and ``stopped_by`` why;
+    ``markers`` maps a control batch's position to its decoded marker.
+    """
+
+    files: SegmentFiles
+    file_size: int
+    valid_bytes: int
+    stopped_by: str
+    batches: tuple[RecordBatch, ...]
+    markers: Mapping[int, ControlMarker]
+    findings: tuple[Finding, ...]
+    txn_index_below_base: bool = False  # a .txnindex entry ends below the base offset (LogLoader's sanity check)
+
+    @property
+    def path(self) -> str:
+        return self.files.log
+
+    @property
+    def base_offset(self) -> int:
+        return self.files.base_offset
+
+    @property
+    def kafka_batches(self) -> tuple[RecordBatch, ...]:
+        """The batches Kafka's reader yields (none found past a break)."""
+        return tuple(b for b in self.batches if not b.after_break)
+
+    @property
+    def first_offset(self) -> int | None:
+        return self.batches[0].base_offset if self.batches else None
+
+    @property
+    def last_offset(self) -> int | None:
+        return max((b.last_offset for b in self.batches), default=None)
+
+    @property
+    def next_offset(self) -> int:
+        """The offset after the last batch Kafka's reader yields (the base offset if none)."""
+        return max((b.last_offset + 1 for b in self.batches if not b.after_break), default=self.base_offset)
+
+
+@dataclass(frozen=True, slots=True)
+class SmallFile:
+    """A small file parsed once: ``value`` when it reads as Kafka reads it, else ``error``
+    (one line) at ``position``."""
+
+    path: str
+    value: object | None = None
+    error: str | None = None
+    position: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ProducerState:
+    """The newest producer snapshot a broker would load (``None`` when none reads), and the
+    findings of the ones it would delete on the way."""
+
+    snapshot: tuple[str, int] | None
+    entries: tuple[ProducerSnapshotEntry, ...]
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionLog:
+    """One replica of one partition, read once. Frozen: a command that relabels a replica or
+    overrides its high watermark makes a new value with :meth:`relabelled`/:meth:`with_high_watermark`."""
+
+    label: str
+    partition: PartitionDir
+    log_dir: LogDir
+    checkpoints: LogDirCheckpoints
+    broker_id: int | None
+    segments: tuple[SegmentLog, ...]
+    epoch_checkpoint: SmallFile | None
+    partition_metadata: SmallFile | None
+    producer_state: ProducerState
+    batches: tuple[RecordBatch, ...]          # Kafka-visible batches of every segment, in order
+    lineage: tuple[LineageEntry, ...]
+    batch_cache: tuple[EpochEntry, ...]       # the cache Kafka's assign rule builds from the headers
+    log_end_offset: int
+    log_start_offset: int
+    high_watermark: int | None
+    hw_source: str
+    recovery_point: int | None
+    findings: tuple[Finding, ...] = field(default=())
+
+    @property
+    def path(self) -> str:
+        return self.partition.path
+
+    @property
+    def name(self) -> str:
+        return self.partition.label
+
+    @property
+    def key(self) -> tuple[str, int] | None:
+        return self.partition.key
+
+    def marker(self, batch: RecordBatch) -> ControlMarker | None:
+        """The decoded marker of a control batch of this log (``None`` for other batches)."""
+        for seg in self.segments:
+            if seg.path == batch.path:
+                return seg.markers.get(batch.position)
+        return None
+
+    @property
+    def epoch_checkpoint_lines(self) -> tuple[EpochEntryLine, ...] | None:
+        """The checkpoint's lines when it reads (``None`` when absent or unreadable)."""
+        if self.epoch_checkpoint is None or self.epoch_checkpoint.error is not None:
+            return None
+        return self.epoch_checkpoint.value
+
+    def relabelled(self, label: str) -> PartitionLog:
+        return replace(self, label=label)
+
+    def with_high_watermark(self, offset: int, source: str = "override") -> PartitionLog:
+        return replace(self, high_watermark=offset, hw_source=source)
+
+
+# -- the walk ------------------------------------------------------------------------------------
+
+
+def read_segment_log(files: SegmentFiles, context: PartitionContext) -> SegmentLog:
+    """Walk one segment: headers with CRCs checked, the walker's and cross-batch findings in file
+    order, control markers; then the ``.txnindex`` sanity check Kafka's loader applies."""
+    batches: list[RecordBatch] = []
+    markers: dict[int, ControlMarker] = {}
+    findings: list[Finding] = []
+    end: SegmentEnd | None = None
+    base = files.base_offset
+    with open_buffer(files.log) as buf:
+        for ev in iter_segment(buf, path=files.log):
+            if type(ev) is RecordBatch:
+                batches.append(ev)
+                if has_marker(ev):
+                    markers[ev.position] = read_control_marker(buf, ev)
+                findings.extend(check_batch(ev, base, context))
+            elif isinstance(ev, Finding):
+                findings.append(ev)
+            else:
+                end = ev
+    return SegmentLog(files, end.file_size, end.valid_bytes, end.stopped_by, tuple(batches), markers,
+                      tuple(findings), _txn_index_below_base(files))
+
+
+def _txn_index_below_base(files: SegmentFiles) -> bool:
+    if files.txnindex is None:
+        return False
+    with open_buffer(files.txnindex) as buf:
+        for item in iter_txn_index(buf, path=files.txnindex, base_offset=files.base_offset):
+            if isinstance(item, AbortedTxn) and item.last_offset < files.base_offset:
+                return True
+    return False
+
+
+def _small_file(path: str | None, parse) -> SmallFile | None:
+    if path is None:
+        return None
+    try:
+        return SmallFile(path, parse(read_bytes(path), path=path))
+    except (FormatError, ValueError) as exc:
+        position = exc.position if isinstance(exc, FormatError) and exc.position is not None else 0
+        return SmallFile(path, None, str(exc), position)
+
+
+def _producer_state(partition: PartitionDir) -> ProducerState:
+    """The newest readable producer snapshot (Kafka deletes a corrupt one and tries the next older)."""
+    findings = []
+    for offset, path in sorted(partition.snapshots, reverse=True):
+        try:
+            snap = parse_producer_snapshot(read_bytes(path), path=path)
+        except (FormatError, ValueError) as exc:
+            findings.append(Finding("snapshot_corrupt", path, getattr(exc, "position", None) or 0,
+                                    f"producer snapshot cannot be read ({exc}); the broker deletes it and tries the "
+                                    "next older one"))
+            continue
+        if not snap.crc_valid:
+            findings.append(Finding("snapshot_corrupt", path, 2,
+                                    f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {snap.crc}. Computed crc: "
+                                    f"{snap.computed_crc}; the broker deletes it and tries the next older one"))
+            continue
+        return ProducerState((path, offset), tuple(snap.entries), tuple(findings))
+    return ProducerState(None, (), tuple(findings))
+
+
+def read_partition_log(partition: PartitionDir, log_dir: LogDir, *, label: str | None = None,
+                       checkpoints: LogDirCheckpoints | None = None) -> PartitionLog:
+    """Read one replica's partition directory: every segment walked once, every small file once.
+
+    ``checkpoints`` may be passed when the log directory's files were already read (a whole log
+    directory's partitions share them)."""
+    cps = checkpoints if checkpoints is not None else read_checkpoints(log_dir)
+    context = PartitionContext()
+    segments = tuple(read_segment_log(files, context) for files in partition.segments)
+    return assemble_partition_log(
+        partition, log_dir, cps, segments, label=label,
+        epoch_checkpoint=_small_file(partition.leader_epoch_checkpoint, parse_leader_epoch_checkpoint),
+        partition_metadata=_small_file(partition.partition_metadata, parse_partition_metadata),
+        producer_state=_producer_state(partition))
+
+
+def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDirCheckpoints,
+                           segments: tuple[SegmentLog, ...], *, label: str | None = None,
+                           epoch_checkpoint: SmallFile | None = None, partition_metadata: SmallFile | None = None,
+                           producer_state: ProducerState | None = None) -> PartitionLog:
+    """The partition log from walked (or table-row) segments and the parsed small files."""
+    meta = cps.meta
+    broker_id = None
+    if meta is not None:
+        broker_id = meta.broker_id if meta.broker_id is not None else meta.node_id
+    lineage = LineageBuilder()
+    batches: list[RecordBatch] = []
+    end = partition.segments[0].base_offset if partition.segments else 0
+    findings = list(cps.findings)
+    for seg in segments:
+        findings.extend(seg.findings)
+        for b in seg.batches:
+            if b.after_break:
+                continue
+            batches.append(b)
+            lineage.feed(b)
+            if b.last_offset + 1 > end:
+                end = b.last_offset + 1
+    key = partition.key
+    hw, hw_source = None, "none"
+    if key and cps.high_watermarks is not None and key in cps.high_watermarks:
+        hw, hw_source = cps.high_watermarks[key], "replication-offset-checkpoint"
+    rp = cps.recovery_points.get(key) if key and cps.recovery_points is not None else None
+    lso_checkpoint = (cps.log_start_offsets or {}).get(key, 0) if key else 0
+    lso = max(lso_checkpoint, partition.segments[0].base_offset if partition.segments else 0)
+    if label is None:
+        label = f"broker-{broker_id}" if broker_id is not None else partition.path
+    return PartitionLog(label, partition, log_dir, cps, broker_id, segments, epoch_checkpoint, partition_metadata,
+                        producer_state or ProducerState(None, (), ()), tuple(batches), lineage.runs,
+                        lineage.cache_entries, end, lso, hw, hw_source, rp, tuple(findings))
+
+
+# -- from table rows -----------------------------------------------------------------------------
+
+#: The columns of a batch-header row, in :class:`RecordBatch` order (``path`` is the segment file).
+BATCH_COLUMNS = RecordBatch._fields
+
+
+def partition_log_from_rows(partition: PartitionDir, log_dir: LogDir, cps: LogDirCheckpoints,
+                            segment_rows: Iterable[Mapping], batch_rows: Iterable[Mapping], *,
+                            marker_rows: Iterable[Mapping] = (), label: str | None = None,
+                            epoch_checkpoint: SmallFile | None = None) -> PartitionLog:
+    """The same value from table rows: ``segment_rows`` carry ``path``, ``file_size``,
+    ``valid_bytes`` and ``stopped_by``; ``batch_rows`` carry :data:`BATCH_COLUMNS`; optional
+    ``marker_rows`` carry :class:`ControlMarker` fields plus ``path``. Findings are not rebuilt
+    from rows (the table of findings is their home)."""
+    by_path: dict[str, list[RecordBatch]] = {}
+    for row in batch_rows:
+        b = RecordBatch(*(row[c] for c in BATCH_COLUMNS))
+        by_path.setdefault(b.path, []).append(b)
+    markers: dict[str, dict[int, ControlMarker]] = {}
+    for row in marker_rows:
+        m = ControlMarker(*(row[c] for c in ControlMarker.__dataclass_fields__))
+        markers.setdefault(row["path"], {})[m.position] = m
+    files = {f.log: f for f in partition.segments}
+    segments = []
+    for row in segment_rows:
+        path = row["path"]
+        seg_files = files.get(path) or SegmentFiles(_base_offset_of(path), path)
+        segments.append(SegmentLog(seg_files, row["file_size"], row["valid_bytes"], row["stopped_by"],
+                                   tuple(sorted(by_path.get(path, ()), key=lambda b: b.position)),
+                                   markers.get(path, {}), ()))
+    segments.sort(key=lambda s: s.base_offset)
+    return assemble_partition_log(partition, log_dir, cps, tuple(segments), label=label,
+                                  epoch_checkpoint=epoch_checkpoint)
+
+
+def _base_offset_of(path: str) -> int:
+    stem = Path(path).name.split(".", 1)[0]
+    return int(stem) if stem.isdigit() else 0
+
+
+# -- batches' bytes, by position -----------------------------------------------------------------
+
+
+def iter_batch_contents(batches: Iterable[RecordBatch]) -> Iterator[tuple[RecordBatch, bytes, tuple[Record, ...]]]:
+    """Each batch's exact bytes and its records, read at the position the walk recorded (no walk
+    again), in the order given; records that do not decode are left out (the walk's findings say why)."""
+    batches = list(batches)
+    current: str | None = None
+    stack = ExitStack()
+    with stack:
+        buf = None
+        for b in batches:
+            if b.path != current:
+                stack.close()
+                buf = stack.enter_context(open_buffer(b.path))
+                current = b.path
+            reader = legacy_records.iter_records if b.magic < 2 else default_records.iter_records
+            records: list[Record] = []
+            try:
+                for record in reader(buf, b):
+                    records.append(record)
+            except FormatError:
+                pass
+            yield b, bytes(buf[b.position:b.end]), tuple(records)
