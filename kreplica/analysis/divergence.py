@@ -10,6 +10,7 @@ annotated with the replicas' high watermarks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
 from kreplica.formats.batch import RecordBatch
 from kreplica.model.partition_log import PartitionLog
@@ -108,3 +109,9 @@ def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
         for first, last, kind in raw
     )
     return Divergence(partition, (a.label, b.label), first_divergent, prefix_end, ranges, hws)
+
+
+def compare_all(replicas: list[PartitionLog]) -> list[Divergence]:
+    """``diverge``: every pair of replicas, in the order given."""
+    return [compare(a, b, a.name) for a, b in combinations(replicas, 2)]
+

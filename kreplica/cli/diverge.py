@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Annotated
 
 import typer
@@ -34,13 +33,13 @@ def diverge(
 
     Exit status: 0 identical, 1 divergence found, 2 bad usage or unreadable input, 3 internal error.
     """
-    from kreplica.analysis.divergence import compare
+    from kreplica.analysis.divergence import compare_all
     from kreplica.report import replication as report
 
     if len(replicas) < 2:
         raise typer.BadParameter("give at least two replicas", param_hint="REPLICA")
     loaded = load_replicas(replicas, partition, hw)
-    results = [compare(a, b, a.name) for a, b in combinations(loaded, 2)]
+    results = compare_all(loaded)
     objs = [report.divergence_object(d) for d in results]
     write_objects(objs, resolve_format(output_format), report.render_divergence)
     return ExitCode.PROBLEMS if any(d.ranges for d in results) else ExitCode.OK
