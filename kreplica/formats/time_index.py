@@ -28,8 +28,8 @@ import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from kreplica.formats._index_walk import IndexEnd, finish_walk, pad_preallocated, size_finding
 from kreplica.formats.findings import Finding
-from kreplica.formats.offset_index import IndexEnd, finish_walk, size_finding
 
 ENTRY = struct.Struct(
     ">"
@@ -117,9 +117,4 @@ def build_time_index(entries: Sequence[tuple[int, int]], *, base_offset: int,
         if not 0 <= relative <= 2**31 - 1:
             raise ValueError(f"offset {offset} cannot be stored relative to base offset {base_offset}")
         out += ENTRY.pack(timestamp, relative)
-    if preallocate is not None:
-        size = preallocate - preallocate % ENTRY_SIZE
-        if size < len(out):
-            raise ValueError(f"{len(entries)} entries do not fit a {preallocate}-byte index")
-        out += bytes(size - len(out))
-    return bytes(out)
+    return pad_preallocated(out, entries=len(entries), entry_size=ENTRY_SIZE, preallocate=preallocate)
