@@ -184,10 +184,11 @@ def read_segment_log(files: SegmentFiles, context: PartitionContext) -> SegmentL
             else:
                 end = ev
     return SegmentLog(files, end.file_size, end.valid_bytes, end.stopped_by, tuple(batches), markers,
-                      tuple(findings), _txn_index_below_base(files))
+                      tuple(findings), txn_index_below_base(files))
 
 
-def _txn_index_below_base(files: SegmentFiles) -> bool:
+def txn_index_below_base(files: SegmentFiles) -> bool:
+    """Whether a ``.txnindex`` entry ends below the segment's base offset (``LogLoader``'s sanity check)."""
     if files.txnindex is None:
         return False
     with open_buffer(files.txnindex) as buf:
@@ -236,6 +237,14 @@ def read_partition_log(partition: PartitionDir, log_dir: LogDir, *, label: str |
     cps = checkpoints if checkpoints is not None else read_checkpoints(log_dir)
     context = PartitionContext()
     segments = tuple(read_segment_log(files, context) for files in partition.segments)
+    return read_partition_files(partition, log_dir, cps, segments, label=label)
+
+
+def read_partition_files(partition: PartitionDir, log_dir: LogDir, cps: LogDirCheckpoints,
+                         segments: tuple[SegmentLog, ...] = (), *, label: str | None = None) -> PartitionLog:
+    """The partition's small files (``leader-epoch-checkpoint``, ``partition.metadata``, producer
+    snapshots) read once, around ``segments`` walked elsewhere (none: the fleet scan walks them
+    in other tasks)."""
     return assemble_partition_log(
         partition, log_dir, cps, segments, label=label,
         epoch_checkpoint=_small_file(partition.leader_epoch_checkpoint, parse_leader_epoch_checkpoint),
@@ -246,11 +255,11 @@ def read_partition_log(partition: PartitionDir, log_dir: LogDir, *, label: str |
 def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDirCheckpoints,
                            segments: tuple[SegmentLog, ...], *, label: str | None = None,
                            epoch_checkpoint: SmallFile | None = None, partition_metadata: SmallFile | None = None,
-                           producer_state: ProducerState | None = None) -> PartitionLog:
-    """The partition log from walked (or table-row) segments and the parsed small files."""
+                           producer_state: ProducerState | None = None, broker_id: int | None = None) -> PartitionLog:
+    """The partition log from walked (or table-row) segments and the parsed small files; the
+    broker id comes from ``meta.properties`` unless given."""
     meta = cps.meta
-    broker_id = None
-    if meta is not None:
+    if broker_id is None and meta is not None:
         broker_id = meta.broker_id if meta.broker_id is not None else meta.node_id
     lineage = LineageBuilder()
     batches: list[RecordBatch] = []
@@ -288,11 +297,12 @@ BATCH_COLUMNS = RecordBatch._fields
 def partition_log_from_rows(partition: PartitionDir, log_dir: LogDir, cps: LogDirCheckpoints,
                             segment_rows: Iterable[Mapping], batch_rows: Iterable[Mapping], *,
                             marker_rows: Iterable[Mapping] = (), label: str | None = None,
-                            epoch_checkpoint: SmallFile | None = None) -> PartitionLog:
+                            epoch_checkpoint: SmallFile | None = None, partition_metadata: SmallFile | None = None,
+                            broker_id: int | None = None) -> PartitionLog:
     """The same value from table rows: ``segment_rows`` carry ``path``, ``file_size``,
-    ``valid_bytes`` and ``stopped_by``; ``batch_rows`` carry :data:`BATCH_COLUMNS`; optional
-    ``marker_rows`` carry :class:`ControlMarker` fields plus ``path``. Findings are not rebuilt
-    from rows (the table of findings is their home)."""
+    ``valid_bytes``, ``stopped_by`` and optionally ``txn_index_below_base``; ``batch_rows`` carry
+    :data:`BATCH_COLUMNS`; optional ``marker_rows`` carry :class:`ControlMarker` fields plus
+    ``path``. Findings are not rebuilt from rows (the table of findings is their home)."""
     by_path: dict[str, list[RecordBatch]] = {}
     for row in batch_rows:
         b = RecordBatch(*(row[c] for c in BATCH_COLUMNS))
@@ -308,10 +318,11 @@ def partition_log_from_rows(partition: PartitionDir, log_dir: LogDir, cps: LogDi
         seg_files = files.get(path) or SegmentFiles(_base_offset_of(path), path)
         segments.append(SegmentLog(seg_files, row["file_size"], row["valid_bytes"], row["stopped_by"],
                                    tuple(sorted(by_path.get(path, ()), key=lambda b: b.position)),
-                                   markers.get(path, {}), ()))
+                                   markers.get(path, {}), (), bool(row.get("txn_index_below_base"))))
     segments.sort(key=lambda s: s.base_offset)
     return assemble_partition_log(partition, log_dir, cps, tuple(segments), label=label,
-                                  epoch_checkpoint=epoch_checkpoint)
+                                  epoch_checkpoint=epoch_checkpoint, partition_metadata=partition_metadata,
+                                  broker_id=broker_id)
 
 
 def _base_offset_of(path: str) -> int:

@@ -1,0 +1,148 @@
+"""``kreplica fleet scan`` and ``kreplica fleet analyze``: the single-partition analyses run
+fleet-wide on Apache Spark (embedded local mode by default, a cluster with ``--master``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import partial
+from typing import Annotated, Optional
+
+import typer
+
+from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.runner import runs_command
+from kreplica.cli.truncate_plan import AUTO, _protocol
+from kreplica.report.output import resolve_format
+
+app = typer.Typer(help="Fleet-scale forensics on Apache Spark: scan many brokers' copies into Parquet tables, "
+                       "then analyse every partition across its replicas.", no_args_is_help=True)
+
+MasterOption = Annotated[str, typer.Option(
+    "--master", metavar="URL",
+    help="Spark master: local[*] (embedded, every core; the default), local[N], or a cluster URL "
+         "(spark://host:7077, yarn, k8s://...).")]
+TOP = 20
+
+
+@app.command("scan", short_help="Walk every segment of a fleet once into Parquet tables.")
+@runs_command
+def scan(
+    root: Annotated[str, typer.Argument(metavar="ROOT", show_default=False,
+                                        help="The fleet: ROOT/<broker>/<logdir>/<topic>-<partition>/ (a path or "
+                                             "file:// URI every executor can read).")],
+    out: Annotated[str, typer.Option("--out", metavar="DIR", help="Where the tables go (a new or empty directory).")],
+    master: MasterOption = "local[*]",
+    records: Annotated[bool, typer.Option("--records", help="Also write a records table: offset, timestamp, key and "
+                                                            "value sizes and their XXH64.")] = False,
+    payloads: Annotated[bool, typer.Option("--payloads", help="With --records, keep key and value bytes too.")]
+    = False,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """Walk every segment of every replica under ROOT once, in Spark tasks running kreplica's own
+    readers, and write Parquet tables under DIR: replicas (checkpoint values, leader-epoch-checkpoint
+    entries, clean-shutdown marker), segments, batches (one row per batch header), markers, findings
+    (the inspect-log findings, with broker and partition) and, with --records, records. Work is
+    distributed per segment file, balanced by size; no row passes through the driver.
+
+    Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
+    (no java on PATH included), 3 internal error.
+    """
+    from kreplica.pipeline.scan import run_scan
+    from kreplica.pipeline.session import spark_session
+    from kreplica.report import fleet as report
+    from kreplica.report.output import write_objects
+
+    if payloads and not records:
+        raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
+    with spark_session(master) as spark:
+        totals = run_scan(spark, root, out, records=records, payloads=payloads)
+    write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
+    return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
+
+
+@app.command("analyze", short_help="Per partition across its replicas: epochs, truncation, divergence, loss at risk.")
+@runs_command
+def analyze(
+    scan_dir: Annotated[str, typer.Argument(metavar="DIR", show_default=False, help="The output of fleet scan.")],
+    sources: Annotated[Optional[list[str]], typer.Argument(
+        metavar="[SOURCE]...", show_default=False,
+        help="A cluster state (anything cluster-state reads) naming each partition's leader.")] = None,
+    leaders: Annotated[Optional[str], typer.Option(
+        "--leaders", metavar="FILE",
+        help='Leaders as JSON: {"partitions":[{"topic":"t","partition":0,"leader":3},...]}.')] = None,
+    at_zxid: Annotated[Optional[str], typer.Option("--at-zxid", metavar="ZXID",
+                                                   help="ZooKeeper SOURCE: replay up to this zxid.")] = None,
+    at_offset: Annotated[Optional[str], typer.Option("--at-offset", metavar="OFFSET",
+                                                     help="KRaft SOURCE: replay up to this offset.")] = None,
+    protocol: Annotated[str, typer.Option("--protocol", metavar="hw|kip101|kip279|diverging-epoch|auto",
+                                          callback=_protocol,
+                                          help="Truncation protocol generation; auto picks it from --kafka-version.")]
+    = AUTO,
+    kafka_version: KafkaVersionOption = None,
+    master: MasterOption = "local[*]",
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """For every partition in the scan's tables, across all its replicas (in broker-id order): each
+    replica's epoch lineage and its disagreements with leader-epoch-checkpoint (as epochs prints them),
+    the truncation each follower would do against the leader (as truncate-plan prints it), pairwise
+    divergence (as diverge prints it), and a fleet_partition object with the committed data at risk.
+    The leader comes from a cluster state SOURCE, from --leaders, or else is the replica with the
+    highest (last epoch, log end offset), and each result says which. Results also go to DIR/analysis
+    as Parquet; text output ranks the worst partitions.
+
+    Exit status: 0 no committed data at risk and no divergence, 1 some partition would lose committed
+    data or has divergent replicas, 2 bad usage or unreadable input, 3 internal error.
+    """
+    from kreplica.analysis.truncation import resolve_protocol
+    from kreplica.pipeline import analyze as pipeline
+    from kreplica.pipeline.session import spark_session
+    from kreplica.report import fleet as report
+
+    proto, version = resolve_protocol(protocol, kafka_version)
+    facts, facts_source = _facts(sources, leaders, at_zxid, at_offset)
+    fmt = resolve_format(output_format)
+    with spark_session(master) as spark:
+        rows = pipeline.run_analysis_tables(spark, scan_dir, facts=facts, facts_source=facts_source,
+                                            protocol=proto, kafka_version=version,
+                                            render=partial(report.partition_objects, kafka_version=version))
+        summary, worst = report.emit_analysis(rows, fmt, top=TOP)
+    if fmt.value == "text":
+        from rich.console import Console
+
+        report.render_ranking(worst, summary, Console(file=sys.stdout, highlight=False, soft_wrap=True))
+    bad = summary["committed_loss_partitions"] or summary["divergent_partitions"]
+    return ExitCode.PROBLEMS if bad else ExitCode.OK
+
+
+def _facts(sources, leaders, at_zxid, at_offset):
+    from kreplica.formats.errors import FormatError
+    from kreplica.pipeline import analyze as pipeline
+
+    if sources and leaders:
+        raise typer.BadParameter("give a cluster state SOURCE or --leaders, not both", param_hint="--leaders")
+    if leaders:
+        try:
+            with open(leaders, encoding="utf-8") as fh:
+                document = json.load(fh)
+            return pipeline.facts_from_leaders(document), pipeline.LEADER_FROM_LEADERS_FILE
+        except OSError as exc:
+            raise FormatError(exc.strerror or "cannot be read", path=leaders) from None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise FormatError(f'not a leaders document {{"partitions":[{{"topic","partition","leader"}}]}}: {exc}',
+                              path=leaders) from None
+    if sources:
+        from kreplica.cli.cluster_state import offset_option
+        from kreplica.cli.zk import zxid_option
+        from kreplica.model.cluster import load_cluster_state
+
+        try:
+            state = load_cluster_state(sources, at_zxid=zxid_option(at_zxid, "--at-zxid"), at_time=None,
+                                       at_offset=offset_option(at_offset))
+        except ValueError as exc:
+            raise FormatError(str(exc)) from None
+        return pipeline.facts_from_cluster_state(state), pipeline.LEADER_FROM_CLUSTER_STATE
+    return {}, None

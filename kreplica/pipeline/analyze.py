@@ -1,0 +1,225 @@
+"""``fleet analyze``: per partition, across its replicas, the analyses of the single-partition
+commands, run on partition logs rebuilt from the scan's table rows.
+
+Spark groups the ``replicas``, ``segments``, ``batches`` and ``markers`` tables by topic-partition;
+each group becomes one :class:`~kreplica.model.partition_log.PartitionLog` per replica
+(:func:`~kreplica.pipeline.tables.replica_log_from_rows`) and is handed to the same ``analysis/``
+functions ``epochs``, ``truncate-plan`` and ``diverge`` call, with replicas in broker-id order.
+Each partition yields a :class:`PartitionAnalysis` of those commands' values, which the report
+layer turns into the objects they print (passed in as ``render``, so the pipeline never imports
+``report/``); the driver streams them partition by partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+from kreplica.analysis.divergence import Divergence, compare_all
+from kreplica.analysis.epoch_reconciliation import EpochsVerdict, reconcile_epochs
+from kreplica.analysis.truncation import TruncationPlan, plan_truncations
+from kreplica.model.partition_log import PartitionLog
+from kreplica.model.versions import KafkaVersion, Protocol
+from kreplica.pipeline.tables import replica_log_from_rows
+
+LEADER_FROM_LEADERS_FILE = "leaders file"
+LEADER_FROM_CLUSTER_STATE = "cluster state"
+LEADER_FROM_EVIDENCE = "evidence: highest (last epoch, log end offset)"
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionFacts:
+    """What the control plane says of one partition (from a cluster state or a leaders file)."""
+
+    leader: int | None
+    offline: bool | None = None
+    under_min_isr: bool | None = None
+    isr: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionAnalysis:
+    """One partition across its replicas (in broker-id order): each replica's epochs verdict, the
+    truncation each follower would do against the leader, every pair's divergence, and the
+    committed data at risk."""
+
+    topic: str
+    partition: int
+    replicas: tuple[str, ...]
+    epochs: tuple[EpochsVerdict, ...]
+    leader: str | None
+    leader_source: str
+    plans: tuple[TruncationPlan, ...]
+    divergences: tuple[Divergence, ...]
+    committed_loss_records: int
+    followers_losing_committed: tuple[str, ...]
+    facts: PartitionFacts | None
+    notes: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    @property
+    def divergent(self) -> bool:
+        return any(d.ranges for d in self.divergences)
+
+
+def _by_replica(rows: Iterable[Mapping]) -> dict[tuple, list[Mapping]]:
+    out: dict[tuple, list[Mapping]] = {}
+    for r in rows:
+        out.setdefault((r["broker"], r["log_dir"]), []).append(r)
+    return out
+
+
+def _evidence_leader(logs: list[PartitionLog]) -> PartitionLog:
+    """The replica with the highest (last epoch, log end offset): the KIP-966 recovery order."""
+    def rank(log: PartitionLog) -> tuple[int, int, int]:
+        last_epoch = log.lineage[-1].epoch if log.lineage else -1
+        return last_epoch, log.log_end_offset, -(log.broker_id or 0)
+    return max(logs, key=rank)
+
+
+def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], segments: Iterable[Mapping],
+                      batches: Iterable[Mapping], markers: Iterable[Mapping], *, facts: PartitionFacts | None,
+                      facts_source: str | None, protocol: Protocol, kafka_version: KafkaVersion) -> PartitionAnalysis:
+    """Everything ``fleet analyze`` says about one partition, from its rows."""
+    name = f"{topic}-{partition}"
+    segs, bats, marks = _by_replica(segments), _by_replica(batches), _by_replica(markers)
+    notes: list[str] = []
+    by_broker: dict[int, list] = {}
+    for row in sorted(replicas, key=lambda r: (r["broker"], r["log_dir"])):
+        if row["suffix"] is not None:
+            notes.append(f"broker-{row['broker']} holds {row['dir']} (-{row['suffix']}): not a live replica, "
+                         "left out of the comparison")
+            continue
+        by_broker.setdefault(row["broker"], []).append(row)
+    logs: list[PartitionLog] = []
+    for broker, rows in by_broker.items():
+        if len(rows) > 1:
+            notes.append(f"broker-{broker} holds this partition in {len(rows)} log directories "
+                         f"({', '.join(r['log_dir'] for r in rows)}); the first is analysed")
+        row = rows[0]
+        rk = (row["broker"], row["log_dir"])
+        logs.append(replica_log_from_rows(row, segs.get(rk, ()), bats.get(rk, ()), marks.get(rk, ())))
+    epochs = tuple(reconcile_epochs(log, kafka_version) for log in logs)
+
+    leader, source = None, LEADER_FROM_EVIDENCE
+    if facts is not None and facts.leader is not None and facts.leader >= 0:
+        leader = next((log for log in logs if log.broker_id == facts.leader), None)
+        source = facts_source or LEADER_FROM_EVIDENCE
+        if leader is None:
+            notes.append(f"the leader named by the {facts_source}, broker {facts.leader}, has no replica in the "
+                         "fleet: the replica with the highest (last epoch, log end offset) is taken instead")
+            source = LEADER_FROM_EVIDENCE
+    elif facts is not None and facts.leader is not None:
+        notes.append(f"the {facts_source} has no leader for {name} (offline): the replica with the highest "
+                     "(last epoch, log end offset) is taken, as a KIP-966 recovery would")
+    plans: list[TruncationPlan] = []
+    if logs:
+        if leader is None:
+            leader = _evidence_leader(logs)
+        followers = [log for log in logs if log is not leader]
+        if followers:
+            plans = plan_truncations([leader, *followers], protocol=protocol, kafka_version=kafka_version)
+    divergences = compare_all(logs)
+    lost = 0
+    losing = []
+    for p in plans:
+        if p.committed_loss and p.committed_loss_offsets is not None:
+            rng = p.committed_loss_offsets
+            lost += sum(b.count if b.count is not None else b.last_offset - b.base_offset + 1
+                        for b in p.discarded if rng.first <= b.base_offset <= rng.last)
+            losing.append(p.follower)
+    return PartitionAnalysis(topic, partition, tuple(log.label for log in logs), epochs,
+                             leader.label if leader is not None else None, source, tuple(plans), tuple(divergences),
+                             lost, tuple(losing), facts, tuple(notes))
+
+
+def facts_from_leaders(document: Mapping) -> dict[tuple[str, int], PartitionFacts]:
+    """``{"partitions":[{"topic","partition","leader"}, ...]}`` (Kafka's election JSON plus ``leader``)."""
+    out = {}
+    for entry in document.get("partitions", ()):
+        out[(str(entry["topic"]), int(entry["partition"]))] = PartitionFacts(int(entry["leader"]))
+    return out
+
+
+def facts_from_cluster_state(state) -> dict[tuple[str, int], PartitionFacts]:
+    """Leader, ISR and health of every partition of a :class:`~kreplica.model.cluster.ClusterState`."""
+    offline = set(state.health.offline)
+    under = set(state.health.under_min_isr)
+    out = {}
+    for topic in state.topics:
+        for p in topic.partitions:
+            key = (topic.name, p.partition)
+            out[key] = PartitionFacts(p.leader, key in offline, key in under, tuple(p.isr))
+    return out
+
+
+def run_partitions(groups: Iterator, facts: Mapping, facts_source: str | None, protocol: Protocol,
+                   kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]) -> Iterator[object]:
+    """Spark task body: ``render`` of one :class:`PartitionAnalysis` per ``((topic, partition),
+    (replicas, segments, batches, markers))`` group."""
+    for (topic, partition), (replicas, segments, batches, markers) in groups:
+        yield render(analyze_partition(topic, partition, replicas, segments, batches, markers,
+                                       facts=facts.get((topic, partition)), facts_source=facts_source,
+                                       protocol=protocol, kafka_version=kafka_version))
+
+
+def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
+                kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]):
+    """The RDD of ``render(analysis)``, one per partition, in topic and partition order."""
+    from pathlib import Path
+
+    base = Path(scan_dir)
+
+    def keyed(table: str):
+        return (spark.read.parquet(str(base / table)).where("topic IS NOT NULL").rdd
+                .map(lambda row: ((row["topic"], row["partition"]), row.asDict(recursive=True))))
+
+    sc = spark.sparkContext
+    sc.setJobDescription("kreplica fleet analyze")
+    facts_b = sc.broadcast(dict(facts))
+    grouped = keyed("replicas").groupWith(keyed("segments"), keyed("batches"), keyed("markers"))
+    return (grouped.filter(lambda kv: len(kv[1][0]) > 0).sortByKey()
+            .mapPartitions(lambda it: run_partitions(it, facts_b.value, facts_source, protocol, kafka_version, render)))
+
+
+def run_analysis_tables(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
+                        kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], tuple[dict, ...]]
+                        ) -> Iterator[tuple[dict, ...]]:
+    """Run the analysis, write ``DIR/analysis/objects`` (partition, type, the object as JSON) and
+    ``DIR/analysis/partitions`` (the ``fleet_partition`` objects as columns), and stream each
+    partition's rendered objects to the driver, one partition at a time."""
+    import json
+    from pathlib import Path
+
+    from pyspark import StorageLevel
+    from pyspark.sql import types as T
+
+    results = run_analyze(spark, scan_dir, facts=facts, facts_source=facts_source, protocol=protocol,
+                          kafka_version=kafka_version, render=render).persist(StorageLevel.MEMORY_AND_DISK)
+    out = Path(scan_dir) / "analysis"
+    objects = T.StructType([T.StructField("partition", T.StringType()), T.StructField("type", T.StringType()),
+                            T.StructField("object", T.StringType())])
+
+    def object_rows(objs):
+        name = next(o["partition"] for o in objs if o["type"] == "fleet_partition")
+        return [(name, o["type"], json.dumps(o, separators=(",", ":"))) for o in objs]
+
+    spark.createDataFrame(results.flatMap(object_rows), objects).write.mode("overwrite").parquet(str(out / "objects"))
+    partitions = T.StructType([
+        T.StructField("partition", T.StringType()), T.StructField("leader", T.StringType()),
+        T.StructField("leader_source", T.StringType()), T.StructField("committed_loss_records", T.LongType()),
+        T.StructField("followers_losing_committed", T.ArrayType(T.StringType())),
+        T.StructField("divergent_pairs", T.LongType()), T.StructField("offline", T.BooleanType()),
+        T.StructField("under_min_isr", T.BooleanType()),
+    ])
+    spark.createDataFrame(
+        results.flatMap(lambda objs: [tuple(o[f.name] for f in partitions.fields) for o in objs
+                                      if o["type"] == "fleet_partition"]), partitions,
+    ).write.mode("overwrite").parquet(str(out / "partitions"))
+    try:
+        yield from results.toLocalIterator()
+    finally:
+        results.unpersist()

@@ -1,0 +1,47 @@
+"""The Spark session a fleet job runs in: embedded local mode by default, a cluster by URL.
+
+Spark needs a Java runtime (17 for Spark 4); without one, ``fleet`` stops with a usage error
+(exit 2) before PySpark is imported, and the other commands never import PySpark at all.
+Executors run the same Python as the driver in local mode; on a cluster kreplica must be
+installed on (or shipped to) the executors — the README gives a ``spark-submit`` recipe.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from contextlib import contextmanager
+
+from kreplica.formats.mapped import EvidenceError
+
+DEFAULT_MASTER = "local[*]"
+
+
+def require_java() -> None:
+    """Exit 2 (as bad usage) when no Java runtime is found, naming what is needed."""
+    home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (home and os.access(os.path.join(home, "bin", "java"), os.X_OK)):
+        raise EvidenceError("fleet runs on Apache Spark, which needs Java 17: no java on PATH and no JAVA_HOME "
+                            "(install a JDK 17, e.g. apt-get install openjdk-17-jre-headless)")
+
+
+@contextmanager
+def spark_session(master: str = DEFAULT_MASTER, *, app_name: str = "kreplica fleet"):
+    """A Spark session for one command, stopped when it ends."""
+    require_java()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master(master).appName(app_name)
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "true" if sys.stderr.isatty() else "false")
+             .config("spark.sql.shuffle.partitions", "16")
+             .config("spark.python.worker.reuse", "true")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        yield spark
+    finally:
+        spark.stop()

@@ -1,0 +1,114 @@
+"""Output of ``fleet scan`` and ``fleet analyze``.
+
+Per partition, ``fleet analyze`` prints the objects the single-partition commands print for the
+same replicas — ``epochs`` (with its findings), ``truncation``, ``divergence`` — then one
+``fleet_partition`` object; the run ends with a ``fleet_summary``::
+
+    fleet_partition  {type, partition, replicas, leader, leader_source, committed_loss_records,
+                      followers_losing_committed, divergent_pairs, offline, under_min_isr, notes}
+    fleet_summary    {type, partitions, committed_loss_partitions, committed_loss_records,
+                      divergent_partitions}
+    fleet_scan       {type, out, replicas, segments, bytes, batches, records, findings, errors}
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kreplica.report.inspect_log import finding_object
+from kreplica.report.replication import divergence_object, epochs_object, truncation_object
+
+
+def partition_objects(analysis, kafka_version) -> tuple[dict, ...]:
+    """The objects of one partition, in the order ``epochs``, ``truncate-plan`` and ``diverge``
+    print them, then its ``fleet_partition`` object."""
+    out: list[dict] = []
+    for verdict in analysis.epochs:
+        out.append(epochs_object(verdict.state, verdict.checkpoint, kafka_version))
+        out.extend(finding_object(f) for f in verdict.findings)
+    out.extend(truncation_object(p) for p in analysis.plans)
+    out.extend(divergence_object(d) for d in analysis.divergences)
+    facts = analysis.facts
+    out.append({
+        "type": "fleet_partition", "partition": analysis.name, "replicas": list(analysis.replicas),
+        "leader": analysis.leader, "leader_source": analysis.leader_source,
+        "committed_loss_records": analysis.committed_loss_records,
+        "followers_losing_committed": list(analysis.followers_losing_committed),
+        "divergent_pairs": sum(bool(d.ranges) for d in analysis.divergences),
+        "offline": facts.offline if facts else None, "under_min_isr": facts.under_min_isr if facts else None,
+        "notes": list(analysis.notes),
+    })
+    return tuple(out)
+
+
+def scan_object(out: str, totals) -> dict:
+    return {"type": "fleet_scan", "out": out, "replicas": totals.replicas, "segments": totals.segments,
+            "bytes": totals.bytes, "batches": totals.batches, "records": totals.records,
+            "findings": totals.findings, "errors": totals.errors}
+
+
+def risk_key(row: dict) -> tuple:
+    """Worst first: committed records lost, then offline, divergence, under min ISR."""
+    return (-row["committed_loss_records"], not row["offline"], -row["divergent_pairs"], not row["under_min_isr"],
+            row["partition"])
+
+
+def render_ranking(worst: list[dict], summary: dict, console: Console) -> None:
+    """The partitions with committed data at risk, worst first, and the totals."""
+    console.print(f"[bold]{summary['partitions']}[/] partitions analysed: "
+                  f"{summary['committed_loss_partitions']} would lose committed data "
+                  f"({summary['committed_loss_records']} records), {summary['divergent_partitions']} have divergent "
+                  "replicas", highlight=False)
+    if not worst:
+        return
+    t = Table(title="partitions at risk, worst first", header_style="bold")
+    for c in ("partition", "leader", "committed records lost", "followers losing committed", "divergent pairs",
+              "offline", "under min ISR"):
+        t.add_column(c)
+    for r in worst:
+        lost = r["committed_loss_records"]
+        t.add_row(escape(r["partition"]), escape(f"{r['leader']} ({r['leader_source']})"),
+                  f"[bold red]{lost}[/]" if lost else "0", escape(", ".join(r["followers_losing_committed"])) or "-",
+                  str(r["divergent_pairs"]), _yes_no(r["offline"]), _yes_no(r["under_min_isr"]))
+    console.print(t)
+
+
+def render_scan(obj: dict, console: Console) -> None:
+    console.print(f"scanned {obj['replicas']} replicas, {obj['segments']} segments ({obj['bytes']:,} bytes), "
+                  f"{obj['batches']:,} batches, {obj['records']:,} records into {escape(obj['out'])}: "
+                  f"{obj['findings']} findings ({obj['errors']} errors)", highlight=False)
+
+
+def _yes_no(value: bool | None) -> str:
+    return "?" if value is None else ("[red]yes[/]" if value else "no")
+
+
+def emit_analysis(results, fmt, *, top: int) -> tuple[dict, list[dict]]:
+    """Stream every partition's objects (machine formats), then a ``fleet_summary``; returns the
+    summary and the ``top`` worst ``fleet_partition`` objects (all that is kept in memory)."""
+    from kreplica.report.output import Emitter, OutputFormat
+
+    emitter = Emitter(fmt) if fmt is not OutputFormat.text else None
+    worst: list[dict] = []
+    rows = {"partitions": 0, "committed_loss_partitions": 0, "committed_loss_records": 0, "divergent_partitions": 0}
+    for objs in results:
+        for o in objs:
+            if emitter is not None:
+                emitter.emit(o)
+            if o["type"] != "fleet_partition":
+                continue
+            rows["partitions"] += 1
+            rows["committed_loss_partitions"] += o["committed_loss_records"] > 0
+            rows["committed_loss_records"] += o["committed_loss_records"]
+            rows["divergent_partitions"] += o["divergent_pairs"] > 0
+            if o["committed_loss_records"] or o["divergent_pairs"] or o["offline"] or o["under_min_isr"]:
+                worst.append(o)
+                if len(worst) > 4 * top:
+                    worst = sorted(worst, key=risk_key)[:top]
+    summary = {"type": "fleet_summary", **rows}
+    if emitter is not None:
+        emitter.emit(summary)
+        emitter.close()
+    return summary, sorted(worst, key=risk_key)[:top]
