@@ -174,7 +174,7 @@ def _rss_kib() -> int:
 
 
 def child(case: str, path: str) -> dict:
-    import kreplica.model.zk_tree as zt
+    import kreplica.model.zookeeper as zt
 
     if case == "baseline":
         return {"seconds": 0.0, "maxrss_kib": _rss_kib()}

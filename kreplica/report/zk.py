@@ -59,7 +59,7 @@ from rich.markup import escape
 
 from kreplica.formats import zookeeper_txnlog as zkl
 from kreplica.formats.findings import Finding
-from kreplica.model.zk_tree import ZkNode, ZkState
+from kreplica.model.zookeeper import ZkNode, ZkState
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter, Payload
 from kreplica.report.payload import encoder
@@ -304,7 +304,7 @@ def select_txns(items: Iterable, from_zxid: int | None, to_zxid: int | None) -> 
 
 
 def emit_log(items: Iterable, emitter: Emitter, payload: Payload) -> int:
-    """Write a :func:`~kreplica.model.zk_tree.iter_zk_log` stream; returns the error-finding count."""
+    """Write a :func:`~kreplica.model.zookeeper.iter_zk_log` stream; returns the error-finding count."""
     enc = encoder(payload)
     errors = 0
     emit = emitter.emit

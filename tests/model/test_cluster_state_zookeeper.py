@@ -10,7 +10,7 @@ import pytest
 
 from kreplica.formats import zookeeper_snapshot as zks
 from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk, compute_health
-from kreplica.model.zk_tree import ZkState, ZkTree
+from kreplica.model.zookeeper import ZkState, ZkTree
 from kreplica.report.cluster_state import cluster_state_to_dict
 
 S1, S2, S3, DEAD = 0x101, 0x102, 0x103, 0x1DEAD

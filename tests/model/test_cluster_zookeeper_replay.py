@@ -11,7 +11,7 @@ from kreplica.formats import zookeeper_snapshot as zks
 from kreplica.formats import zookeeper_txnlog as zkl
 from kreplica.formats.errors import FormatError
 from kreplica.formats.zookeeper_snapshot import Acl, SnapshotDigest
-from kreplica.model.zk_tree import (
+from kreplica.model.zookeeper import (
     ZkFiles,
     ZkTree,
     find_zk_files,
@@ -223,7 +223,7 @@ def test_log_selection_follows_get_log_files():
 
 
 def _zf(name, zxid):
-    from kreplica.model.zk_tree import ZkFile
+    from kreplica.model.zookeeper import ZkFile
     return ZkFile(name, "log", zxid)
 
 
@@ -369,7 +369,7 @@ def test_load_cluster_state_detects_zookeeper(datadir):
 
 
 def test_iter_tree_preorder_and_glob(datadir):
-    from kreplica.model.zk_tree import iter_tree
+    from kreplica.model.zookeeper import iter_tree
     state = load_zk_state([datadir], at_zxid=8)
     assert [p for p, _ in iter_tree(state.nodes)] == [
         "/", "/brokers", "/brokers/ids", "/brokers/ids/2", "/brokers/ids/3", "/tmp", "/tmp/x", "/zookeeper"]
@@ -379,7 +379,7 @@ def test_iter_tree_preorder_and_glob(datadir):
 
 
 def test_iter_zk_log_walks_every_log_in_zxid_order(tmp_path):
-    from kreplica.model.zk_tree import iter_zk_log
+    from kreplica.model.zookeeper import iter_zk_log
     entries = _entries()
     _write_log(tmp_path, 9, entries[8:])
     _write_log(tmp_path, 1, entries[:8])

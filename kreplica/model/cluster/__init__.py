@@ -1,0 +1,43 @@
+"""The cluster state a controller believed in: one model, built from ZooKeeper or from KRaft.
+
+The public entry point is :func:`load_cluster_state` (SOURCE → :class:`ClusterState` at a zxid,
+offset or time); the names exported here are what ``cluster-state`` and the reports use.
+Where each part lives:
+
+* :mod:`~kreplica.model.cluster.state`: the model (``ClusterState``, ``Broker``, ``Topic``,
+  ``PartitionState``, ``Controller``, ``Pending``, ``Health``) and the health lists
+  (``compute_health``);
+* :mod:`~kreplica.model.cluster.from_zookeeper`: Kafka's znodes in a replayed ZooKeeper tree
+  (``cluster_state_from_zk``; the tree itself is :mod:`kreplica.model.zookeeper`);
+* :mod:`~kreplica.model.cluster.from_kraft`: the KRaft metadata snapshots and log, found and
+  replayed (``find_kraft_files``, ``cluster_state_from_kraft``, ``load_kraft_state``);
+* :mod:`~kreplica.model.cluster.sources`: telling the two apart (``detect_source_kind``) and
+  loading either (``load_cluster_state``).
+"""
+
+from __future__ import annotations
+
+from kreplica.model.cluster.from_kraft import KraftFiles, cluster_state_from_kraft, find_kraft_files, load_kraft_state
+from kreplica.model.cluster.from_zookeeper import cluster_state_from_zk
+from kreplica.model.cluster.sources import METADATA_DIR, detect_source_kind, load_cluster_state
+from kreplica.model.cluster.state import (
+    DEFAULT_BROKER_ENTITY,
+    HEALTH_LISTS,
+    MIN_INSYNC_REPLICAS,
+    NO_LEADER,
+    Broker,
+    ClusterState,
+    Controller,
+    Health,
+    PartitionState,
+    Pending,
+    Topic,
+    compute_health,
+)
+
+__all__ = [
+    "DEFAULT_BROKER_ENTITY", "HEALTH_LISTS", "METADATA_DIR", "MIN_INSYNC_REPLICAS", "NO_LEADER",
+    "Broker", "ClusterState", "Controller", "Health", "KraftFiles", "PartitionState", "Pending", "Topic",
+    "cluster_state_from_kraft", "cluster_state_from_zk", "compute_health", "detect_source_kind",
+    "find_kraft_files", "load_cluster_state", "load_kraft_state",
+]

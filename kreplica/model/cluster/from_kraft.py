@@ -1,0 +1,296 @@
+"""Kafka's KRaft metadata, replayed from the ``__cluster_metadata-0`` snapshots and log.
+
+Sources: ``../shared/specs/kafka-formats.md`` §10; Kafka ``metadata/src/main/java/org/apache/
+kafka/image/*Delta.java`` and ``metadata/PartitionRegistration.java``. The metadata records of
+a snapshot and the log after it are applied in offset order (:func:`cluster_state_from_kraft`).
+A ``PartitionChangeRecord`` bumps the partition epoch by one, and the leader epoch by one when
+it names a leader (``PartitionRegistration.merge``). Brokers are alive when registered and not
+fenced; the controller is the Raft leader of the last ``LeaderChange``. The records themselves
+are decoded by :mod:`kreplica.formats.kraft`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kreplica.formats import kraft
+from kreplica.formats.errors import FormatError
+from kreplica.formats.findings import Finding
+from kreplica.model.cluster.state import (
+    DEFAULT_BROKER_ENTITY,
+    Broker,
+    ClusterState,
+    Controller,
+    PartitionState,
+    Pending,
+    Topic,
+    compute_health,
+)
+
+@dataclass(frozen=True, slots=True)
+class KraftFiles:
+    """The metadata evidence of a SOURCE: snapshots ``(end_offset, epoch, path)`` and segments
+    ``(base_offset, path)``, each sorted; ``cluster_id`` from a ``meta.properties`` nearby."""
+
+    snapshots: tuple[tuple[int, int, str], ...]
+    segments: tuple[tuple[int, str], ...]
+    cluster_id: str | None = None
+    source: str = ""
+
+
+def _meta_cluster_id(directory: str) -> str | None:
+    for d in (directory, os.path.dirname(os.path.abspath(directory))):
+        p = os.path.join(d, "meta.properties")
+        if os.path.isfile(p):
+            with open(p, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    key, sep, value = line.partition("=")
+                    if sep and key.strip() == "cluster.id":
+                        return value.strip()
+    return None
+
+
+def find_kraft_files(sources: Iterable[str | os.PathLike]) -> KraftFiles:
+    """``*.checkpoint`` snapshots and ``*.log`` segments in ``__cluster_metadata-0`` directories
+    or given explicitly. ``.checkpoint.part``/``.deleted`` files (which Kafka deletes at start)
+    and every other file are ignored."""
+    snaps: dict[str, tuple[int, int, str]] = {}
+    segs: dict[str, tuple[int, str]] = {}
+    cluster_id = None
+    names = []
+    for src in sources:
+        s = os.fspath(src)
+        names.append(s)
+        if os.path.isdir(s):
+            cluster_id = cluster_id or _meta_cluster_id(s)
+            entries = [os.path.join(s, n) for n in sorted(os.listdir(s))]
+        elif os.path.isfile(s):
+            cluster_id = cluster_id or _meta_cluster_id(os.path.dirname(os.path.abspath(s)))
+            entries = [s]
+        else:
+            raise FormatError("no such file or directory", path=s)
+        for full in entries:
+            name = os.path.basename(full)
+            snap = kraft.parse_checkpoint_name(name)
+            if snap is not None:
+                snaps[full] = (snap[0], snap[1], full)
+                continue
+            base = kraft.parse_segment_name(name)
+            if base is not None:
+                segs[full] = (base, full)
+            elif os.path.isfile(s) and full == s:
+                raise FormatError("not a KRaft metadata segment (<20 digits>.log) or snapshot "
+                                  "(<20 digits>-<10 digits>.checkpoint)", path=s)
+    return KraftFiles(tuple(sorted(snaps.values())), tuple(sorted(segs.values())), cluster_id,
+                      ", ".join(names))
+
+
+class _KraftImage:
+    """The metadata image as ``MetadataDelta`` replays it (the parts that bear on replication)."""
+
+    def __init__(self) -> None:
+        self.brokers: dict[int, dict] = {}
+        self.topics: dict[str, dict] = {}          # topic id -> {"name", "partitions": {pid: dict}}
+        self.names: dict[str, str] = {}            # name -> topic id
+        self.configs: dict[tuple[int, str], dict[str, str]] = {}
+        self.features: dict[str, int] = {}
+        self.controller: int | None = None
+        self.controller_epoch: int | None = None
+        self.findings: list[Finding] = []
+
+    def replay(self, r) -> None:
+        if isinstance(r, kraft.ControlRecord):
+            if r.control_type == kraft.LEADER_CHANGE:
+                leader = r.data.get("leader_id")
+                self.controller = leader if leader is not None and leader >= 0 else None
+                self.controller_epoch = r.epoch
+            return
+        d = r.data
+        name = r.name
+        if name == "RegisterBrokerRecord":
+            self.brokers[d["broker_id"]] = {
+                "epoch": d["broker_epoch"], "rack": d["rack"], "fenced": d["fenced"],
+                "in_controlled_shutdown": d["in_controlled_shutdown"],
+                "endpoints": tuple(f"{e['name']}://{e['host']}:{e['port']}" for e in d["end_points"]),
+            }
+        elif name == "UnregisterBrokerRecord":
+            if self._broker(r, d["broker_id"], d["broker_epoch"], "unregister") is not None:
+                del self.brokers[d["broker_id"]]
+        elif name in ("FenceBrokerRecord", "UnfenceBrokerRecord"):
+            b = self._broker(r, d["id"], d["epoch"], "fence" if name == "FenceBrokerRecord" else "unfence")
+            if b is not None:
+                b["fenced"] = name == "FenceBrokerRecord"
+        elif name == "BrokerRegistrationChangeRecord":
+            b = self._broker(r, d["broker_id"], d["broker_epoch"], "change")
+            if b is not None:
+                if d["fenced"] == 1:
+                    b["fenced"] = True
+                elif d["fenced"] == -1:
+                    b["fenced"] = False
+                if d["in_controlled_shutdown"] == 1:
+                    b["in_controlled_shutdown"] = True
+        elif name == "TopicRecord":
+            self.topics[d["topic_id"]] = {"name": d["name"], "partitions": {}}
+            self.names[d["name"]] = d["topic_id"]
+        elif name == "RemoveTopicRecord":
+            t = self.topics.pop(d["topic_id"], None)
+            if t is not None:
+                self.names.pop(t["name"], None)
+                self.configs.pop((kraft.RESOURCE_TOPIC, t["name"]), None)
+        elif name == "PartitionRecord":
+            t = self.topics.get(d["topic_id"])
+            if t is None:
+                self._orphan(r)
+                return
+            t["partitions"][d["partition_id"]] = {
+                k: d[k] for k in ("replicas", "isr", "removing_replicas", "adding_replicas", "leader",
+                                  "leader_recovery_state", "leader_epoch", "partition_epoch")}
+        elif name == "PartitionChangeRecord":
+            t = self.topics.get(d["topic_id"])
+            p = t["partitions"].get(d["partition_id"]) if t is not None else None
+            if p is None:
+                self._orphan(r)
+                return
+            # PartitionRegistration.merge
+            for k in ("isr", "replicas", "removing_replicas", "adding_replicas"):
+                if d[k] is not None:
+                    p[k] = d[k]
+            if d["leader"] != -2:
+                p["leader"] = d["leader"]
+                p["leader_epoch"] += 1
+            if d["leader_recovery_state"] != -1:
+                p["leader_recovery_state"] = d["leader_recovery_state"]
+            p["partition_epoch"] += 1
+        elif name == "ConfigRecord":
+            key = (d["resource_type"], d["resource_name"])
+            if d["value"] is None:
+                self.configs.get(key, {}).pop(d["name"], None)
+            else:
+                self.configs.setdefault(key, {})[d["name"]] = d["value"]
+        elif name == "FeatureLevelRecord":
+            self.features[d["name"]] = d["feature_level"]
+
+    def _broker(self, r, broker_id: int, epoch: int, action: str) -> dict | None:
+        """``ClusterDelta.getBrokerOrThrow``: the registration, or a finding (Kafka throws) when
+        the broker is not registered or the record's epoch is not the registered one."""
+        b = self.brokers.get(broker_id)
+        if b is not None and b["epoch"] == epoch:
+            return b
+        why = "was not registered" if b is None else f"has broker epoch {b['epoch']}, not {epoch}"
+        self.findings.append(Finding("kraft_invalid_record", r.path, r.batch_position,
+                                     f"{r.name} at offset {r.offset} tries to {action} broker {broker_id}, "
+                                     f"which {why}; Kafka's metadata loader refuses it",
+                                     details={"offset": r.offset, "broker_id": broker_id}))
+        return None
+
+    def _orphan(self, r) -> None:
+        self.findings.append(Finding("kraft_invalid_record", r.path, r.batch_position,
+                                     f"{r.name} at offset {r.offset} names a topic or partition "
+                                     "that does not exist at that point", details={"offset": r.offset}))
+
+    def state(self, files: KraftFiles, offset: int, extra: list[Finding]) -> ClusterState:
+        brokers = tuple(
+            Broker(id=i, alive=not b["fenced"], rack=b["rack"], endpoints=b["endpoints"],
+                   broker_epoch=b["epoch"], fenced=b["fenced"], in_controlled_shutdown=b["in_controlled_shutdown"])
+            for i, b in sorted(self.brokers.items()))
+        topics = []
+        reassignments = []
+        for tid, t in sorted(self.topics.items(), key=lambda kv: kv[1]["name"]):
+            parts = []
+            for pid, p in sorted(t["partitions"].items()):
+                parts.append(PartitionState(
+                    partition=pid, replicas=tuple(p["replicas"]), adding_replicas=tuple(p["adding_replicas"]),
+                    removing_replicas=tuple(p["removing_replicas"]), leader=p["leader"],
+                    leader_epoch=p["leader_epoch"], isr=tuple(p["isr"]), controller_epoch=None,
+                    leader_recovery_state=p["leader_recovery_state"], version=p["partition_epoch"]))
+                if p["adding_replicas"] or p["removing_replicas"]:
+                    target = [x for x in p["replicas"] if x not in p["removing_replicas"]]
+                    reassignments.append({"topic": t["name"], "partition": pid, "replicas": target})
+            topics.append(Topic(t["name"], tid, dict(self.configs.get((kraft.RESOURCE_TOPIC, t["name"]), {})),
+                                tuple(parts)))
+        broker_configs = {(name or DEFAULT_BROKER_ENTITY): dict(cfg)
+                          for (rtype, name), cfg in sorted(self.configs.items())
+                          if rtype == kraft.RESOURCE_BROKER and cfg}
+        health = compute_health(brokers, topics, broker_configs)
+        return ClusterState("kraft", files.source, {"offset": offset}, files.cluster_id,
+                            Controller(self.controller, self.controller_epoch), brokers, tuple(topics),
+                            broker_configs, Pending(reassignments=tuple(reassignments)), health,
+                            tuple(extra) + tuple(self.findings))
+
+
+def cluster_state_from_kraft(files: KraftFiles, *, at_offset: int | None = None,
+                             at_time: int | None = None) -> ClusterState:
+    """The metadata image at ``at_offset`` (inclusive; default: the end), as a KRaft broker
+    would rebuild it: the newest complete snapshot whose end offset is at most ``at_offset + 1``
+    (it holds every record below its end offset), then the log records from that end offset on.
+    ``at_time`` (epoch ms) stops before the first log record stamped later, and only takes a
+    snapshot whose SNAPSHOT_HEADER ``last_contained_log_timestamp`` is not later.
+
+    Records bracketed by Begin/EndTransactionRecord are applied together at the End; an
+    AbortTransactionRecord drops them, and a transaction still open at the stopping point is not
+    applied. ``position`` is the offset of the last record read (or the snapshot's end - 1).
+    """
+    findings: list[Finding] = []
+    image = _KraftImage()
+    start = 0
+    last = -1
+    for end_offset, _epoch, path in sorted(files.snapshots, reverse=True):
+        if at_offset is not None and end_offset > at_offset + 1:
+            continue
+        items = kraft.read_metadata_file(path)
+        bad = [x for x in items if isinstance(x, Finding) and x.is_error]
+        if bad:
+            findings.extend(bad)
+            continue
+        if at_time is not None:
+            header = next((x for x in items if isinstance(x, kraft.ControlRecord)
+                           and x.control_type == kraft.SNAPSHOT_HEADER), None)
+            if header is None or header.data.get("last_contained_log_timestamp", 0) > at_time:
+                continue
+        findings.extend(x for x in items if isinstance(x, Finding))
+        for x in items:
+            if isinstance(x, kraft.MetadataRecord) and x.name is not None:
+                image.replay(x)
+        start = end_offset
+        last = end_offset - 1
+        break
+    pending_txn: list | None = None
+    done = False
+    for _base, path in files.segments:
+        for x in kraft.read_metadata_file(path):
+            if isinstance(x, Finding):
+                findings.append(x)
+                continue
+            if x.offset < start:
+                continue
+            if (at_offset is not None and x.offset > at_offset) or (at_time is not None and x.timestamp > at_time):
+                done = True
+                break
+            last = x.offset
+            if isinstance(x, kraft.ControlRecord):
+                image.replay(x)
+                continue
+            if x.name == "BeginTransactionRecord":
+                pending_txn = []
+            elif x.name == "EndTransactionRecord":
+                for r in pending_txn or ():
+                    image.replay(r)
+                pending_txn = None
+            elif x.name == "AbortTransactionRecord":
+                pending_txn = None
+            elif x.name is not None:
+                if pending_txn is not None:
+                    pending_txn.append(x)
+                else:
+                    image.replay(x)
+        if done:
+            break
+    return image.state(files, last, findings)
+
+
+def load_kraft_state(sources: Iterable[str | os.PathLike], *, at_offset: int | None = None,
+                     at_time: int | None = None) -> ClusterState:
+    """:func:`find_kraft_files` then :func:`cluster_state_from_kraft`."""
+    return cluster_state_from_kraft(find_kraft_files(sources), at_offset=at_offset, at_time=at_time)

@@ -1,0 +1,68 @@
+"""Either control plane: which one a SOURCE holds evidence of, and its cluster state.
+
+:func:`load_cluster_state` is what ``cluster-state`` calls: it detects ZooKeeper or KRaft files
+(:func:`detect_source_kind`) and hands them to :mod:`~kreplica.model.zookeeper` and
+:mod:`~kreplica.model.cluster.from_zookeeper`, or to :mod:`~kreplica.model.cluster.from_kraft`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from kreplica.formats import kraft
+from kreplica.formats.errors import FormatError
+from kreplica.model.cluster.from_kraft import load_kraft_state
+from kreplica.model.cluster.from_zookeeper import cluster_state_from_zk
+from kreplica.model.cluster.state import ClusterState
+from kreplica.model.zookeeper import load_zk_state
+
+METADATA_DIR = "__cluster_metadata-0"
+
+
+def detect_source_kind(sources: Iterable[str | os.PathLike]) -> tuple[str, list[str]]:
+    """``("zookeeper" | "kraft", sources)``: which control plane SOURCE holds evidence of.
+
+    A Kafka log directory holding ``__cluster_metadata-0`` is replaced by that directory.
+    KRaft is recognised by ``*.checkpoint`` and 20-digit ``*.log`` names, ZooKeeper by
+    ``snapshot.*``/``log.*`` names or a ``version-2`` directory. Raises :class:`FormatError`
+    when nothing is recognised or both kinds are mixed.
+    """
+    kinds = set()
+    resolved = []
+    for src in sources:
+        s = os.fspath(src)
+        if os.path.isdir(os.path.join(s, METADATA_DIR)):
+            s = os.path.join(s, METADATA_DIR)
+        resolved.append(s)
+        names = sorted(os.listdir(s)) if os.path.isdir(s) else [os.path.basename(s)]
+        if os.path.isdir(os.path.join(s, "version-2")):
+            kinds.add("zookeeper")
+        for n in names:
+            if kraft.parse_checkpoint_name(n) or kraft.parse_segment_name(n) is not None:
+                kinds.add("kraft")
+            elif n.startswith(("snapshot.", "log.")):
+                kinds.add("zookeeper")
+    if len(kinds) != 1:
+        what = "both ZooKeeper and KRaft files" if kinds else "no ZooKeeper or KRaft metadata files"
+        raise FormatError(f"cannot tell the control plane: SOURCE holds {what}",
+                          path=", ".join(resolved) or None)
+    return kinds.pop(), resolved
+
+
+def load_cluster_state(sources: Iterable[str | os.PathLike], *, at_zxid: int | None = None,
+                       at_time: int | None = None, at_offset: int | None = None,
+                       chroot: str = "") -> ClusterState:
+    """The cluster state of SOURCE, ZooKeeper or KRaft (detected), at the requested point.
+
+    ``at_zxid`` applies to ZooKeeper only and ``at_offset`` to KRaft only (``ValueError`` for
+    the other kind, so a command can reject the option); ``at_time`` (epoch ms) to both.
+    """
+    kind, resolved = detect_source_kind(sources)
+    if kind == "zookeeper":
+        if at_offset is not None:
+            raise ValueError("--at-offset applies to KRaft metadata; this SOURCE is ZooKeeper (use --at-zxid)")
+        return cluster_state_from_zk(load_zk_state(resolved, at_zxid=at_zxid, at_time=at_time), chroot=chroot)
+    if at_zxid is not None:
+        raise ValueError("--at-zxid applies to ZooKeeper; this SOURCE is KRaft metadata (use --at-offset)")
+    return load_kraft_state(resolved, at_offset=at_offset, at_time=at_time)

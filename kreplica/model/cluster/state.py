@@ -1,0 +1,165 @@
+"""The cluster state a controller believed in, whichever control plane it came from.
+
+One model for ZooKeeper and KRaft (built by :mod:`~kreplica.model.cluster.from_zookeeper` and
+:mod:`~kreplica.model.cluster.from_kraft`): brokers, topics with their partitions' leader and
+ISR state, the controller, broker configs and pending admin work, plus the health lists.
+
+Health lists (partitions named ``topic-p``) follow the oracle's definitions: ``no_leader``
+(leader -1), ``leader_not_alive`` (a leader that is not a live broker), ``offline`` (either),
+``under_replicated`` (ISR shorter than the replicas), ``live_isr_empty``, ``under_min_isr``
+(live ISR members fewer than ``min.insync.replicas`` from the topic config, else the cluster
+default broker config, else 1), ``reassigning`` (adding or removing replicas, Kafka's
+``isBeingReassigned``), ``preferred_leader_not_leader`` (the first replica does not lead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from kreplica.formats.findings import Finding
+
+#: The entity name of cluster-wide broker defaults (ZooKeeper ``/config/brokers/<default>``;
+#: KRaft writes an empty ResourceName, normalised to this).
+DEFAULT_BROKER_ENTITY = "<default>"
+MIN_INSYNC_REPLICAS = "min.insync.replicas"
+NO_LEADER = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    """A registered broker. ``broker_epoch`` is the czxid of its ZooKeeper registration or the
+    KRaft BrokerEpoch; ``session`` (ZooKeeper) is the owning session; ``fenced`` (KRaft)."""
+
+    id: int
+    alive: bool
+    rack: str | None
+    endpoints: tuple[str, ...]
+    broker_epoch: int
+    session: int | None = None
+    fenced: bool | None = None
+    in_controlled_shutdown: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionState:
+    """One partition: assignment and the leader/ISR state. ``version`` is the state znode's
+    dataVersion (ZooKeeper) or the partition epoch (KRaft); ``controller_epoch`` is ``None``
+    in KRaft (not recorded) or when no state exists yet."""
+
+    partition: int
+    replicas: tuple[int, ...]
+    adding_replicas: tuple[int, ...]
+    removing_replicas: tuple[int, ...]
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    controller_epoch: int | None
+    leader_recovery_state: int
+    version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    name: str
+    topic_id: str | None
+    config: Mapping[str, str]
+    partitions: tuple[PartitionState, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Controller:
+    broker_id: int | None
+    epoch: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """Admin work requested and not yet done (ZooKeeper's ``/admin`` and notification znodes)."""
+
+    reassignments: tuple[Mapping, ...] = ()            # {"topic","partition","replicas"}
+    preferred_elections: tuple[Mapping, ...] = ()      # {"topic","partition"}
+    topic_deletions: tuple[str, ...] = ()
+    isr_change_notifications: tuple[Mapping, ...] = ()     # {"name","partitions":[...]}
+    log_dir_event_notifications: tuple[Mapping, ...] = ()  # {"name","broker","event"}
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    no_leader: tuple[str, ...] = ()
+    leader_not_alive: tuple[str, ...] = ()
+    offline: tuple[str, ...] = ()
+    under_replicated: tuple[str, ...] = ()
+    live_isr_empty: tuple[str, ...] = ()
+    under_min_isr: tuple[str, ...] = ()
+    reassigning: tuple[str, ...] = ()
+    preferred_leader_not_leader: tuple[str, ...] = ()
+
+
+HEALTH_LISTS = tuple(Health.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """What the control plane held at ``position`` (``{"zxid": n}`` or ``{"offset": n}``)."""
+
+    source_kind: str        # "zookeeper" | "kraft"
+    source: str
+    position: Mapping[str, int]
+    cluster_id: str | None
+    controller: Controller
+    brokers: tuple[Broker, ...]
+    topics: tuple[Topic, ...]
+    broker_configs: Mapping[str, Mapping[str, str]]
+    pending: Pending
+    health: Health
+    findings: tuple[Finding, ...] = field(default=())
+
+    def broker(self, broker_id: int) -> Broker | None:
+        return next((b for b in self.brokers if b.id == broker_id), None)
+
+    def topic(self, name: str) -> Topic | None:
+        return next((t for t in self.topics if t.name == name), None)
+
+    @property
+    def has_problems(self) -> bool:
+        """The exit-code rule of ``cluster-state``: any partition offline or under min ISR."""
+        return bool(self.health.offline or self.health.under_min_isr)
+
+
+def _pname(topic: str, partition: int) -> str:
+    return f"{topic}-{partition}"
+
+
+def compute_health(brokers: Iterable[Broker], topics: Iterable[Topic],
+                   broker_configs: Mapping[str, Mapping[str, str]]) -> Health:
+    """The health lists for these brokers and topics (see the module docstring)."""
+    alive = {b.id for b in brokers if b.alive}
+    default_min = broker_configs.get(DEFAULT_BROKER_ENTITY, {}).get(MIN_INSYNC_REPLICAS)
+    lists: dict[str, list[tuple[str, int]]] = {k: [] for k in HEALTH_LISTS}
+    for t in topics:
+        raw_min = t.config.get(MIN_INSYNC_REPLICAS, default_min)
+        try:
+            min_isr = int(raw_min) if raw_min is not None else 1
+        except ValueError:
+            min_isr = 1
+        for p in t.partitions:
+            key = (t.name, p.partition)
+            live_isr = [r for r in p.isr if r in alive]
+            if p.leader == NO_LEADER:
+                lists["no_leader"].append(key)
+            elif p.leader not in alive:
+                lists["leader_not_alive"].append(key)
+            if p.leader == NO_LEADER or p.leader not in alive:
+                lists["offline"].append(key)
+            if len(p.isr) < len(p.replicas):
+                lists["under_replicated"].append(key)
+            if not live_isr:
+                lists["live_isr_empty"].append(key)
+            if len(live_isr) < min_isr:
+                lists["under_min_isr"].append(key)
+            if p.adding_replicas or p.removing_replicas:
+                lists["reassigning"].append(key)
+            if p.replicas and p.leader != p.replicas[0]:
+                lists["preferred_leader_not_leader"].append(key)
+    return Health(**{k: tuple(_pname(*x) for x in sorted(v)) for k, v in lists.items()})
