@@ -191,6 +191,9 @@ def uuid_bytes(text: str) -> bytes:
 
 
 class _Cursor:
+    """A position in ``buf[pos:end]`` that knows its file: ``base`` is the absolute offset of
+    ``buf[0]`` in ``path``, so every error says where in the file it happened."""
+
     __slots__ = ("buf", "pos", "end", "base", "path")
 
     def __init__(self, buf, pos, end, base, path):
@@ -202,6 +205,8 @@ class _Cursor:
                             position=self.base + self.pos, field=field_name)
 
     def uvarint(self, field_name):
+        """An unsigned varint read by :func:`~kreplica.formats.varint.read_unsigned_varint` (the
+        one varint implementation), its error moved to the absolute file position."""
         try:
             v, self.pos = read_unsigned_varint(self.buf, self.pos, self.end, field_name)
         except FormatError as exc:
