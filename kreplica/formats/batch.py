@@ -64,10 +64,6 @@ class RecordBatch(NamedTuple):
         """File position just past this batch."""
         return self.position + self.size
 
-    @property
-    def is_legacy(self) -> bool:
-        return self.magic < 2
-
 
 class Header(NamedTuple):
     """A record header: the key as Kafka decodes it (UTF-8), the value raw (``None`` = null)."""

@@ -60,21 +60,30 @@ from kreplica.formats.batch import (
 )
 from kreplica.formats.checksums import crc32c
 from kreplica.formats.errors import FormatError, Malformed, Truncated
-from kreplica.formats.varint import build_varint, build_varlong
+from kreplica.formats.varint import build_varint, build_varlong, read_unsigned_varint, read_varlong
 
 MAGIC = 2
 
-# The compiled twin of decode_records (kreplica/formats/_crecords.c) handles well-formed sections
-# and answers None for anything else, which the pure-Python reader below then decodes with
-# Kafka's exact errors. KREPLICA_DECODE=python runs everything on the pure reader.
-if os.environ.get("KREPLICA_DECODE", "").lower() == "python":
-    _crecords = None
-else:
+#: The contract of the compiled path this module speaks (``_crecords.API_VERSION``).
+COMPILED_API_VERSION = 2
+
+
+def load_compiled():
+    """The compiled record decoder (``kreplica/formats/_crecords.c``), or ``None`` when it was not
+    built (no C compiler at install time) or is a stale build of another contract."""
     try:
         from kreplica.formats import _crecords
-    except ImportError:  # built without a C compiler
-        _crecords = None
-#: ``"compiled"`` or ``"python"``: which record decoder this process uses for well-formed batches.
+    except ImportError:
+        return None
+    return _crecords if getattr(_crecords, "API_VERSION", None) == COMPILED_API_VERSION else None
+
+
+# Record decoding has one reference, the pure-Python reader below (decode_records). The compiled
+# path decodes well-formed records in bounded chunks and stops before anything irregular, where
+# the reference takes over with Kafka's exact errors. KREPLICA_DECODE=python runs everything on
+# the reference.
+_crecords = None if os.environ.get("KREPLICA_DECODE", "").lower() == "python" else load_compiled()
+#: ``"compiled"`` or ``"python"``: which record decoder this process uses for well-formed records.
 DECODE_IMPLEMENTATION = "python" if _crecords is None else "compiled"
 
 HEADER = struct.Struct(
@@ -95,7 +104,6 @@ HEADER = struct.Struct(
 )
 RECORD_BATCH_OVERHEAD = HEADER.size                      # 61
 LOG_OVERHEAD = struct.calcsize(">qi")                    # 12: offset + length prefix
-PARTITION_LEADER_EPOCH_OFFSET = struct.calcsize(">qi")   # 12
 MAGIC_OFFSET = struct.calcsize(">qii")                   # 16
 CRC_OFFSET = struct.calcsize(">qiib")                    # 17
 ATTRIBUTES_OFFSET = struct.calcsize(">qiibI")            # 21: the CRC covers from here
@@ -192,17 +200,28 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
                         path=batch.path, position=batch.position, field="attributes")
     inflated = records_payload(buf, batch)
     log_append_time = batch.max_timestamp if batch.timestamp_type == LOG_APPEND_TIME else None
-    if _crecords is not None and not batch.is_control and inflated.error is None:
-        fast = _crecords.decode(inflated.data, batch.count, batch.base_offset, batch.base_timestamp,
-                                batch.base_sequence, log_append_time, batch.position, Record, Header)
-        if fast is not None:
-            yield from fast
-            return
+    data = inflated.data
+    count = batch.count
+    pos = index = 0
+    compiled = _crecords
+    if compiled is not None and not batch.is_control and inflated.error is None:
+        # NOTE: the compiled path hands out bounded chunks (at most 512 records or 256 KiB of
+        # section each), so a batch is streamed whatever its declared count (bench/README.md).
+        decode = compiled.decode
+        while index < count:
+            chunk, pos, irregular = decode(data, pos, index, count, batch.base_offset, batch.base_timestamp,
+                                           batch.base_sequence, log_append_time, batch.position, Record, Header)
+            index += len(chunk)
+            yield from chunk
+            if irregular:
+                break
+    if index >= count:
+        return
     try:
         yield from decode_records(
-            inflated.data, batch.count, batch.base_offset, batch.base_timestamp,
+            data, count, batch.base_offset, batch.base_timestamp,
             batch.base_sequence, log_append_time, batch.position, batch.is_control,
-            tail_error=inflated.error,
+            tail_error=inflated.error, start_index=index, start_pos=pos,
         )
     except FormatError as exc:
         if inflated.error is not None:
@@ -215,57 +234,56 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
                         position=batch.position, field="records")
 
 
-def _uvarint(mv, pos: int, end: int) -> tuple[int, int]:
-    """Slow path of an unsigned varint/varlong starting at ``pos`` (Kafka's length limits)."""
-    value = 0
-    shift = 0
-    while True:
-        if pos >= end:
-            raise Truncated("Found invalid record structure (a varint runs past the end)", position=pos)
-        b = mv[pos]
-        pos += 1
-        if not b & 0x80:
-            return value | (b << shift), pos
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if shift > 63:
-            raise Malformed("Found invalid record structure (varlong is too long)", position=pos - 1)
+def _record_uvarint(buf, pos: int, end: int) -> tuple[int, int]:
+    """:func:`varint.read_unsigned_varint`, with the record reader's wording for its errors.
+
+    Kafka's ``DefaultRecord.readFrom`` turns a varint that runs out or is too long into
+    ``InvalidRecordException("Found invalid record structure")``.
+    """
+    try:
+        return read_unsigned_varint(buf, pos, end)
+    except Truncated as exc:
+        raise Truncated("Found invalid record structure (a varint runs past the end)", position=exc.position) from None
+    except Malformed:
+        raise Malformed("Found invalid record structure (varint is too long)", position=pos) from None
 
 
-def _varint32(mv, pos: int, end: int) -> tuple[int, int]:
-    start = pos
-    u, pos = _uvarint(mv, pos, end)
-    if pos - start > 5:
-        raise Malformed("Found invalid record structure (varint is too long)", position=start)
-    u &= 0xFFFFFFFF
-    return (u >> 1) ^ -(u & 1), pos
-
-
-def _varlong(mv, pos: int, end: int) -> tuple[int, int]:
-    u, pos = _uvarint(mv, pos, end)
-    u &= 0xFFFFFFFFFFFFFFFF
-    return (u >> 1) ^ -(u & 1), pos
+def _record_varlong(buf, pos: int, end: int) -> tuple[int, int]:
+    """:func:`varint.read_varlong`, with the record reader's wording for its errors."""
+    try:
+        return read_varlong(buf, pos, end)
+    except Truncated as exc:
+        raise Truncated("Found invalid record structure (a varint runs past the end)", position=exc.position) from None
+    except Malformed as exc:
+        raise Malformed("Found invalid record structure (varlong is too long)", position=exc.position) from None
 
 
 def decode_records(data, count: int, base_offset: int, base_timestamp: int, base_sequence: int,
                    log_append_time: int | None, batch_position: int,
-                   is_control: bool = False, tail_error: str | None = None) -> Iterator[Record]:
+                   is_control: bool = False, tail_error: str | None = None, *,
+                   start_index: int = 0, start_pos: int = 0) -> Iterator[Record]:
     """Decode ``count`` records from the bytes of a records section (positions are relative).
 
     ``tail_error`` is a decompression error met after the last byte of ``data``: Kafka hits it
     when it checks that nothing follows the last record, so the last record is not yielded.
+    ``start_index`` and ``start_pos`` resume the section at record ``start_index``, which starts
+    at byte ``start_pos`` (where the compiled path stopped): records are read one after the
+    other, so what follows does not depend on how the ones before were decoded.
 
-    NOTE: the hot loop of ``--records``. The section is copied to ``bytes`` once (indexing and
-    slicing ``bytes`` beats a ``memoryview``), varints of one and two bytes — nearly all of
-    them — are decoded inline, and names are bound as locals; bench/README.md has the figures.
+    NOTE: the hot loop of ``--records`` where the compiled path is not built. The section is
+    copied to ``bytes`` once (indexing and slicing ``bytes`` beats a ``memoryview``), and names
+    are bound as locals. Varints of one and two bytes -- nearly all of them -- are decoded
+    inline: that is :func:`varint.read_unsigned_varint`'s own loop unrolled for those lengths
+    (a test checks every one- and two-byte encoding against it); longer ones call it.
+    bench/README.md has the figures.
     """
     buf = data if isinstance(data, bytes) else bytes(data)
     end = len(buf)
-    pos = 0
+    pos = start_pos
     new = tuple.__new__  # NOTE: skips NamedTuple's Python-level __new__ (bench/README.md)
     record_cls = Record
     no_sequence = base_sequence < 0
-    for index in range(count):
+    for index in range(start_index, count):
         try:
             # Length => Varint
             b = buf[pos]
@@ -277,7 +295,7 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
                     b = (b & 0x7F) | (b2 << 7)
                     pos += 2
                 else:
-                    b, pos = _uvarint32(buf, pos, end)
+                    b, pos = _record_uvarint(buf, pos, end)
             length = (b >> 1) ^ -(b & 1)
             if length > end - pos:
                 raise Malformed(f"Invalid record size: expected {length} bytes in record payload, "
@@ -288,15 +306,15 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
             b = buf[pos]
             if b < 0x80:
                 pos += 1
+                ts_delta = (b >> 1) ^ -(b & 1)
             else:
                 b2 = buf[pos + 1]
                 if b2 < 0x80:
                     b = (b & 0x7F) | (b2 << 7)
                     pos += 2
+                    ts_delta = (b >> 1) ^ -(b & 1)
                 else:
-                    b, pos = _uvarint(buf, pos, end)
-                    b &= 0xFFFFFFFFFFFFFFFF
-            ts_delta = (b >> 1) ^ -(b & 1)
+                    ts_delta, pos = _record_varlong(buf, pos, end)
             # OffsetDelta => Varint
             b = buf[pos]
             if b < 0x80:
@@ -307,7 +325,7 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
                     b = (b & 0x7F) | (b2 << 7)
                     pos += 2
                 else:
-                    b, pos = _uvarint32(buf, pos, end)
+                    b, pos = _record_uvarint(buf, pos, end)
             offset_delta = (b >> 1) ^ -(b & 1)
             # KeyLength => Varint, Key => Bytes
             b = buf[pos]
@@ -319,7 +337,7 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
                     b = (b & 0x7F) | (b2 << 7)
                     pos += 2
                 else:
-                    b, pos = _uvarint32(buf, pos, end)
+                    b, pos = _record_uvarint(buf, pos, end)
             n = (b >> 1) ^ -(b & 1)
             if n >= 0:
                 if n > end - pos:
@@ -338,7 +356,7 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
                     b = (b & 0x7F) | (b2 << 7)
                     pos += 2
                 else:
-                    b, pos = _uvarint32(buf, pos, end)
+                    b, pos = _record_uvarint(buf, pos, end)
             n = (b >> 1) ^ -(b & 1)
             if n >= 0:
                 if n > end - pos:
@@ -352,7 +370,7 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
             if b < 0x80:
                 pos += 1
             else:
-                b, pos = _uvarint32(buf, pos, end)
+                b, pos = _record_uvarint(buf, pos, end)
             n = (b >> 1) ^ -(b & 1)
             if n == 0:
                 headers = ()
@@ -392,15 +410,6 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
                                    headers, None, None))
 
 
-def _uvarint32(buf, pos: int, end: int) -> tuple[int, int]:
-    """An unsigned varint of at most 5 bytes (Kafka's readVarint before the zigzag step)."""
-    start = pos
-    u, pos = _uvarint(buf, pos, end)
-    if pos - start > 5:
-        raise Malformed("Found invalid record structure (varint is too long)", position=start)
-    return u & 0xFFFFFFFF, pos
-
-
 def _decode_headers(buf, pos: int, end: int, n: int) -> tuple[tuple[Header, ...], int]:
     """``n`` headers from ``pos``; one-byte lengths (nearly all) are decoded inline."""
     out = []
@@ -411,7 +420,7 @@ def _decode_headers(buf, pos: int, end: int, n: int) -> tuple[tuple[Header, ...]
         if b < 0x80:
             pos += 1
         else:
-            b, pos = _uvarint32(buf, pos, end)
+            b, pos = _record_uvarint(buf, pos, end)
         klen = (b >> 1) ^ -(b & 1)
         if klen < 0:
             raise Malformed(f"Invalid negative header key size {klen}", position=pos)
@@ -423,7 +432,7 @@ def _decode_headers(buf, pos: int, end: int, n: int) -> tuple[tuple[Header, ...]
         if b < 0x80:
             pos += 1
         else:
-            b, pos = _uvarint32(buf, pos, end)
+            b, pos = _record_uvarint(buf, pos, end)
         vlen = (b >> 1) ^ -(b & 1)
         if vlen >= 0:
             if vlen > end - pos:

@@ -86,8 +86,3 @@ def build_varlong(value: int) -> bytes:
         u >>= 7
     out.append(u)
     return bytes(out)
-
-
-def size_of_varint(value: int) -> int:
-    """Bytes :func:`build_varint` takes for ``value``."""
-    return len(build_varint(value))

@@ -9,13 +9,15 @@ CRC with the *reference* CRC-32C, so the reader's checks are exercised, not its 
 
 from __future__ import annotations
 
+import os
 import struct
+import tracemalloc
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import codecs
+from kreplica.formats import codecs, default_records
 from kreplica.formats.batch import CREATE_TIME, LOG_APPEND_TIME, Header, NewRecord, Record
 from kreplica.formats.checksums import reference_crc32c
 from kreplica.formats.default_records import (
@@ -26,9 +28,27 @@ from kreplica.formats.default_records import (
     parse_header,
 )
 from kreplica.formats.errors import FormatError, Malformed
+from kreplica.formats.varint import read_unsigned_varint, read_varint
 
 TS = 1700000000000
 PATH = "00000000000000000000.log"
+
+_COMPILED = default_records.load_compiled()
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def decoder(request, monkeypatch):
+    """Every test here runs on both record decoders: the compiled path (with the pure reader
+    taking over at anything irregular) and the pure-Python reference alone."""
+    if request.param == "compiled":
+        if _COMPILED is None:
+            if os.environ.get("KREPLICA_REQUIRE_COMPILED") == "1":
+                pytest.fail("KREPLICA_REQUIRE_COMPILED=1 but the compiled record decoder is not built")
+            pytest.skip("the compiled record decoder is not built here")
+        monkeypatch.setattr(default_records, "_crecords", _COMPILED)
+    else:
+        monkeypatch.setattr(default_records, "_crecords", None)
+    return request.param
 
 TV3 = bytes.fromhex(
     "0000000000000000000000400000000002db5e9cdd0000000000000000018bcfe568000000018bcfe56800"
@@ -664,3 +684,48 @@ def test_record_varints_follow_kafkas_decoder(encoded_delta, expected_offset):
     (rec,) = iter_records(data, _parse(data))
     assert rec.offset == 1000 + expected_offset
     assert rec.timestamp == TS  # the 10-byte non-minimal timestampDelta is 0
+
+
+# -- streaming --------------------------------------------------------------------------------
+
+# the smallest record: length 6, attributes, timestamp delta 0, offset delta 0, null key and
+# value, no headers
+TINY_RECORD = bytes.fromhex("0c000000010100")
+
+
+def test_a_batch_declaring_20_million_records_is_streamed():
+    # Kafka's iterator reads a record at a time; so does kreplica: the first records come out
+    # before the (missing) rest is looked at, and the memory held does not grow with the count
+    n = 200_000
+    data = _batch_with_section(TINY_RECORD * n, 20_000_000)
+    batch = _parse(data)
+    assert batch.count == 20_000_000
+    records = iter_records(data, batch)
+    assert [r.offset for r in (next(records), next(records))] == [0, 0]
+    tracemalloc.start()
+    try:
+        seen = 2
+        with pytest.raises(FormatError):
+            for _ in records:
+                seen += 1
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert seen == n
+    # a list of the 200,000 records would take more than 20 MB; the section copy is 1.4 MB
+    assert peak < 4 * len(data) + (1 << 20)
+
+
+def test_every_one_and_two_byte_varint_decodes_as_the_varint_module_says():
+    # the record reader's inline fast path for short varints is varint.py's decoding unrolled
+    encodings = [bytes([b]) for b in range(0x80)]
+    encodings += [bytes([lo, hi]) for lo in range(0x80, 0x100) for hi in range(0x80)]
+    body = b"".join(_record(b"\x00" + enc + enc + _zz(-1) + _zz(-1) + _zz(0)) for enc in encodings)
+    data = _batch_with_section(body, len(encodings), base_offset=10**6)
+    got = [(r.timestamp - TS, r.offset - 10**6) for r in iter_records(data, _parse(data))]
+    expected = []
+    for enc in encodings:
+        delta, _ = read_varint(enc, 0, len(enc))
+        expected.append((delta, delta))
+    assert got == expected
+    assert all(read_unsigned_varint(enc, 0, len(enc))[1] == len(enc) for enc in encodings)

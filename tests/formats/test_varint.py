@@ -19,7 +19,6 @@ from kreplica.formats.varint import (
     read_unsigned_varint,
     read_varint,
     read_varlong,
-    size_of_varint,
 )
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -81,7 +80,6 @@ def test_varint_spec_table(value, hexed):
     encoded = bytes.fromhex(hexed)
     assert build_varint(value) == encoded
     assert read_varint(encoded, 0, len(encoded)) == (value, len(encoded))
-    assert size_of_varint(value) == len(encoded)
 
 
 @pytest.mark.parametrize(("value", "hexed"), SPEC_VARLONGS)
@@ -134,7 +132,6 @@ def test_varint_length_boundaries(value, length):
     encoded = build_varint(value)
     assert encoded == _reference_uvarint(_zigzag(value))
     assert len(encoded) == length
-    assert size_of_varint(value) == length
     assert read_varint(encoded + b"\xaa", 0, len(encoded) + 1) == (value, length)
 
 
