@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
 from kreplica.formats.errors import FormatError
 from kreplica.cli.zk import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
-from kreplica.report.output import Emitter, OutputFormat, resolve_format
+from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
 app = typer.Typer()
 
@@ -76,7 +74,7 @@ def cluster_state(
 
     obj = cluster_state_to_dict(state)
     if fmt is OutputFormat.text:
-        render_text(obj, state.findings, Console(file=sys.stdout, highlight=False, soft_wrap=True))
+        render_text(obj, state.findings, text_console())
     else:
         emitter = Emitter(fmt)
         emitter.emit(obj)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
-from kreplica.report.output import Emitter, OutputFormat, resolve_format
+from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
 app = typer.Typer()
 
@@ -50,7 +48,7 @@ def inspect_dir(
     reports = inspect_log_dirs(find_log_dirs(dirs), shutdown=shutdown, kafka_version=kafka_version)
     fmt = resolve_format(output_format)
     if fmt is OutputFormat.text:
-        errors = report.render_text(reports, Console(file=sys.stdout, highlight=False, soft_wrap=True))
+        errors = report.render_text(reports, text_console())
     else:
         emitter = Emitter(fmt)
         errors = report.emit_reports(reports, emitter)

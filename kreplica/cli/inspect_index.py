@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
-from kreplica.report.output import Emitter, OutputFormat, resolve_format
+from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
 app = typer.Typer()
 
@@ -47,7 +45,7 @@ def inspect_index_command(
     items = ((f.path, item) for f in files for item in inspect_index(f, verify=not no_verify))
     fmt = resolve_format(output_format)
     if fmt is OutputFormat.text:
-        errors = report.render_text(items, Console(file=sys.stdout, highlight=False, soft_wrap=True),
+        errors = report.render_text(items, text_console(),
                                     entries=not verify_only)
     else:
         emitter = Emitter(fmt)

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, PayloadOption
-from kreplica.cli.runner import runs_command, stderr
-from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format
+from kreplica.cli.runner import runs_command, stderr_console
+from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format, text_console
 
 app = typer.Typer()
 
@@ -85,16 +82,17 @@ def inspect_log(
     fmt = resolve_format(output_format)
     total = sum(g.size for g in groups)
     progress = None
-    if total >= PROGRESS_THRESHOLD and stderr.is_terminal:
+    if total >= PROGRESS_THRESHOLD and stderr_console().is_terminal:
+        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
         progress = Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                            TransferSpeedColumn(), TimeRemainingColumn(), console=stderr, transient=True)
+                            TransferSpeedColumn(), TimeRemainingColumn(), console=stderr_console(), transient=True)
     events = inspect_groups(groups, options, progress=_advance(progress, total) if progress else None)
     if progress is not None:
         progress.start()
     try:
         if fmt is OutputFormat.text:
-            console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
-            errors = report.render_text(events, console, payload)
+            errors = report.render_text(events, text_console(), payload)
         else:
             emitter = Emitter(fmt)
             errors = report.emit_events(events, emitter, payload)
@@ -105,6 +103,6 @@ def inspect_log(
     return ExitCode.PROBLEMS if errors else ExitCode.OK
 
 
-def _advance(progress: Progress, total: int):
+def _advance(progress, total: int):
     task = progress.add_task("inspect-log", total=total)
     return lambda n: progress.advance(task, n)

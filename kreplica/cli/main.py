@@ -1,43 +1,114 @@
-"""The ``kreplica`` application: one sub-app per command module, merged at the top level."""
+"""The ``kreplica`` application: one sub-app per command module, merged at the top level.
+
+Command modules are imported when their command runs (or when ``--help`` lists them), not
+when the application is built: a run of ``inspect-log`` imports ``inspect_log`` and what it
+needs, nothing of ZooKeeper, replication or rich text. :data:`COMMANDS` is the list; each
+module's ``app`` is merged exactly as ``app.add_typer(module.app[, name=...])`` would.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+from collections.abc import Iterator, MutableMapping
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from kreplica import __version__
-from kreplica.cli import (
-    cluster_state,
-    diverge,
-    epochs,
-    inspect_dir,
-    inspect_index,
-    inspect_log,
-    offset_for_epoch,
-    truncate_plan,
-    zk,
-)
 
-app = typer.Typer(
-    name="kreplica",
-    help="Offline forensics for Apache Kafka replication: read segments, indexes and checkpoints "
-         "copied off brokers, and say what Kafka did or would do with them.",
+#: command name -> (module in kreplica.cli, the sub-app's name when it is a group), in the order
+#: ``--help`` lists them
+COMMANDS: dict[str, tuple[str, str | None]] = {
+    "inspect-log": ("inspect_log", None),
+    "inspect-index": ("inspect_index", None),
+    "inspect-dir": ("inspect_dir", None),
+    "epochs": ("epochs", None),
+    "offset-for-epoch": ("offset_for_epoch", None),
+    "truncate-plan": ("truncate_plan", None),
+    "diverge": ("diverge", None),
+    "zk": ("zk", "zk"),
+    "cluster-state": ("cluster_state", None),
+}
+
+
+def _build(name: str) -> Any:
+    """The click command of ``kreplica <name>``, built as the top-level app would build it."""
+    module_name, group_name = COMMANDS[name]
+    module = importlib.import_module(f"kreplica.cli.{module_name}")
+    holder = typer.Typer(**_APP_SETTINGS)
+    holder.callback()(_noop)
+    if group_name is None:
+        holder.add_typer(module.app)
+    else:
+        holder.add_typer(module.app, name=group_name)
+    return typer.main.get_command(holder).commands[name]
+
+
+def _noop() -> None:
+    """(forces a group, so that sub-apps merge as they do under the real app)"""
+
+
+class _LazyCommands(MutableMapping):
+    """``TyperGroup.commands`` whose values are built on first access; the names are known
+    up front (``--help``, "did you mean" suggestions) without importing any command module."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+        self._extra: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._extra:
+            return self._extra[name]
+        if name not in COMMANDS:
+            raise KeyError(name)
+        if name not in self._built:
+            self._built[name] = _build(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, cmd: Any) -> None:
+        self._extra[name] = cmd
+
+    def __delitem__(self, name: str) -> None:
+        del self._extra[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from COMMANDS
+        yield from (n for n in self._extra if n not in COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS) + len(self._extra.keys() - COMMANDS.keys())
+
+    def __contains__(self, name: object) -> bool:
+        return name in COMMANDS or name in self._extra
+
+
+class LazyGroup(TyperGroup):
+    """The top-level group: its commands are :class:`_LazyCommands`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        extra = self.commands
+        self.commands = _LazyCommands()
+        for name, cmd in extra.items():
+            self.commands[name] = cmd
+
+
+_APP_SETTINGS: dict[str, Any] = dict(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(inspect_log.app)
-app.add_typer(inspect_index.app)
-app.add_typer(inspect_dir.app)
-app.add_typer(epochs.app)
-app.add_typer(offset_for_epoch.app)
-app.add_typer(truncate_plan.app)
-app.add_typer(diverge.app)
-app.add_typer(zk.app, name="zk")
-app.add_typer(cluster_state.app)
+
+app = typer.Typer(
+    name="kreplica",
+    cls=LazyGroup,
+    help="Offline forensics for Apache Kafka replication: read segments, indexes and checkpoints "
+         "copied off brokers, and say what Kafka did or would do with them.",
+    **_APP_SETTINGS,
+)
 
 
 def _version(value: bool) -> None:
@@ -55,5 +126,22 @@ def main(
 
 
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point.
+
+    A closed stdout while typer itself writes (``kreplica --help | head -1``) ends quietly with
+    exit 0, as it does inside a command (:mod:`kreplica.cli.runner`).
+    """
+    from kreplica.cli.runner import flush_stdout, is_closed_pipe, quiet_closed_stdout
+
+    try:
+        app()
+    except OSError as exc:
+        if not is_closed_pipe(exc):
+            raise
+        quiet_closed_stdout()
+        raise SystemExit(0) from None
+    finally:
+        try:
+            flush_stdout()
+        except OSError:
+            pass

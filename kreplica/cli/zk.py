@@ -6,23 +6,21 @@ included (``../shared/specs/zookeeper-formats.md`` §6).
 
 from __future__ import annotations
 
-import sys
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
 from kreplica.formats.errors import FormatError
-from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format
+from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format, text_console
 
 
 def _tree():
     """The ZooKeeper model, imported on use so other commands start fast."""
-    from kreplica.model import zookeeper as zk_tree
+    from kreplica.model import zk_tree
 
     return zk_tree
 
@@ -91,8 +89,8 @@ def unreadable(exc: OSError) -> FormatError:
     return FormatError(exc.strerror or str(exc), path=exc.filename)
 
 
-def _console() -> Console:
-    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+def _console():
+    return text_console()
 
 
 @app.command("dump", short_help="The ZooKeeper tree at a zxid or time, with stat and data.")

@@ -22,17 +22,18 @@ segment is null when its file name carries none (stdin, renamed copies).
 from __future__ import annotations
 
 import binascii
-from collections.abc import Callable, Iterable
-
-from rich.console import Console
-from rich.markup import escape
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from kreplica.analysis.inspection import Event, SegmentStart, SegmentSummary
 from kreplica.formats.batch import Record, RecordBatch
 from kreplica.formats.findings import Finding
 from kreplica.report import describe
-from kreplica.report.output import Emitter, OutputFormat, Payload, dumps
-from kreplica.report.payload import encoder
+from kreplica.report.output import Emitter, OutputFormat, Payload, dumps, dumps_str
+from kreplica.report.payload import encoder, json_literals
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SCHEMA_VERSION = 1
 
@@ -161,40 +162,140 @@ def record_line(r: Record, path_json: str, enc: Callable[[bytes | None], str]) -
     )
 
 
+_RECORD_LINE_BYTES = (
+    b'{"type":"record","path":%s,"batch_position":%d,"offset":%d,"timestamp":%d,"sequence":%d,"key":%s,'
+    b'"value":%s,"headers":[%s],"control_type":%s,"coordinator_epoch":%s}\n'
+)
+_CONTROL_JSON: dict[int | None, bytes] = {None: b"null"}
+_HEADER_PREFIX: dict[str, bytes] = {}  # header key -> b'{"key":"...","value":'; keys repeat
+
+
+def _control_json(code: int) -> bytes:
+    text = b'"' + describe.control_type(code).encode("ascii") + b'"'
+    if len(_CONTROL_JSON) < 256:
+        _CONTROL_JSON[code] = text
+    return text
+
+
+def record_lines(records: Sequence[Record], path_json: bytes, literals: Callable, errors: str = "strict") -> bytes:
+    """The ndjson lines of a run of records (one batch's), as UTF-8 bytes: byte for byte the
+    lines :func:`record_line` writes (``literals`` from :func:`~kreplica.report.payload.json_literals`).
+
+    NOTE: the payloads of the whole run are encoded in three calls (keys, values, header
+    values) instead of one call per payload, and each line is one bytes ``%`` format; record
+    lines are most of ``--records`` output (bench/README.md).
+    """
+    keys = literals([r[4] for r in records])
+    values = literals([r[5] for r in records])
+    header_values = iter(literals([h[1] for r in records for h in r[6]]))
+    prefixes = _HEADER_PREFIX
+    control_json = _CONTROL_JSON
+    template = _RECORD_LINE_BYTES
+    lines = []
+    append = lines.append
+    for (position, offset, timestamp, sequence, _, _, headers, control, coordinator), key, value in zip(
+            records, keys, values):
+        if headers:
+            parts = []
+            for h in headers:
+                prefix = prefixes.get(h[0])
+                if prefix is None:
+                    prefix = b'{"key":' + dumps_str(h[0], errors) + b',"value":'
+                    if len(prefixes) < 4096:
+                        prefixes[h[0]] = prefix
+                parts.append(prefix + next(header_values) + b"}")
+            header_json = b",".join(parts)
+        else:
+            header_json = b""
+        control_text = control_json.get(control)
+        if control_text is None:
+            control_text = _control_json(control)
+        append(template % (path_json, position, offset, timestamp, sequence, key, value, header_json, control_text,
+                           b"null" if coordinator is None else b"%d" % coordinator))
+    return b"".join(lines)
+
+
 def emit_events(events: Iterable[Event], emitter: Emitter, payload: Payload) -> int:
-    """Write the events as machine objects; returns the number of error findings."""
+    """Write the events as machine objects; returns the number of error findings.
+
+    ndjson to a UTF-8 stream takes the fast path: batch lines from a template, and the records
+    of each batch gathered and written as one block by :func:`record_lines`.
+    """
+    if emitter.format is OutputFormat.ndjson and emitter.utf8:
+        return _emit_ndjson(events, emitter, payload)
     enc = encoder(payload)
     errors = 0
     path = ""
-    path_json = '""'
     emit = emitter.emit
-    write_line = emitter.write_line if emitter.format is OutputFormat.ndjson else None
-    json_enc = json_payload_encoder(payload)
     for ev in events:
         if isinstance(ev, RecordBatch):
-            if write_line is not None:
-                if ev.path != path:
-                    path, path_json = ev.path, dumps(ev.path)
-                write_line(batch_line(ev, path_json))
-            else:
-                emit(batch_object(ev))
+            emit(batch_object(ev))
         elif isinstance(ev, Record):
-            if write_line is not None:
-                write_line(record_line(ev, path_json, json_enc))
-            else:
-                emit(record_object(ev, path, enc))
+            emit(record_object(ev, path, enc))
         elif isinstance(ev, Finding):
             errors += ev.is_error
             emit(finding_object(ev))
         elif isinstance(ev, SegmentStart):
-            path, path_json = ev.path, dumps(ev.path)
+            path = ev.path
             emit(segment_object(ev))
         elif isinstance(ev, SegmentSummary):
             emit(summary_object(ev))
     return errors
 
 
+def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) -> int:
+    errors = 0
+    path = ""
+    path_json = '""'
+    path_bytes = b'""'
+    literals = json_literals(payload)
+    text_errors = emitter.errors
+    emit = emitter.emit
+    write = emitter.write_block
+    pending: list[Record] = []   # the records since the last other event: one batch's
+    for ev in events:
+        kind = type(ev)
+        if kind is Record:
+            pending.append(ev)
+            continue
+        if pending:
+            write(record_lines(pending, path_bytes, literals, text_errors), len(pending))
+            pending = []
+        if kind is RecordBatch:
+            if ev.path != path:
+                path, path_json = ev.path, dumps(ev.path)
+                path_bytes = dumps_str(path, text_errors)
+            write(batch_line(ev, path_json).encode("utf-8", text_errors))
+        elif isinstance(ev, Record):   # a subclass: not expected, but never dropped
+            pending.append(ev)
+        elif isinstance(ev, Finding):
+            errors += ev.is_error
+            emit(finding_object(ev))
+        elif isinstance(ev, SegmentStart):
+            path, path_json = ev.path, dumps(ev.path)
+            path_bytes = dumps_str(path, text_errors)
+            emit(segment_object(ev))
+        elif isinstance(ev, SegmentSummary):
+            emit(summary_object(ev))
+        elif isinstance(ev, RecordBatch):
+            if ev.path != path:
+                path, path_json = ev.path, dumps(ev.path)
+                path_bytes = dumps_str(path, text_errors)
+            write(batch_line(ev, path_json).encode("utf-8", text_errors))
+    if pending:
+        write(record_lines(pending, path_bytes, literals, text_errors), len(pending))
+    return errors
+
+
 # -- text ------------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """rich's markup escape, imported on use: machine output never loads rich."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
 
 _FLAGS = (("T", "is_transactional"), ("C", "is_control"))
 

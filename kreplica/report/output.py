@@ -9,11 +9,10 @@ goes to a terminal and ndjson everywhere else, so pipelines get data. Only data 
 from __future__ import annotations
 
 import enum
+import io
 import json
 import sys
 from typing import IO, Any
-
-import msgpack
 
 
 class OutputFormat(str, enum.Enum):
@@ -48,91 +47,173 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=F
 
 
 def dumps(obj: Any) -> str:
-    """Compact JSON, as every machine format writes it."""
+    """Compact JSON, as every machine format writes it.
+
+    The standard library's encoder, not orjson: result objects may carry floats (znode
+    ``data_json``, KRaft quotas) and orjson writes them differently (``1e16`` for ``1e+16``).
+    Hot paths whose values can hold no float use :func:`dumps_str` instead.
+    """
     return _dumps(obj)
+
+
+def _orjson():
+    try:
+        import orjson
+    except ImportError:  # a source checkout without it: same bytes, slower
+        return None
+    return orjson
+
+
+_ORJSON = _orjson()
+
+
+def dumps_str(text: str, errors: str = "strict") -> bytes:
+    """A JSON string literal as UTF-8 bytes, exactly what :func:`dumps` writes for it encoded
+    with ``errors`` (a stream's error handler)."""
+    if _ORJSON is not None:
+        try:
+            return _ORJSON.dumps(text)
+        except TypeError:  # lone surrogates (undecodable file names): as the stream would write them
+            pass
+    return _dumps(text).encode("utf-8", errors)
 
 
 #: How much machine output is gathered before one write.
 CHUNK = 256 * 1024
 
 
+class _TextConsole:
+    """Builds the rich console for text output on first use (rich is imported only then)."""
+
+    cls = None
+
+    @classmethod
+    def make(cls, stream: IO | None, soft_wrap: bool):
+        if cls.cls is None:
+            from rich.console import Console
+
+            class _Console(Console):
+                def on_broken_pipe(self) -> None:
+                    # rich's own handler exits 1; a closed stdout is a normal end (exit 0,
+                    # silent), which the command runner does for a BrokenPipeError
+                    self.quiet = True
+                    raise BrokenPipeError(32, "Broken pipe")
+
+            cls.cls = _Console
+        return cls.cls(file=stream if stream is not None else sys.stdout, highlight=False, soft_wrap=soft_wrap)
+
+
+def text_console(stream: IO | None = None, *, soft_wrap: bool = True):
+    """The console every text report prints to: stdout (or ``stream``), no highlighting, long
+    lines not wrapped (unless ``soft_wrap=False``); a closed pipe raises :class:`BrokenPipeError`
+    for the runner instead of rich's exit 1."""
+    return _TextConsole.make(stream, soft_wrap)
+
+
 class Emitter:
-    """Writes machine output objects in one of the machine formats.
+    """The one path machine output takes: json, ndjson and msgpack.
 
     ``single`` means the command produces one result object, which ``json`` writes as that
     object rather than an array. Call :meth:`close` once at the end.
+
+    Output is gathered into blocks of :data:`CHUNK` bytes and written to stdout's binary
+    buffer (``stream`` may be a binary or a text stream instead). Hot paths that build their own
+    ndjson lines hand them over with :meth:`write_line` (str) or :meth:`write_block` (UTF-8
+    bytes, any number of whole lines); :attr:`utf8` says whether bytes may be written as built.
     """
 
     def __init__(self, fmt: OutputFormat, stream: IO | None = None, *, single: bool = False) -> None:
         if fmt is OutputFormat.text:
-            raise ValueError("text output is rendered by the command's report, not an Emitter")
+            raise ValueError("text output is rendered by the command's report (text_console), not an Emitter")
         self.format = fmt
         self._single = single
         self._count = 0
-        self._pending: list = []
+        self._pending: list[bytes] = []
         self._pending_size = 0
+        self._packer = None
+        text = stream if stream is not None else sys.stdout
+        self._encoding = getattr(text, "encoding", None) or "utf-8"
+        self._errors = getattr(text, "errors", None) or "strict"
+        #: the error handler to encode hot-path text with (the stream's)
+        self.errors = self._errors
+        if stream is None:
+            try:
+                sys.stdout.flush()   # anything written through the text layer goes first
+            except (OSError, ValueError):
+                pass
+            stream = getattr(sys.stdout, "buffer", sys.stdout)
+        self._binary = not isinstance(stream, io.TextIOBase) and not hasattr(stream, "encoding")
+        self._out = stream
+        #: True when ndjson bytes built as UTF-8 are what this stream would write
+        self.utf8 = self._encoding.replace("-", "").replace("_", "").lower() in ("utf8", "utf8sig") \
+            and self._errors in ("strict", "surrogateescape")
         if fmt is OutputFormat.msgpack:
-            self._out = stream if stream is not None else sys.stdout.buffer
+            import msgpack
+
             self._packer = msgpack.Packer()
-        else:
-            self._out = stream if stream is not None else sys.stdout
+            self._binary_required()
+
+    def _binary_required(self) -> None:
+        if not self._binary:
+            raise ValueError("msgpack output needs a binary stream")
+
+    def _encode(self, text: str) -> bytes:
+        return text.encode(self._encoding, self._errors)
 
     def emit(self, obj: dict) -> None:
         """Write one object."""
         fmt = self.format
         if fmt is OutputFormat.ndjson:
-            self.write_line(_dumps(obj) + "\n")
+            self.write_block(self._encode(_dumps(obj) + "\n"))
             return
         if fmt is OutputFormat.msgpack:
-            self._pending.append(self._packer.pack(obj))
-            self._pending_size += 64
-            if self._pending_size >= CHUNK:
-                self._flush_pending()
+            self.write_block(self._packer.pack(obj))
         elif self._single:
             if self._count:
                 raise ValueError("a single-document command emitted two objects")
-            self._out.write(json.dumps(obj, ensure_ascii=False, indent=2))
+            self.write_block(self._encode(json.dumps(obj, ensure_ascii=False, indent=2)), count=0)
         else:
-            self._out.write("[\n" if self._count == 0 else ",\n")
-            self._out.write(_dumps(obj))
+            self.write_block(self._encode(("[\n" if self._count == 0 else ",\n") + _dumps(obj)), count=0)
         self._count += 1
 
     def write_line(self, line: str) -> None:
-        """ndjson only: write a line already encoded (it must end in a newline).
+        """ndjson only: write a line already encoded as JSON text (it must end in a newline)."""
+        self.write_block(self._encode(line))
 
-        NOTE: lines are gathered and written in chunks of :data:`CHUNK` characters: with
+    def write_block(self, data: bytes, count: int = 1) -> None:
+        """Write encoded output (ndjson: whole lines; msgpack: whole objects).
+
+        NOTE: blocks are gathered and written in chunks of :data:`CHUNK` bytes: with
         ``PYTHONUNBUFFERED`` set, one write per line is one system call (bench/README.md).
         """
-        self._pending.append(line)
-        self._pending_size += len(line)
-        self._count += 1
+        self._pending.append(data)
+        self._pending_size += len(data)
+        self._count += count
         if self._pending_size >= CHUNK:
             self._flush_pending()
 
     def _flush_pending(self) -> None:
         if self._pending:
-            joiner = b"" if self.format is OutputFormat.msgpack else ""
-            self._out.write(joiner.join(self._pending))
+            data = b"".join(self._pending)
             self._pending.clear()
+            self._out.write(data if self._binary else data.decode(self._encoding, self._errors))
         self._pending_size = 0
 
     def close(self) -> None:
         """Finish the document (``json``) and flush."""
-        self._flush_pending()
         if self.format is OutputFormat.json:
             if not self._single:
-                self._out.write("[]\n" if self._count == 0 else "\n]\n")
+                self.write_block(b"[]\n" if self._count == 0 else b"\n]\n", count=0)
             else:
-                self._out.write("\n")
+                self.write_block(b"\n", count=0)
+        self._flush_pending()
         self._out.flush()
 
 
 def write_objects(objs, fmt: OutputFormat, render) -> None:
     """Write result objects: ``render(obj, console)`` each for text, the machine format otherwise."""
     if fmt is OutputFormat.text:
-        from rich.console import Console
-
-        console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+        console = text_console()
         for obj in objs:
             render(obj, console)
         return
@@ -140,4 +221,3 @@ def write_objects(objs, fmt: OutputFormat, render) -> None:
     for obj in objs:
         emitter.emit(obj)
     emitter.close()
-

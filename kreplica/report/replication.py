@@ -21,7 +21,6 @@
 
 from __future__ import annotations
 
-import sys
 
 from rich.console import Console
 from rich.markup import escape
@@ -32,7 +31,7 @@ from kreplica.analysis.offset_for_epoch import OffsetForLeaderEpochAnswer
 from kreplica.analysis.truncation import TruncationPlan
 from kreplica.model.lineage import LineageEntry
 from kreplica.report.inspect_log import finding_object
-from kreplica.report.output import Emitter, OutputFormat
+from kreplica.report.output import Emitter, OutputFormat, text_console
 
 
 def lineage_objects(lineage: tuple[LineageEntry, ...]) -> list[dict]:
@@ -128,7 +127,7 @@ def write_epochs(objs: list[dict], findings: dict[str, list], fmt: OutputFormat)
     """``epochs`` output: a side-by-side table for people; for programs each replica's object
     followed by its findings."""
     if fmt is OutputFormat.text:
-        render_epochs(objs, findings, Console(file=sys.stdout, highlight=False, soft_wrap=True))
+        render_epochs(objs, findings, text_console())
         return
     emitter = Emitter(fmt)
     for o in objs:
@@ -143,7 +142,7 @@ def write_offset_for_epoch(replica: str, answers, kafka_version, fmt: OutputForm
     carry an error."""
     failed = 0
     if fmt is OutputFormat.text:
-        console = Console(file=sys.stdout, highlight=False)
+        console = text_console(soft_wrap=False)
         for a in answers:
             failed += a.error != "NONE"
             cur = a.current_leader_epoch
