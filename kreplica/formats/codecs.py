@@ -34,7 +34,6 @@ from xxhash import xxh32_intdigest as xxh32  # XXH32 (LZ4 frame header and block
 
 NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
 CODEC_NAMES = {NONE: "none", GZIP: "gzip", SNAPPY: "snappy", LZ4: "lz4", ZSTD: "zstd"}
-CODEC_IDS = {name: codec for codec, name in CODEC_NAMES.items()}
 
 #: The most bytes one batch may inflate to before kreplica calls it a decompression bomb.
 MAX_INFLATED_BYTES = 256 * 1024 * 1024
@@ -120,9 +119,37 @@ def _gzip_header_parses(data: bytes) -> bool:
 
 def _gunzip(payload: bytes, limit: int) -> Inflated:
     # GZIPInputStream reads concatenated members; bytes after a member that are not another
-    # gzip header are ignored, as Java does. Input is fed in small chunks, and a chunk that
-    # fails is replayed byte by byte, so the bytes inflated before the damage are kept (zlib
-    # discards the output of a call that fails).
+    # gzip header are ignored, as Java does.
+    whole = _gunzip_whole(payload, limit)
+    return whole if whole is not None else _gunzip_replayable(payload, limit)
+
+
+def _gunzip_whole(payload: bytes, limit: int) -> Inflated | None:
+    """The members inflated in one call each, or ``None`` unless every member ends cleanly within
+    ``limit`` (then :func:`_gunzip_replayable` says exactly what went wrong and keeps what came
+    before). NOTE: the common case; the replayable path snapshots the inflater every 512 bytes
+    and took 590 µs for a 16 KiB batch against 60 µs here (bench/README.md)."""
+    pieces = []
+    total = 0
+    data = payload
+    while True:
+        d = zlib.decompressobj(31)
+        try:
+            piece = d.decompress(data, limit + 1 - total)
+        except zlib.error:
+            return None
+        total += len(piece)
+        pieces.append(piece)
+        if total > limit or d.unconsumed_tail or not d.eof:
+            return None
+        data = d.unused_data
+        if not _gzip_header_parses(data):
+            return Inflated(pieces[0] if len(pieces) == 1 else b"".join(pieces))
+
+
+def _gunzip_replayable(payload: bytes, limit: int) -> Inflated:
+    # Input is fed in small chunks, and a chunk that fails is replayed byte by byte, so the
+    # bytes inflated before the damage are kept (zlib discards the output of a call that fails).
     out = bytearray()
     data = payload
     pos = 0

@@ -474,3 +474,16 @@ def test_lz4_end_mark_with_the_uncompressed_bit_set():
 )
 def test_gzip_malformed_second_header_is_ignored_as_java_does(trailer):
     assert codecs.decompress(codecs.GZIP, TV7_GZIP + trailer) == codecs.Inflated(TV4_RECORDS)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=4000), extra=st.binary(max_size=8), flips=st.lists(st.integers(0, 10**6), max_size=3),
+       cut=st.one_of(st.none(), st.integers(0, 10**6)), limit=st.sampled_from([1 << 28, 100, 2000]))
+def test_gzip_fast_path_is_the_replayable_path(data, extra, flips, cut, limit):
+    # the one-call inflate is only a shortcut: whatever the damage, the result is the exact path's
+    frame = bytearray(codecs.compress(codecs.GZIP, data) + codecs.compress(codecs.GZIP, data[:50]) + extra)
+    for f in flips:
+        frame[f % len(frame)] ^= 1 << (f % 8)
+    if cut is not None:
+        frame = frame[:cut % (len(frame) + 1)]
+    assert codecs._gunzip(bytes(frame), limit) == codecs._gunzip_replayable(bytes(frame), limit)
