@@ -50,15 +50,16 @@ def scan(
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH included), 3 internal error.
     """
-    from kreplica.pipeline.scan import run_scan
+    from kreplica.pipeline.scan import plan_scan, run_scan
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
     from kreplica.report.output import write_objects
 
     if payloads and not records:
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
+    plan = plan_scan(root, out)
     with spark_session(master) as spark:
-        totals = run_scan(spark, root, out, records=records, payloads=payloads)
+        totals = run_scan(spark, plan, records=records, payloads=payloads)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
 
@@ -103,6 +104,7 @@ def analyze(
     from kreplica.report import fleet as report
 
     proto, version = resolve_protocol(protocol, kafka_version)
+    pipeline.check_scan_dir(scan_dir)
     facts, facts_source = _facts(sources, leaders, at_zxid, at_offset)
     fmt = resolve_format(output_format)
     with spark_session(master) as spark:

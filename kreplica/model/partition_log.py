@@ -202,7 +202,8 @@ def _small_file(path: str | None, parse) -> SmallFile | None:
     if path is None:
         return None
     try:
-        return SmallFile(path, parse(read_bytes(path), path=path))
+        value = parse(read_bytes(path), path=path)
+        return SmallFile(path, tuple(value) if isinstance(value, list) else value)
     except (FormatError, ValueError) as exc:
         position = exc.position if isinstance(exc, FormatError) and exc.position is not None else 0
         return SmallFile(path, None, str(exc), position)

@@ -185,6 +185,17 @@ def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | Non
             .mapPartitions(lambda it: run_partitions(it, facts_b.value, facts_source, protocol, kafka_version, render)))
 
 
+def check_scan_dir(scan_dir: str) -> None:
+    """A usage error (exit 2) unless ``scan_dir`` holds the tables ``fleet scan`` writes."""
+    from pathlib import Path
+
+    from kreplica.formats.mapped import EvidenceError
+
+    missing = [t for t in ("replicas", "segments", "batches", "markers") if not (Path(scan_dir) / t).is_dir()]
+    if missing:
+        raise EvidenceError(f"is not the output of kreplica fleet scan (no {', '.join(missing)} table)", path=scan_dir)
+
+
 def run_analysis_tables(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
                         kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], tuple[dict, ...]]
                         ) -> Iterator[tuple[dict, ...]]:

@@ -274,12 +274,25 @@ def _balanced(segments: list[tuple], slices: int) -> list[list[tuple]]:
     return [b for b in bins if b]
 
 
-def run_scan(spark, root: str, out: str, *, records: bool = False, payloads: bool = False) -> ScanTotals:
-    """Scan the fleet under ``root`` into Parquet tables under ``out``."""
+@dataclass(frozen=True, slots=True)
+class ScanPlan:
+    """A checked scan: the fleet's log directories and an output directory ready for the tables."""
+
+    log_dirs: tuple[FleetLogDir, ...]
+    out: Path
+
+
+def plan_scan(root: str, out: str) -> ScanPlan:
+    """Find the fleet and prepare the output before any Spark start-up (bad input fails fast)."""
+    log_dirs = tuple(discover(root))
+    return ScanPlan(log_dirs, prepare_output(out))
+
+
+def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = False) -> ScanTotals:
+    """Scan the fleet into Parquet tables under ``plan.out``."""
     from pyspark.sql import functions as F
 
-    log_dirs = discover(root)
-    out_path = prepare_output(out)
+    log_dirs, out_path = list(plan.log_dirs), plan.out
     out_s = str(out_path)
     sc = spark.sparkContext
     sc.setJobDescription("kreplica fleet scan: log directories")

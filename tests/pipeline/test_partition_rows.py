@@ -1,0 +1,103 @@
+"""The pipeline's table rows carry a replica faithfully, and a partition is analysed from them
+as the single-partition commands analyse its files — checked here without Spark, row by row."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import asdict
+
+import pytest
+
+from kreplica.analysis.truncation import plan_truncations
+from kreplica.model.replica import read_replicas
+from kreplica.model.versions import DEFAULT_VERSION, Protocol
+from kreplica.pipeline import analyze, tables
+from tests.conftest import FIXTURES
+
+SCENARIOS = FIXTURES / "scenarios"
+
+
+def rows_of(log) -> tuple[dict, list[dict], list[dict], list[dict]]:
+    key = (log.broker_id, log.log_dir.path, *log.key)
+    replica = tables.replica_row(key, "meta.properties", log)
+    segments = [tables.segment_row(key, s.files, s.file_size, s.valid_bytes, s.stopped_by, len(s.findings),
+                                   s.txn_index_below_base) for s in log.segments]
+    batches = [dict(zip(tables.BATCHES.names, tables.batch_row(key, b))) for s in log.segments for b in s.batches]
+    markers = [tables.marker_row(key, s.path, m) for s in log.segments for m in s.markers.values()]
+    return replica, segments, batches, markers
+
+
+def partition_rows(scenario: str):
+    logs = read_replicas(sorted(str(p / "orders-0") for p in (SCENARIOS / scenario).glob("broker-*")), None, {})
+    all_rows = [rows_of(log) for log in logs]
+    return logs, [r[0] for r in all_rows], [x for r in all_rows for x in r[1]], [x for r in all_rows for x in r[2]], \
+        [x for r in all_rows for x in r[3]]
+
+
+@pytest.mark.parametrize("scenario", sorted(p.name for p in SCENARIOS.iterdir() if p.is_dir()))
+def test_a_replica_rebuilt_from_its_rows_equals_the_one_read_from_files(scenario: str) -> None:
+    logs, replicas, segments, batches, markers = partition_rows(scenario)
+    for log, row in zip(logs, replicas):
+        rk = (row["broker"], row["log_dir"])
+        rebuilt = tables.replica_log_from_rows(
+            row, [s for s in segments if (s["broker"], s["log_dir"]) == rk],
+            [b for b in batches if (b["broker"], b["log_dir"]) == rk],
+            [m for m in markers if (m["broker"], m["log_dir"]) == rk])
+        assert rebuilt.label == log.label and rebuilt.batches == log.batches
+        assert (rebuilt.lineage, rebuilt.log_end_offset, rebuilt.log_start_offset, rebuilt.high_watermark,
+                rebuilt.recovery_point, rebuilt.epoch_checkpoint_lines) == \
+               (log.lineage, log.log_end_offset, log.log_start_offset, log.high_watermark, log.recovery_point,
+                log.epoch_checkpoint_lines)
+        assert [asdict(m) for s in rebuilt.segments for m in s.markers.values()] == \
+               [asdict(m) for s in log.segments for m in s.markers.values()]
+
+
+def test_the_leader_comes_from_the_facts_else_from_the_evidence() -> None:
+    logs, replicas, segments, batches, markers = partition_rows("kip101-scenario-2")
+    run = lambda facts, source: analyze.analyze_partition(  # noqa: E731
+        "orders", 0, replicas, segments, batches, markers, facts=facts, facts_source=source,
+        protocol=Protocol.KIP279, kafka_version=DEFAULT_VERSION)
+    chosen = run(analyze.PartitionFacts(2), analyze.LEADER_FROM_CLUSTER_STATE)
+    assert chosen.leader == "broker-2" and chosen.leader_source == "cluster state" and not chosen.notes
+    expected = plan_truncations([logs[1], logs[0]], protocol=Protocol.KIP279, kafka_version=DEFAULT_VERSION)
+    assert [vars(p) for p in chosen.plans] == [vars(p) for p in expected]
+    offline = run(analyze.PartitionFacts(-1, offline=True), analyze.LEADER_FROM_CLUSTER_STATE)
+    assert offline.leader_source.startswith("evidence") and "offline" in offline.notes[0]
+    missing = run(analyze.PartitionFacts(9), analyze.LEADER_FROM_LEADERS_FILE)
+    assert missing.leader_source.startswith("evidence") and "broker 9" in missing.notes[0]
+    none = run(None, None)
+    last_epoch = lambda log: (log.lineage[-1].epoch, log.log_end_offset)  # noqa: E731
+    assert none.leader == max(logs, key=last_epoch).label
+
+
+def test_a_future_directory_is_reported_not_merged() -> None:
+    logs, replicas, segments, batches, markers = partition_rows("kip101-scenario-1")
+    future = {**replicas[1], "suffix": "future", "dir": replicas[1]["dir"] + ".abc-future"}
+    result = analyze.analyze_partition("orders", 0, [replicas[0], future], segments, batches, markers, facts=None,
+                                       facts_source=None, protocol=Protocol.DIVERGING_EPOCH,
+                                       kafka_version=DEFAULT_VERSION)
+    assert result.replicas == ("broker-1",) and "-future" in result.notes[0] and not result.plans
+
+
+def test_leaders_documents_are_read_as_kafka_election_json_plus_leader() -> None:
+    facts = analyze.facts_from_leaders({"partitions": [{"topic": "t", "partition": 3, "leader": 5}]})
+    assert facts == {("t", 3): analyze.PartitionFacts(5)}
+
+
+def test_single_partition_commands_never_import_pyspark() -> None:
+    code = ("import sys; from typer.testing import CliRunner; from kreplica.cli.main import app; "
+            f"r = CliRunner().invoke(app, ['inspect-dir', {str(SCENARIOS / 'kip101-scenario-1' / 'broker-1')!r}, "
+            "'-f', 'ndjson']); assert r.exit_code in (0, 1), r.output; "
+            "print(sorted(m for m in sys.modules if m.startswith(('pyspark', 'pyarrow'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_fleet_without_java_is_a_usage_error(tmp_path) -> None:
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable), "JAVA_HOME": ""}
+    result = subprocess.run([sys.executable, "-m", "kreplica", "fleet", "scan",
+                             str(SCENARIOS / "kip101-scenario-1"), "--out", str(tmp_path / "t")],
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 2 and "needs Java 17" in result.stderr and result.stderr.count("\n") == 1
