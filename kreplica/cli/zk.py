@@ -20,7 +20,7 @@ from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_forma
 
 def _tree():
     """The ZooKeeper model, imported on use so other commands start fast."""
-    from kreplica.model import zk_tree
+    from kreplica.model import zookeeper as zk_tree
 
     return zk_tree
 
