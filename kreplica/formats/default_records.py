@@ -215,8 +215,8 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
             yield from chunk
             if irregular:
                 break
-    if index >= count:
-        return
+        if index >= count:
+            return
     try:
         yield from decode_records(
             data, count, batch.base_offset, batch.base_timestamp,

@@ -533,6 +533,16 @@ def test_compressed_records_that_do_not_decompress():
     assert "decompress" in str(info.value)
 
 
+def test_an_empty_batch_whose_records_do_not_decompress_is_still_an_error():
+    data = bytearray(_batch_with_section(b"\x1f\x8b\x08\x00garbage-not-deflate", 0))
+    data[22] = 0x01
+    struct.pack_into(">I", data, 17, reference_crc32c(data[21:]))
+    batch = parse_header(bytes(data), 0, len(data), path=PATH)
+    with pytest.raises(Malformed) as info:
+        list(iter_records(bytes(data), batch))
+    assert "decompress" in str(info.value)
+
+
 # -- control records --------------------------------------------------------------------------
 
 
