@@ -19,10 +19,10 @@ from kreplica.report.output import resolve_format
 app = typer.Typer(help="Fleet-scale forensics on Apache Spark: scan many brokers' copies into Parquet tables, "
                        "then analyse every partition across its replicas.", no_args_is_help=True)
 
-MasterOption = Annotated[str, typer.Option(
-    "--master", metavar="URL",
-    help="Spark master: local[*] (embedded, every core; the default), local[N], or a cluster URL "
-         "(spark://host:7077, yarn, k8s://...).")]
+MasterOption = Annotated[Optional[str], typer.Option(
+    "--master", metavar="URL", show_default=False,
+    help="Spark master: local[*] (embedded, every core; the default unless spark-submit gave one), local[N], "
+         "or a cluster URL (spark://host:7077, yarn, k8s://...).")]
 TOP = 20
 
 
@@ -33,7 +33,7 @@ def scan(
                                         help="The fleet: ROOT/<broker>/<logdir>/<topic>-<partition>/ (a path or "
                                              "file:// URI every executor can read).")],
     out: Annotated[str, typer.Option("--out", metavar="DIR", help="Where the tables go (a new or empty directory).")],
-    master: MasterOption = "local[*]",
+    master: MasterOption = None,
     records: Annotated[bool, typer.Option("--records", help="Also write a records table: offset, timestamp, key and "
                                                             "value sizes and their XXH64.")] = False,
     payloads: Annotated[bool, typer.Option("--payloads", help="With --records, keep key and value bytes too.")]
@@ -83,7 +83,7 @@ def analyze(
                                           help="Truncation protocol generation; auto picks it from --kafka-version.")]
     = AUTO,
     kafka_version: KafkaVersionOption = None,
-    master: MasterOption = "local[*]",
+    master: MasterOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:

@@ -27,14 +27,20 @@ def require_java() -> None:
 
 
 @contextmanager
-def spark_session(master: str = DEFAULT_MASTER, *, app_name: str = "kreplica fleet"):
-    """A Spark session for one command, stopped when it ends."""
+def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"):
+    """A Spark session for one command, stopped when it ends. ``master`` ``None`` keeps the one
+    ``spark-submit`` was given, else :data:`DEFAULT_MASTER`."""
     require_java()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.master(master).appName(app_name)
+    builder = SparkSession.builder
+    if master is not None:
+        builder = builder.master(master)
+    elif "PYSPARK_GATEWAY_PORT" not in os.environ:  # not launched by spark-submit
+        builder = builder.master(DEFAULT_MASTER)
+    spark = (builder.appName(app_name)
              .config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "true" if sys.stderr.isatty() else "false")
              .config("spark.sql.shuffle.partitions", "16")

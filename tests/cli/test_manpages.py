@@ -13,7 +13,7 @@ from kreplica.cli.manpage import render_all
 from tests.conftest import ROOT
 
 PAGES = render_all()
-GROUPS = {"zk"}
+GROUPS = {"zk", "fleet"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, id=n) for n in sorted(PAGES)])

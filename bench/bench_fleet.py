@@ -1,0 +1,180 @@
+"""Benchmark ``kreplica fleet scan`` on Spark's local mode (issue 10, "Benchmark").
+
+The fleet is generated under ``bench/data/fleet-<size>/``: ``--brokers`` brokers with two log
+directories each and ``--partitions`` partitions per log directory, every replica one segment
+copied (not linked) from a segment written by ``generate_segment.py`` (v2 batches of ~15 records
+of ~1 KiB, uncompressed, ~16 KiB a batch), so the fleet holds ``--size`` bytes of real batches.
+
+What is timed, whole process, warm page cache, best of ``--runs``:
+
+  startup       ``fleet scan`` of a one-segment fleet: Spark's fixed cost (JVM, session, three
+                stages) — subtracted from the scans below to give throughput
+  inspect_log   ``kreplica inspect-log -f ndjson`` over every replica directory, one process:
+                the single-core batch-scan speed a fleet scan is compared with
+  scan[N]       ``fleet scan --master local[N]`` for N in ``--cores``
+
+Peak memory of the driver — the ``kreplica`` Python process and the JVM it starts, without the
+Python workers — is sampled from /proc every 50 ms, for the full fleet and for a quarter of
+it: it must not grow with the data.
+
+Usage::
+
+    .venv/bin/python bench/bench_fleet.py                      # 4 GiB, local[1] and local[2]
+    .venv/bin/python bench/bench_fleet.py --size 512M --runs 1 # quick
+
+Results: a table on stdout and ``bench/results/fleet-<UTC date>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from generate_segment import generate, parse_size, segment_paths, size_label  # noqa: E402
+
+DATA = BENCH / "data"
+RESULTS = BENCH / "results"
+KREPLICA = shutil.which("kreplica", path=str(Path(sys.executable).parent)) or "kreplica"
+
+
+def build_fleet(size: int, brokers: int, partitions: int) -> Path:
+    """``brokers`` x 2 log dirs x ``partitions`` replicas of one segment each, ``size`` bytes in all."""
+    replicas = brokers * 2 * partitions
+    per = size // replicas
+    root = DATA / f"fleet-{size_label(size)}-{brokers}x2x{partitions}"
+    if (root / ".complete").is_file():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    src = segment_paths(DATA, per)["none"]
+    if not src.is_file():
+        generate(per, DATA, quiet=True)
+    for b in range(1, brokers + 1):
+        for d in (1, 2):
+            log_dir = root / f"broker-{b}" / f"data{d}"
+            for p in range(partitions):
+                part = log_dir / f"bench-{(d - 1) * partitions + p}"
+                part.mkdir(parents=True)
+                shutil.copyfile(src, part / "00000000000000000000.log")
+    (root / ".complete").write_text("")
+    return root
+
+
+def _tree_rss(pid: int, skip_workers: bool) -> int:
+    """Resident bytes of ``pid`` and its descendants (Python workers left out when asked)."""
+    total = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            cmd = Path(f"/proc/{p}/cmdline").read_bytes()
+            if skip_workers and b"pyspark.daemon" in cmd or b"pyspark.worker" in cmd:
+                continue
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+            for task in Path(f"/proc/{p}/task").iterdir():
+                stack.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def timed(argv: list[str]) -> tuple[float, int]:
+    """Wall seconds and the driver's peak RSS of one run (stdout discarded)."""
+    peak = 0
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss(proc.pid, skip_workers=True))
+            time.sleep(0.05)
+
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    code = proc.wait()
+    elapsed = time.perf_counter() - start
+    done.set()
+    t.join()
+    if code not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} exited {code}")
+    return elapsed, peak
+
+
+def scan_argv(root: Path, cores: int | None) -> list[str]:
+    out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
+    argv = [KREPLICA, "fleet", "scan", str(root), "--out", str(out), "-f", "ndjson"]
+    return argv + (["--master", f"local[{cores}]"] if cores else [])
+
+
+def best(argv_fn, runs: int) -> tuple[float, int]:
+    results = []
+    for _ in range(runs):
+        argv = argv_fn()
+        results.append(timed(argv))
+        if "--out" in argv:
+            shutil.rmtree(Path(argv[argv.index("--out") + 1]).parent, ignore_errors=True)
+    return min(r[0] for r in results), max(r[1] for r in results)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", default="4G")
+    ap.add_argument("--brokers", type=int, default=4)
+    ap.add_argument("--partitions", type=int, default=4, help="partitions per log directory")
+    ap.add_argument("--cores", default="1,2")
+    ap.add_argument("--runs", type=int, default=2)
+    args = ap.parse_args()
+    size = parse_size(args.size)
+    root = build_fleet(size, args.brokers, args.partitions)
+    quarter = build_fleet(size // 4, args.brokers, max(args.partitions // 4, 1))
+    tiny = build_fleet(1 << 20, 1, 1)
+    data_bytes = sum(f.stat().st_size for f in root.rglob("*.log"))
+    replicas = sorted(str(p.parent) for p in root.rglob("*.log"))
+    rows = {}
+    rows["startup"] = best(lambda: scan_argv(tiny, 2), args.runs)
+    rows["inspect_log"] = best(lambda: [KREPLICA, "inspect-log", "-f", "ndjson", *replicas], args.runs)
+    for n in (int(c) for c in args.cores.split(",")):
+        rows[f"scan[{n}]"] = best(lambda n=n: scan_argv(root, n), args.runs)
+    rows["scan[2] quarter fleet"] = best(lambda: scan_argv(quarter, 2), 1)
+    fixed = rows["startup"][0]
+    print(f"fleet: {root} ({data_bytes / 2**30:.2f} GiB, {len(replicas)} replicas); machine: {os.cpu_count()} cores")
+    print(f"{'case':<24}{'seconds':>9}{'GB/s':>8}{'GB/s w/o startup':>18}{'driver peak MiB':>17}")
+    report = {}
+    for name, (secs, peak) in rows.items():
+        n_bytes = {"startup": 1 << 20, "scan[2] quarter fleet": data_bytes // 4}.get(name, data_bytes)
+        gbs = n_bytes / secs / 1e9
+        net = n_bytes / max(secs - fixed, 1e-9) / 1e9 if name.startswith("scan") else None
+        print(f"{name:<24}{secs:>9.2f}{gbs:>8.2f}{(f'{net:.2f}' if net else '-'):>18}{peak / 2**20:>17.0f}")
+        report[name] = {"seconds": secs, "gb_per_s": gbs, "gb_per_s_without_startup": net,
+                        "driver_peak_mib": peak / 2**20}
+    one = report.get("scan[1]")
+    if one:
+        ratio = one["gb_per_s_without_startup"] / report["inspect_log"]["gb_per_s"]
+        print(f"fleet scan per core (local[1], start-up excluded) / inspect-log batch scan: {ratio:.2f} (target >= 0.80)")
+        report["per_core_ratio"] = ratio
+    RESULTS.mkdir(exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    out = RESULTS / f"fleet-{stamp}.json"
+    out.write_text(json.dumps({"machine": platform.platform(), "cores": os.cpu_count(), "fleet_bytes": data_bytes,
+                               "replicas": len(replicas), "results": report}, indent=2) + "\n")
+    print(f"written {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
