@@ -84,7 +84,8 @@ def fleet(tmp_path_factory) -> tuple[Path, dict[str, list[Path]], int, list[dict
     root = tmp_path_factory.mktemp("fleet")
     topics = build_fleet(root / "evidence")
     out = root / "tables"
-    code, (scan_obj,) = run("fleet", "scan", str(root / "evidence"), "--out", str(out), "--master", "local[2]")
+    code, (scan_obj,) = run("fleet", "scan", str(root / "evidence"), "--out", str(out), "--master", "local[2]",
+                            "--records", "--payloads")
     assert scan_obj["type"] == "fleet_scan" and code == (1 if scan_obj["errors"] else 0)
     _, objs = run("fleet", "analyze", str(out), "--master", "local[2]")
     return out, topics, scan_obj, objs
@@ -165,6 +166,31 @@ def test_batches_table_holds_every_batch_header_once(fleet) -> None:
     assert len(batches) == scan_obj["batches"] == len({(r["file"], r["position"]) for r in batches})
     segments = pq.read_table(out / "segments").to_pylist()
     assert len(segments) == scan_obj["segments"] and sum(s["size"] for s in segments) == scan_obj["bytes"]
+
+
+def test_records_table_equals_inspect_log_records(fleet) -> None:
+    import base64
+
+    import pyarrow.parquet as pq
+    import xxhash
+
+    out, topics, scan_obj, _ = fleet
+    table = pq.read_table(out / "records").to_pylist()
+    assert len(table) == scan_obj["records"]
+    got = {(r["file"], r["offset"]): r for r in table}
+    expected = 0
+    for replicas in topics.values():
+        for p in replicas:
+            _, objs = run("inspect-log", str(p), "--records")
+            for o in (o for o in objs if o["type"] == "record"):
+                expected += 1
+                row = got[(o["path"], o["offset"])]
+                for field in ("key", "value"):
+                    raw = None if o[field] is None else base64.b64decode(o[field])
+                    assert row[field] == raw and row[f"{field}_size"] == (-1 if raw is None else len(raw))
+                    assert row[f"{field}_xxhash"] == (None if raw is None else xxhash.xxh64_intdigest(raw))
+                assert (row["timestamp"], row["batch_position"]) == (o["timestamp"], o["batch_position"])
+    assert expected == len(table) > 1000
 
 
 def test_leaders_file_chooses_the_leader(fleet, tmp_path: Path) -> None:
