@@ -151,7 +151,7 @@ def test_scan_findings_equal_inspect_log_on_every_replica(fleet) -> None:
     expected: Counter = Counter()
     for replicas in topics.values():
         for p in replicas:
-            _, objs = run("inspect-log", str(p))
+            _, objs = run("inspect-log", str(p), "--records")  # the scan ran with --records
             expected.update((o["path"], o["position"], o["kind"]) for o in objs
                             if o["type"] == "finding" and o["path"].endswith(".log"))
     assert scanned == expected and scanned
