@@ -14,6 +14,7 @@ from itertools import combinations
 
 from kreplica.formats.batch import RecordBatch
 from kreplica.model.partition_log import PartitionLog
+from kreplica.model.replica import require_one_partition
 
 DIVERGENT = "divergent"
 
@@ -113,5 +114,6 @@ def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
 
 def compare_all(replicas: list[PartitionLog]) -> list[Divergence]:
     """``diverge``: every pair of replicas, in the order given."""
+    require_one_partition(replicas)
     return [compare(a, b, a.name) for a, b in combinations(replicas, 2)]
 

@@ -20,7 +20,7 @@ from kreplica.formats.naming import classify_partition_file
 from kreplica.formats.offset_index import IndexEnd, iter_offset_index
 from kreplica.formats.time_index import iter_time_index
 from kreplica.formats.txn_index import iter_txn_index
-from kreplica.formats.mapped import EvidenceError, open_buffer
+from kreplica.formats.mapped import EvidenceError, open_buffer, refuse_special
 from kreplica.model.batch_order import PartitionContext
 from kreplica.model.log_dir import SegmentFiles
 from kreplica.model.partition_log import read_segment_log
@@ -53,6 +53,7 @@ def find_index_files(paths: list[str]) -> list[IndexFile]:
     """Index files named directly, or every index file in the partition directories given."""
     out: list[IndexFile] = []
     for raw in paths:
+        refuse_special(raw)
         p = Path(raw)
         if p.is_dir():
             names = sorted(e.path for e in os.scandir(p) if e.is_file())

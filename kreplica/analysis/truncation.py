@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from kreplica.analysis.replica_state import ReplicaState, replica_state
 from kreplica.formats.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
 from kreplica.model.partition_log import PartitionLog
+from kreplica.model.replica import require_one_partition
 from kreplica.model.versions import (
     DEFAULT_VERSION,
     PROTOCOL_VERSIONS,
@@ -270,6 +271,7 @@ def plan_truncations(replicas: list[PartitionLog], *, protocol: Protocol,
     """``truncate-plan``: the first replica leads (and registers its epoch at its log end as a newly
     elected leader does); each other one follows it. Every plan is annotated with committed loss,
     the replicas that still hold what it discards, and the transactions it reopens."""
+    require_one_partition(replicas)
     states = [replica_state(r, kafka_version=kafka_version, as_leader=(i == 0)) for i, r in enumerate(replicas)]
     lead, rest = states[0], states[1:]
     plans = []

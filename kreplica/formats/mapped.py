@@ -17,6 +17,7 @@ from __future__ import annotations
 import mmap
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -25,6 +26,10 @@ from contextlib import contextmanager
 from kreplica.formats.errors import FormatError
 
 STDIN = "-"
+#: The largest small file (checkpoint, properties, metadata) read whole; a bigger one is refused.
+SMALL_FILE_LIMIT = 256 << 20
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 Buffer = bytes | mmap.mmap
 
@@ -52,12 +57,56 @@ def open_buffer(path: str | os.PathLike) -> Iterator[Buffer]:
             spool.flush()
             yield from _map_fd(spool.fileno(), STDIN)
         return
-    try:
-        fd = os.open(label, os.O_RDONLY)
-    except OSError as exc:
-        raise EvidenceError(exc.strerror or "cannot open", path=str(path)) from exc
+    fd = open_regular(label)
     try:
         yield from _map_fd(fd, label)
+    finally:
+        os.close(fd)
+
+
+def open_regular(path: str | os.PathLike) -> int:
+    """A read-only descriptor of a regular file. Opened non-blocking, so a named pipe cannot
+    hang the run; anything but a regular file (directory, pipe, socket, device) raises
+    :class:`EvidenceError` naming what it is."""
+    label = os.fspath(path)
+    try:
+        fd = os.open(label, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise EvidenceError(exc.strerror or "cannot open", path=label) from exc
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise EvidenceError(f"is {what}, not a regular file", path=label)
+    return fd
+
+
+def refuse_special(path: str | os.PathLike) -> None:
+    """Raise :class:`EvidenceError` when ``path`` exists and is neither a regular file nor a
+    directory (a named pipe, socket or device given as evidence); stdin ``-`` is left alone."""
+    label = os.fspath(path)
+    if label == STDIN:
+        return
+    try:
+        mode = os.stat(label).st_mode
+    except OSError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise EvidenceError(f"is {what}, not a regular file or directory", path=label)
+
+
+def read_small_file(path: str | os.PathLike, limit: int = SMALL_FILE_LIMIT) -> bytes:
+    """The whole content of a small evidence file (checkpoints, properties), read-only; a
+    regular file only, and at most ``limit`` bytes (a bigger one is refused, not read)."""
+    label = os.fspath(path)
+    fd = open_regular(label)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise EvidenceError(f"is {size} bytes, more than a file of this kind can hold ({limit})", path=label)
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read(limit + 1)[:limit]
     finally:
         os.close(fd)
 

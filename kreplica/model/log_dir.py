@@ -16,7 +16,7 @@ from pathlib import Path
 from kreplica.formats.clean_shutdown import parse_clean_shutdown
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.mapped import EvidenceError
+from kreplica.formats.mapped import EvidenceError, read_small_file, refuse_special
 from kreplica.formats.meta_properties import parse_meta_properties
 from kreplica.formats.naming import PartitionDirName, classify_partition_file, parse_partition_dir
 from kreplica.formats.offset_checkpoint import parse_offset_checkpoint
@@ -154,6 +154,21 @@ def scan_log_dir(path: str | Path) -> LogDir:
     return LogDir(str(path), tuple(partitions), _marker_files(path), tuple(bad))
 
 
+def _refuse_broker_folders(path: Path, log_dir: LogDir) -> None:
+    """A folder of brokers (``broker-1/`` holding checkpoints and partition directories) is not a
+    log directory, although ``broker-1`` parses as topic ``broker`` partition 1: say so."""
+    for partition in log_dir.partitions:
+        if partition.segments or partition.leader_epoch_checkpoint or partition.partition_metadata:
+            continue
+        inner = Path(partition.path)
+        markers = _marker_files(inner)
+        if markers or any(e.is_dir() and parse_partition_dir(e.name) for e in os.scandir(inner)):
+            raise EvidenceError(f"holds broker folders or log directories ({partition.name}/ holds "
+                                f"{', '.join(sorted(markers)) or 'partition directories'}), not partitions: give each "
+                                "log directory (or partition directory), or scan the fleet with kreplica fleet scan",
+                                path=str(path))
+
+
 def find_log_dirs(paths: list[str]) -> list[LogDir]:
     """Resolve user paths (log directories or partition directories) to log directories.
 
@@ -162,6 +177,7 @@ def find_log_dirs(paths: list[str]) -> list[LogDir]:
     """
     out: list[LogDir] = []
     for raw in paths:
+        refuse_special(raw)
         path = Path(raw)
         if not path.is_dir():
             raise EvidenceError("no such directory", path=raw)
@@ -170,6 +186,7 @@ def find_log_dirs(paths: list[str]) -> list[LogDir]:
             out.append(LogDir(str(parent), (scan_partition_dir(path),), _marker_files(parent), (), is_whole=False))
             continue
         log_dir = scan_log_dir(path)
+        _refuse_broker_folders(path, log_dir)
         if not log_dir.partitions and not log_dir.files:
             raise EvidenceError("is neither a partition directory nor a log directory (no segments, "
                                 "checkpoints or partition directories in it)", path=raw)
@@ -178,9 +195,9 @@ def find_log_dirs(paths: list[str]) -> list[LogDir]:
 
 
 def read_bytes(path: str) -> bytes:
-    """A small file's content (checkpoints and properties are a few KB), opened read-only."""
-    with open(path, "rb") as fh:
-        return fh.read()
+    """A small file's content (checkpoints and properties are a few KB), opened read-only; a
+    pipe, socket or device is refused (exit 2), never read."""
+    return read_small_file(path)
 
 
 @dataclass(frozen=True, slots=True)

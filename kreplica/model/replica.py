@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kreplica.formats.mapped import EvidenceError
+from kreplica.formats.mapped import EvidenceError, refuse_special
 from kreplica.model.log_dir import LogDir, PartitionDir, find_log_dirs, scan_log_dir
 from kreplica.model.partition_log import PartitionLog, read_partition_log
 
@@ -18,6 +18,7 @@ def resolve_replica_paths(paths: list[str], partition: str | None) -> list[tuple
     """Partition directories, or log directories plus ``--partition topic-p``."""
     out = []
     for raw in paths:
+        refuse_special(raw)
         p = Path(raw)
         if partition is not None and (p / partition).is_dir():
             log_dir = scan_log_dir(p)
@@ -67,3 +68,14 @@ def read_replicas(paths: list[str], partition: str | None, hw_overrides: dict[st
     if unknown:
         raise KeyError(f"no replica labelled {sorted(unknown)}; labels are {[r.label for r in replicas]}")
     return replicas
+
+
+def require_one_partition(replicas: list[PartitionLog]) -> None:
+    """Replicas compared with each other must be copies of one partition: a named partition
+    directory that differs from the first replica's is a usage error naming both."""
+    first = replicas[0]
+    for r in replicas[1:]:
+        if first.key is not None and r.key is not None and r.key != first.key:
+            raise EvidenceError(f"holds partition {r.name}, but {first.path} holds {first.name}: replicas compared "
+                                "with each other must be copies of one partition", path=r.path)
+

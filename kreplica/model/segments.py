@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kreplica.formats.naming import classify_partition_file, parse_partition_dir, segment_base_offset
-from kreplica.formats.mapped import STDIN, EvidenceError
+from kreplica.formats.mapped import EvidenceError, STDIN, refuse_special
 
 
 _NOT_SEGMENTS = {
@@ -66,6 +66,7 @@ def find_segment_groups(paths: list[str]) -> list[SegmentGroup]:
         if raw == STDIN:
             groups.append(SegmentGroup(None, (SegmentFile(STDIN, None),)))
             continue
+        refuse_special(raw)
         path = Path(raw)
         if path.is_file():
             kind = classify_partition_file(path.name).kind

@@ -12,12 +12,26 @@ from collections.abc import Iterable
 
 from kreplica.formats import kraft
 from kreplica.formats.errors import FormatError
+from kreplica.formats.naming import parse_partition_dir
+from kreplica.formats.mapped import refuse_special
 from kreplica.model.cluster.from_kraft import load_kraft_state
 from kreplica.model.cluster.from_zookeeper import cluster_state_from_zk
 from kreplica.model.cluster.state import ClusterState
 from kreplica.model.zookeeper import load_zk_state
 
 METADATA_DIR = "__cluster_metadata-0"
+
+
+def _refuse_data_partition(source: str) -> None:
+    """Segments of a topic's partition directory are data, not the metadata log: say so instead
+    of reading them as an empty KRaft history."""
+    directory = source if os.path.isdir(source) else os.path.dirname(os.path.abspath(source))
+    parsed = parse_partition_dir(os.path.basename(os.path.normpath(directory)))
+    if parsed is not None and parsed.topic != METADATA_DIR.rsplit("-", 1)[0]:
+        what = "a partition directory" if directory == source else "in a partition directory"
+        raise FormatError(f"is {what} of topic {parsed.topic!r}, not cluster metadata: give a "
+                          f"ZooKeeper data directory or KRaft's {METADATA_DIR} (or the log directory holding it); "
+                          "for a partition's segments use inspect-log or inspect-dir", path=source)
 
 
 def detect_source_kind(sources: Iterable[str | os.PathLike]) -> tuple[str, list[str]]:
@@ -32,6 +46,7 @@ def detect_source_kind(sources: Iterable[str | os.PathLike]) -> tuple[str, list[
     resolved = []
     for src in sources:
         s = os.fspath(src)
+        refuse_special(s)
         if os.path.isdir(os.path.join(s, METADATA_DIR)):
             s = os.path.join(s, METADATA_DIR)
         resolved.append(s)
@@ -40,6 +55,7 @@ def detect_source_kind(sources: Iterable[str | os.PathLike]) -> tuple[str, list[
             kinds.add("zookeeper")
         for n in names:
             if kraft.parse_checkpoint_name(n) or kraft.parse_segment_name(n) is not None:
+                _refuse_data_partition(s)
                 kinds.add("kraft")
             elif n.startswith(("snapshot.", "log.")):
                 kinds.add("zookeeper")

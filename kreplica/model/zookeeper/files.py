@@ -22,7 +22,7 @@ from kreplica.formats import zookeeper_snapshot as zks
 from kreplica.formats import zookeeper_txnlog as zkl
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.mapped import open_buffer
+from kreplica.formats.mapped import open_buffer, open_regular, refuse_special
 
 VERSION_DIR = "version-2"
 
@@ -59,8 +59,11 @@ def _classify(path: str) -> ZkFile | None:
 
 def _sniff(path: str) -> ZkFile:
     """An explicit file with a foreign name: recognised by its magic (zxid from its content)."""
-    with open(path, "rb") as fh:
-        head = fh.read(8)
+    fd = open_regular(path)   # a pipe or device given as SOURCE is refused, never read
+    try:
+        head = os.read(fd, 8)
+    finally:
+        os.close(fd)
     if head[:4] == b"ZKSN":
         return ZkFile(path, "snapshot", -1)
     if head[:4] == b"ZKLG":
@@ -104,6 +107,7 @@ def find_zk_files(sources: Iterable[str | os.PathLike]) -> ZkFiles:
             f = _classify(s) or _sniff(s)
             (snaps if f.kind == "snapshot" else logs)[s] = f
         else:
+            refuse_special(s)
             raise FormatError("no such file or directory", path=s)
     return ZkFiles(tuple(sorted(snaps.values(), key=lambda f: (f.zxid, f.path))),
                    tuple(sorted(logs.values(), key=lambda f: (f.zxid, f.path))),
