@@ -121,6 +121,7 @@ END_TXN_MARKER = struct.Struct(">hi")  # version, coordinatorEpoch (EndTransacti
 
 _INT32_MAX = 0x7FFFFFFF
 _I64 = 1 << 63
+_new_tuple = tuple.__new__
 
 
 def _i32(v: int) -> int:
@@ -161,14 +162,18 @@ def parse_header(buf, position: int, size: int, *, path: str, verify_crc: bool =
         crc_valid = False
     else:
         crc_valid = crc32c(buf[position + ATTRIBUTES_OFFSET:end]) == crc
-    return RecordBatch(
-        path, position, size, magic, base_offset, _i64(base_offset + last_delta), count, epoch,
+    last_offset = base_offset + last_delta
+    if not -_I64 <= last_offset < _I64:  # Kafka's long addition wraps
+        last_offset = _i64(last_offset)
+    # NOTE: tuple.__new__ skips NamedTuple's Python-level __new__, as for Record (bench/README.md)
+    return _new_tuple(RecordBatch, (
+        path, position, size, magic, base_offset, last_offset, count, epoch,
         crc, crc_valid, attributes, attributes & COMPRESSION_CODEC_MASK,
         LOG_APPEND_TIME if attributes & TIMESTAMP_TYPE_MASK else CREATE_TIME,
         base_ts, max_ts, producer_id, producer_epoch, base_sequence,
         bool(attributes & TRANSACTIONAL_FLAG_MASK), bool(attributes & CONTROL_FLAG_MASK),
         base_ts if attributes & DELETE_HORIZON_FLAG_MASK else None, after_break,
-    )
+    ))
 
 
 def records_payload(buf, batch: RecordBatch) -> codecs.Inflated:
