@@ -75,6 +75,19 @@ class TruncationPlan:
     reopened_transactions: list[tuple[int, int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     cache_after: tuple[tuple[int, int], ...] = ()
+    leader_log_end: int = 0
+    follower_log_end_after: int = 0
+    still_divergent: list[Range] = field(default_factory=list)
+
+    @property
+    def refetch_records(self) -> int:
+        """Offsets the follower fetches from the leader after truncating (to the leader's log end)."""
+        return max(self.leader_log_end - self.follower_log_end_after, 0)
+
+    @property
+    def heals(self) -> bool:
+        """Whether truncation and refetching leave the follower identical to the leader."""
+        return not self.still_divergent
 
     @property
     def discarded_records(self) -> int:
@@ -212,7 +225,27 @@ def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: Protocol
             plan.notes.append(f"the batch holding offset {plan.truncate_to} starts at {first.base_offset}: Kafka cuts "
                               "at batch boundaries, so offsets below the truncation point go with it")
     plan.cache_after = tuple((e.epoch, e.start_offset) for e in follower.cache.entries) if follower.cache else ()
+    plan.leader_log_end = leader.log_end_offset
+    plan.follower_log_end_after = plan.truncate_to
+    plan.still_divergent = _still_divergent(leader, follower)
     return plan
+
+
+def _still_divergent(leader: ReplicaState, follower: ReplicaState) -> list[Range]:
+    """Offset ranges the follower keeps that the leader holds differently (or not at all): data
+    the truncation leaves inconsistent, as when a divergent middle is followed by an identical
+    tail (KAFKA-6880). Offsets below the leader's log start are out of its reach and left out."""
+    have = {(b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) for b in leader.batches}
+    out: list[Range] = []
+    for b in sorted(follower.batches, key=lambda b: (b.base_offset, b.position)):
+        if b.last_offset < leader.log_start_offset or (b.base_offset, b.last_offset, b.partition_leader_epoch,
+                                                        b.crc) in have:
+            continue
+        if out and b.base_offset <= out[-1].last + 1:
+            out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
+        else:
+            out.append(Range(b.base_offset, b.last_offset))
+    return out
 
 
 def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[ReplicaState],

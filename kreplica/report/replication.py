@@ -13,7 +13,9 @@
                               first_offset, last_offset, ranges: [[first, last]]}, segments_cut:
                               [{file, position}], committed_loss, held_elsewhere: [{first, last,
                               replicas}], reopened_transactions: [{producer_id, marker_offset,
-                              marker}], notes, epoch_cache_after}
+                              marker}], notes, epoch_cache_after, after: {leader_log_end,
+                              follower_log_end, refetch_records, still_divergent: [[first, last]],
+                              heals}}
     divergence               {type, partition, replicas: [a, b], first_divergent_offset,
                               common_prefix_end, ranges: [{first, last, kind, below_high_watermark}],
                               high_watermarks}
@@ -79,6 +81,9 @@ def truncation_object(p: TruncationPlan) -> dict:
                                   for pid, off, kind in p.reopened_transactions],
         "notes": list(p.notes),
         "epoch_cache_after": [list(e) for e in p.cache_after],
+        "after": {"leader_log_end": p.leader_log_end, "follower_log_end": p.follower_log_end_after,
+                  "refetch_records": p.refetch_records, "still_divergent": [[r.first, r.last] for r in p.still_divergent],
+                  "heals": p.heals},
     }
 
 
@@ -168,6 +173,7 @@ def render_truncation(o: dict, console: Console) -> None:
     d = o["discarded"]
     if not d["batches"]:
         console.print(f"  truncates to {o['truncate_to']}: [green]nothing is discarded[/]")
+        _render_after(o["after"], console)
         return
     loss = "[bold red]COMMITTED DATA LOST[/]" if o["committed_loss"] else "nothing committed is lost"
     console.print(f"  truncates to {o['truncate_to']}: discards {d['records']} records in {d['batches']} batches "
@@ -178,9 +184,21 @@ def render_truncation(o: dict, console: Console) -> None:
     for h in o["held_elsewhere"]:
         t.add_row(f"{h['first']}-{h['last']}", ", ".join(h["replicas"]) or "[red]no other replica[/]")
     console.print(t)
+    _render_after(o["after"], console)
     for tx in o["reopened_transactions"]:
         console.print(f"  [yellow]the {tx['marker'].upper()} marker of producer {tx['producer_id']} at offset "
                       f"{tx['marker_offset']} goes: that transaction is open again[/]")
+
+
+def _render_after(after: dict, console: Console) -> None:
+    """What remains once the follower has truncated and refetched: healed, or still different."""
+    if after["heals"]:
+        console.print(f"  then refetches {after['refetch_records']} offsets up to the leader's log end "
+                      f"{after['leader_log_end']}: [green]the replicas end identical[/]")
+        return
+    ranges = ", ".join(f"{a}-{b}" for a, b in after["still_divergent"])
+    console.print(f"  then refetches {after['refetch_records']} offsets up to {after['leader_log_end']}, but "
+                  f"[bold red]offsets {ranges} stay different from the leader[/] (truncation does not heal them)")
 
 
 def render_divergence(o: dict, console: Console) -> None:

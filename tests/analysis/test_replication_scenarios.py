@@ -247,3 +247,21 @@ def test_cli_protocol_names_match_the_analysis() -> None:
     from kreplica.cli import truncate_plan
 
     assert truncate_plan.PROTOCOLS == truncation.PROTOCOLS and truncate_plan.AUTO == truncation.AUTO
+
+
+def test_after_truncation_a_divergent_middle_stays_different() -> None:
+    # divergent-middle: broker-2's offsets 3-4 were written in another epoch than broker-1's, and
+    # both logs then share an identical tail up to offset 10 (KAFKA-6880): the diverging-epoch
+    # exchange finds no divergence at the tail, nothing is truncated, and 3-4 stay different.
+    (o,) = plan("divergent-middle", 1, 2)
+    assert o["after"] == {"leader_log_end": 10, "follower_log_end": 10, "refetch_records": 0,
+                          "still_divergent": [[3, 4]], "heals": False}
+
+
+def test_after_truncation_a_healed_follower_refetches_to_the_leader_end() -> None:
+    # kip101-scenario-2 with broker-2 leading: broker-1 truncates its uncommitted offset 1 and
+    # refetches offset 1 from broker-2, whose log ends at 2: identical afterwards.
+    (o,) = plan("kip101-scenario-2", 2, 1)
+    assert o["truncate_to"] == 1
+    assert o["after"] == {"leader_log_end": 2, "follower_log_end": 1, "refetch_records": 1,
+                          "still_divergent": [], "heals": True}
