@@ -124,7 +124,13 @@ class SegmentRecovery:
         self._next_offset = last_offset + 1
         if magic >= 2:
             if epoch >= self._min_epoch and epoch > self._latest_epoch:
-                self._cache.assign(epoch, base_offset)
+                try:
+                    self._cache.assign(epoch, base_offset)
+                except ValueError as exc:
+                    # LeaderEpochFileCache.assign throws IllegalArgumentException (a negative start
+                    # offset in a header the CRC does not cover); nothing in LogLoader catches it
+                    self.refuses_to_load = True
+                    return self._stop(position, f"IllegalArgumentException: {exc}: the broker fails to load the log")
                 self._latest_epoch = epoch
             if is_control and producer_id != -1 and count != 0:
                 self._check_marker(batch)

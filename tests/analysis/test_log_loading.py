@@ -121,3 +121,25 @@ def test_missing_index_recovery_after_clean_shutdown_truncates_only_that_segment
     v = load_partition(read_partition_log(scan_partition_dir(pdir_path), log.log_dir))
     assert v.truncate_at == (str(pdir_path / f"{0:020d}.log"), 0) and v.truncated_bytes == len(bad)
     assert v.deleted_segments == () and v.log_end_offset == 10
+
+
+def test_a_negative_base_offset_refuses_the_load_and_every_command_reports_it(tmp_path: Path) -> None:
+    """The offset is outside the v2 CRC, so a damaged one passes ensureValid; Kafka's epoch cache
+    then throws IllegalArgumentException on (epoch, negative offset), which LogLoader does not
+    catch: the broker fails to load the log. kreplica says so instead of failing itself."""
+    import struct
+
+    from typer.testing import CliRunner
+
+    from kreplica.cli.main import app
+
+    bad = bytearray(batch(0, 1, 0))
+    struct.pack_into(">q", bad, 0, -5)
+    log = make(tmp_path, {0: bytes(bad) + batch(1, 1, 0)}, checkpoint=None, recovery_point=0)
+    v = load_partition(log)
+    assert v.refuses_to_start and any("IllegalArgumentException" in r for r in v.reasons)
+    part = log.path
+    for args in (["inspect-log", part], ["inspect-log", part, "--records"], ["inspect-dir", part], ["epochs", part],
+                 ["truncate-plan", "--leader", part, "--follower", part], ["offset-for-epoch", part, "--epoch", "0"]):
+        result = CliRunner().invoke(app, [*args, "-f", "ndjson"])
+        assert result.exit_code in (0, 1), (args, result.output)
