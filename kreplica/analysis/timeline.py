@@ -299,9 +299,82 @@ def _controller_shrink(removed: list[int], after: LeaderIsr, ctx: ChangeContext)
                      + (" and shutting down" if ctx.shutting_down else "") + ", from the ISR")
     gone = [r for r in removed if r not in live]
     return Cause(ISR_SHRINK, BY_CONTROLLER, f"the controller removed {_ids(removed)}"
-                 + (f" ({_ids(gone)} lost their registration)" if gone else ""))
+                 + (f" ({_ids(gone)} no longer live)" if gone else ""))
 
 
 def is_offline(state: LeaderIsr | None, alive: frozenset[int]) -> bool:
     """No leader, or a leader that is not a live broker."""
     return state is not None and (state.leader == NO_LEADER or state.leader not in alive)
+
+
+@dataclass(frozen=True, slots=True)
+class OfflinePeriod:
+    """A partition without a live leader from ``start`` (position, time) to ``end`` (``None``:
+    still offline where the history ends)."""
+
+    topic: str
+    partition: int
+    start: int
+    start_time: int | None
+    end: int | None = None
+    end_time: int | None = None
+
+
+class TimelineSummary:
+    """Feed every event in order: counts, unclean elections and offline periods (one open period
+    per partition at most, so memory follows the partitions, not the history)."""
+
+    def __init__(self) -> None:
+        self.counts = {"partition": 0, "broker": 0, "controller": 0}
+        self.unclean: list[PartitionEvent] = []
+        self.offline: list[OfflinePeriod] = []
+        self._open: dict[tuple[str, int], OfflinePeriod] = {}
+
+    def feed(self, ev) -> None:
+        if isinstance(ev, BrokerEvent):
+            self.counts["broker"] += 1
+            return
+        if isinstance(ev, ControllerEvent):
+            self.counts["controller"] += 1
+            return
+        self.counts["partition"] += 1
+        if ev.unclean:
+            self.unclean.append(ev)
+        key = (ev.topic, ev.partition)
+        period = self._open.get(key)
+        if period is not None and (not ev.offline or ev.after is None):
+            self.offline.append(OfflinePeriod(period.topic, period.partition, period.start, period.start_time,
+                                              ev.position, ev.time))
+            del self._open[key]
+        elif period is None and ev.offline and ev.after is not None:
+            self._open[key] = OfflinePeriod(ev.topic, ev.partition, ev.position, ev.time)
+
+    def periods(self) -> list[OfflinePeriod]:
+        """Closed periods in order, then the ones still open."""
+        return sorted(self.offline + list(self._open.values()), key=lambda p: (p.start, p.topic, p.partition))
+
+    @property
+    def has_problems(self) -> bool:
+        return bool(self.unclean or self.offline or self._open)
+
+
+def matches(ev, partitions: frozenset[str] | None, brokers: frozenset[int] | None) -> bool:
+    """``--partition``/``--broker`` selection: partition events of the named partitions (broker
+    and controller events stay, they explain the causes); with brokers, only events involving
+    one of them (leader or ISR before or after, replicas, the broker itself, the controller)."""
+    if isinstance(ev, PartitionEvent):
+        if partitions is not None and ev.name not in partitions:
+            return False
+        if brokers is not None:
+            involved = set(ev.replicas)
+            for s in (ev.before, ev.after):
+                if s is not None:
+                    involved.add(s.leader)
+                    involved.update(s.isr)
+            return bool(involved & brokers)
+        return True
+    if brokers is None:
+        return True
+    if isinstance(ev, BrokerEvent):
+        return ev.broker in brokers
+    return ev.controller in brokers

@@ -1,0 +1,213 @@
+"""``kreplica timeline``: every leader, leader-epoch and ISR change with its cause, from ZooKeeper
+or KRaft evidence, optionally joined with replica data."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Optional
+
+import typer
+
+from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.options import DebugOption, FormatOption
+from kreplica.cli.runner import runs_command
+from kreplica.cli.zk import time_option, unreadable
+from kreplica.formats.errors import FormatError
+from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
+
+app = typer.Typer()
+
+_PARTITION = re.compile(r"^(.+)-(\d+)$")
+#: a plain integer with at least this many digits is epoch milliseconds (1973 on), not a position
+_MS_DIGITS = 12
+
+
+def point_option(text: str | None, option: str) -> tuple[int | None, int | None]:
+    """``(position, time)`` from ``--from``/``--to``: ``0x…`` hex or a decimal under 12 digits is a
+    zxid (ZooKeeper) or offset (KRaft); a 12-digit-or-longer integer is epoch milliseconds and
+    anything else must be ISO-8601 (UTC when no offset is given). Bad text exits 2."""
+    if text is None:
+        return None, None
+    t = text.strip().lower()
+    try:
+        if t.startswith("0x"):
+            return int(t, 16), None
+        if t.isdigit() and len(t) < _MS_DIGITS:
+            return int(t), None
+    except ValueError:
+        raise FormatError(f"expected a zxid or offset (0xb6, 182) or a time (epoch ms, ISO-8601), got {text!r}",
+                          field=option) from None
+    return None, time_option(text, option)
+
+
+def _partitions(values: list[str] | None) -> frozenset[str] | None:
+    if not values:
+        return None
+    for v in values:
+        if not _PARTITION.match(v):
+            raise FormatError(f"expected TOPIC-PARTITION such as orders-0, got {v!r}", field="--partition")
+    return frozenset(values)
+
+
+def _log_dirs(values: list[str] | None) -> dict[int, str]:
+    import os
+
+    out: dict[int, str] = {}
+    for v in values or ():
+        broker, sep, path = v.partition("=")
+        if not sep or not broker.strip().isdigit() or not path:
+            raise FormatError(f"expected BROKER=DIR such as 1=/data/broker-1, got {v!r}", field="--log-dirs")
+        if not os.path.isdir(path):
+            raise FormatError("no such log directory", path=path, field="--log-dirs")
+        b = int(broker)
+        if b in out:
+            raise FormatError(f"broker {b} is given twice", field="--log-dirs")
+        out[b] = path
+    return out
+
+
+@app.command("timeline", short_help="Every leader, epoch and ISR change with its cause, from ZooKeeper or KRaft.")
+@runs_command
+def timeline(
+    sources: Annotated[list[str], typer.Argument(
+        metavar="SOURCE", show_default=False,
+        help="What cluster-state reads: a ZooKeeper data directory (or snapshot and log files), or KRaft "
+             "metadata (a __cluster_metadata-0 directory, the log directory holding it, or its files).")],
+    partition: Annotated[Optional[list[str]], typer.Option(
+        "--partition", "-p", metavar="TOPIC-P",
+        help="Only this partition's events (broker and controller events stay). Repeatable.")] = None,
+    broker: Annotated[Optional[list[int]], typer.Option(
+        "--broker", "-b", metavar="B",
+        help="Only events involving this broker: as leader, in the ISR or the replicas, its own registration, "
+             "or as controller. Repeatable.")] = None,
+    from_: Annotated[Optional[str], typer.Option(
+        "--from", metavar="TIME|ZXID",
+        help="Start here: the state at this point becomes the 'snapshot' events. A zxid or offset (0xb6, 182) "
+             "or a time (epoch ms with 12+ digits, or ISO-8601, UTC by default). Default: the oldest snapshot, "
+             "or the start of a KRaft log that begins at offset 0.")] = None,
+    to: Annotated[Optional[str], typer.Option(
+        "--to", metavar="TIME|ZXID", help="Stop after this zxid, offset or time (inclusive). Default: the end.")] = None,
+    log_dirs: Annotated[Optional[list[str]], typer.Option(
+        "--log-dirs", metavar="BROKER=DIR",
+        help="A broker's log directory: join each partition's leader epochs with the offsets they wrote "
+             "there (epoch_evidence), report epochs no replica holds, zombie epochs the metadata never "
+             "granted, and what each unclean election lost. Repeatable.")] = None,
+    per_partition: Annotated[bool, typer.Option(
+        "--per-partition", help="Text output: one table per partition instead of one time-ordered table.")] = False,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """Tell what happened, in order: from a ZooKeeper snapshot and its transaction logs (or a KRaft
+    metadata log), every change of a partition's leader, leader epoch or ISR as a partition_event
+    with the cause the evidence shows (created, leader_election, unclean_leader_election,
+    isr_shrink or isr_expand by the leader or the controller, controlled_shutdown, reassignment,
+    preferred_election, deleted; snapshot for the state the history starts from; unknown where the
+    evidence cannot tell), broker registrations and their end (session closed by the broker, or
+    expired), and controller changes, each with its position (zxid or metadata offset) and time.
+    With --log-dirs the leader epochs are joined with the replicas' data. The last object is a
+    timeline_summary (unclean elections, offline periods, epochs without data, zombie epochs).
+
+    Exit status: 0 nothing wrong, 1 an unclean election, an offline period, a zombie epoch, data
+    lost, or damage found in the evidence, 2 bad usage or unreadable input, 3 internal error.
+    """
+    from kreplica.analysis.timeline import TimelineEnd, TimelineSummary, matches
+    from kreplica.formats.findings import Finding
+    from kreplica.report.inspect_log import finding_object
+    from kreplica.report.timeline import event_to_dict, evidence_to_dicts, summary_to_dict
+
+    from_pos, from_time = point_option(from_, "--from")
+    to_pos, to_time = point_option(to, "--to")
+    wanted = _partitions(partition)
+    brokers = frozenset(broker) if broker else None
+    dirs = _log_dirs(log_dirs)
+    fmt = resolve_format(output_format)
+    try:
+        items, kind = _walk(sources, from_pos, from_time, to_pos, to_time)
+        data = _scan(dirs)
+    except OSError as exc:
+        raise unreadable(exc) from exc
+
+    summary = TimelineSummary()
+    findings: list[Finding] = []
+    joined: dict[str, list] = {}
+    end = None
+    emitter = Emitter(fmt) if fmt is not OutputFormat.text else None
+    objs: list[dict] = []
+    out = emitter.emit if emitter is not None else objs.append
+    for item in items:
+        if isinstance(item, Finding):
+            findings.append(item)
+            if emitter is not None:
+                emitter.emit(finding_object(item))
+            continue
+        if isinstance(item, TimelineEnd):
+            end = item
+            continue
+        if not matches(item, wanted, brokers):
+            continue
+        summary.feed(item)
+        out(event_to_dict(item, kind))
+        name = getattr(item, "name", None)
+        if name is not None and name in data:
+            joined.setdefault(name, []).append(item)
+    evidence = _join(joined, data)
+    for pe in evidence:
+        for obj in evidence_to_dicts(pe, kind):
+            out(obj)
+    summary_obj = summary_to_dict(end, summary, evidence)
+    if emitter is not None:
+        emitter.emit(summary_obj)
+        emitter.close()
+    else:
+        from kreplica.report.timeline_text import render_text
+
+        render_text(objs, summary_obj, findings, text_console(), per_partition=per_partition)
+    damaged = any(f.is_error for f in findings)
+    return ExitCode.PROBLEMS if (summary.has_problems or damaged or any(pe.has_problems for pe in evidence)) \
+        else ExitCode.OK
+
+
+def _walk(sources: list[str], from_pos, from_time, to_pos, to_time):
+    """The event stream of SOURCE (ZooKeeper or KRaft, detected) and its kind."""
+    from kreplica.model.cluster import detect_source_kind, find_kraft_files
+
+    kind, resolved = detect_source_kind(sources)
+    if kind == "zookeeper":
+        from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
+        from kreplica.model.zookeeper import find_zk_files
+
+        files = find_zk_files(resolved)
+        return iter_zookeeper_timeline(files, from_zxid=from_pos, from_time=from_time, to_zxid=to_pos,
+                                       to_time=to_time), kind
+    from kreplica.analysis.timeline_kraft import iter_kraft_timeline
+
+    return iter_kraft_timeline(find_kraft_files(resolved), from_offset=from_pos, from_time=from_time,
+                               to_offset=to_pos, to_time=to_time), kind
+
+
+def _scan(dirs: dict[int, str]) -> dict[str, dict]:
+    """``{partition name: {broker: (PartitionDir, LogDir)}}`` of the log directories given."""
+    from kreplica.model.log_dir import scan_log_dir
+
+    out: dict[str, dict] = {}
+    for broker, path in sorted(dirs.items()):
+        log_dir = scan_log_dir(path)
+        for pdir in log_dir.partitions:
+            if pdir.key is not None:
+                out.setdefault(pdir.name, {})[broker] = (pdir, log_dir)
+    return out
+
+
+def _join(joined: dict[str, list], data: dict[str, dict]) -> list:
+    """Each selected partition with replica data, read once per replica and joined with its events."""
+    from kreplica.analysis.timeline_evidence import join_partition
+    from kreplica.model.partition_log import read_partition_log
+
+    out = []
+    for name in sorted(joined):
+        replicas = {b: read_partition_log(pdir, log_dir, label=f"broker-{b}")
+                    for b, (pdir, log_dir) in sorted(data[name].items())}
+        pe = join_partition(joined[name], replicas)
+        if pe is not None:
+            out.append(pe)
+    return out

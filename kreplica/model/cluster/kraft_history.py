@@ -1,0 +1,99 @@
+"""A KRaft metadata history, record by record: the snapshot it starts from, then every record of the
+log after it in offset order, as a broker's metadata loader applies them.
+
+Sources: ``../shared/specs/kafka-formats.md`` §10; Kafka ``metadata/.../MetadataLoader.java`` and
+``image/loader/*``. Records of a metadata transaction (``BeginTransactionRecord`` ..
+``EndTransactionRecord``) are handed out together at the End, each with its own offset and time;
+an ``AbortTransactionRecord`` drops them, and a transaction still open where the log ends is not
+handed out (as :func:`~kreplica.model.cluster.from_kraft.cluster_state_from_kraft` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kreplica.formats import kraft
+from kreplica.formats.findings import Finding
+from kreplica.model.cluster.from_kraft import KraftFiles
+
+
+@dataclass(frozen=True, slots=True)
+class KraftStart:
+    """Where a history starts: a snapshot (``path``, ``end_offset``: it holds every record below
+    it; ``time``: its ``last_contained_log_timestamp``; ``records``) or, with ``path`` ``None``,
+    the beginning of the log (offset 0, nothing before)."""
+
+    path: str | None
+    end_offset: int
+    time: int | None
+    records: tuple[kraft.MetadataRecord, ...] = ()
+
+
+def _load_snapshot(path: str) -> tuple[KraftStart | None, list[Finding]]:
+    items = kraft.read_metadata_file(path)
+    findings = [x for x in items if isinstance(x, Finding)]
+    if any(f.is_error for f in findings):
+        return None, findings
+    header = next((x for x in items if isinstance(x, kraft.ControlRecord)
+                   and x.control_type == kraft.SNAPSHOT_HEADER), None)
+    end = kraft.parse_checkpoint_name(path.rsplit("/", 1)[-1])
+    records = tuple(x for x in items if isinstance(x, kraft.MetadataRecord) and x.name is not None)
+    return KraftStart(path, end[0] if end else 0,
+                      header.data.get("last_contained_log_timestamp") if header is not None else None,
+                      records), findings
+
+
+def kraft_start(files: KraftFiles, *, from_offset: int | None = None) -> tuple[KraftStart, list[Finding]]:
+    """Where a history of ``files`` starts: the log's beginning when its first segment starts at
+    offset 0 (and no ``from_offset`` beyond it asks for a later snapshot), else the newest
+    complete snapshot ending at or before ``from_offset + 1``, else the oldest complete one."""
+    findings: list[Finding] = []
+    if files.segments and files.segments[0][0] == 0:
+        return KraftStart(None, 0, None), findings
+    snaps = sorted(files.snapshots)
+    if from_offset is not None:
+        usable = [s for s in snaps if s[0] <= from_offset + 1]
+        order = list(reversed(usable)) or snaps
+    else:
+        order = snaps
+    for _end, _epoch, path in order:
+        start, fs = _load_snapshot(path)
+        findings.extend(fs)
+        if start is not None:
+            return start, findings
+    first = files.segments[0][0] if files.segments else 0
+    if files.segments:
+        findings.append(Finding("kraft_history_gap", files.segments[0][1], 0,
+                                f"the log starts at offset {first} and no snapshot holds the records before "
+                                "it; the history starts with what the log holds", details={"offset": first}))
+    return KraftStart(None, first, None), findings
+
+
+def iter_kraft_records(files: KraftFiles, start: KraftStart) -> Iterator[
+        kraft.MetadataRecord | kraft.ControlRecord | Finding]:
+    """The records of the log from ``start.end_offset`` on, in offset order, with metadata
+    transactions resolved (see the module docstring); findings of the segments where they arise.
+    Segments are read one at a time."""
+    pending: list | None = None
+    for _base, path in files.segments:
+        for x in kraft.read_metadata_file(path):
+            if isinstance(x, Finding):
+                yield x
+                continue
+            if x.offset < start.end_offset:
+                continue
+            if isinstance(x, kraft.ControlRecord):
+                yield x
+            elif x.name == "BeginTransactionRecord":
+                pending = []
+            elif x.name == "EndTransactionRecord":
+                yield from pending or ()
+                pending = None
+            elif x.name == "AbortTransactionRecord":
+                pending = None
+            elif x.name is not None:
+                if pending is not None:
+                    pending.append(x)
+                else:
+                    yield x
