@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from kreplica.formats.findings import Finding
+from kreplica.report.safe_text import escape
 
 #: Health lists in the order a reader should see them; the first two set the exit status.
 HEALTH_ORDER = ("offline", "under_min_isr", "no_leader", "leader_not_alive", "live_isr_empty",

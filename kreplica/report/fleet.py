@@ -14,11 +14,11 @@ same replicas — ``epochs`` (with its findings), ``truncation``, ``divergence``
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.replication import divergence_object, epochs_object, truncation_object
+from kreplica.report.safe_text import escape
 
 
 def partition_objects(analysis, kafka_version) -> tuple[dict, ...]:

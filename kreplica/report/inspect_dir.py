@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.console import Console
-from rich.markup import escape
 
 from kreplica.analysis.dir_inspection import LogDirReport, PartitionReport
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter
+from kreplica.report.safe_text import escape
 
 
 def log_dir_object(r: LogDirReport) -> dict:

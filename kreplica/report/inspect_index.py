@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.console import Console
-from rich.markup import escape
 
 from kreplica.analysis.index_inspection import IndexSummary
 from kreplica.formats.findings import Finding
@@ -24,6 +23,7 @@ from kreplica.formats.time_index import TimeIndexEntry
 from kreplica.formats.txn_index import AbortedTxn
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter
+from kreplica.report.safe_text import escape
 
 
 def entry_object(item, path: str) -> dict:

@@ -291,10 +291,10 @@ def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) ->
 
 
 def escape(text: str) -> str:
-    """rich's markup escape, imported on use: machine output never loads rich."""
-    from rich.markup import escape as rich_escape
+    """Evidence made safe for a terminal (:func:`kreplica.report.safe_text.escape`)."""
+    from kreplica.report.safe_text import escape as safe_escape
 
-    return rich_escape(text)
+    return safe_escape(text)
 
 
 _FLAGS = (("T", "is_transactional"), ("C", "is_control"))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from kreplica.analysis.divergence import Divergence
@@ -34,6 +33,7 @@ from kreplica.analysis.truncation import TruncationPlan
 from kreplica.model.lineage import LineageEntry
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter, OutputFormat, text_console
+from kreplica.report.safe_text import escape
 
 
 def lineage_objects(lineage: tuple[LineageEntry, ...]) -> list[dict]:

@@ -55,14 +55,14 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 
 from rich.console import Console
-from rich.markup import escape
 
 from kreplica.formats import zookeeper_txnlog as zkl
 from kreplica.formats.findings import Finding
 from kreplica.model.zookeeper import ZkNode, ZkState
 from kreplica.report.inspect_log import finding_object
-from kreplica.report.output import Emitter, Payload
+from kreplica.report.output import Emitter, OutputFormat, Payload, dumps
 from kreplica.report.payload import encoder
+from kreplica.report.safe_text import escape
 
 SCHEMA_VERSION = 1
 
@@ -136,18 +136,59 @@ def acl_list(acl) -> list[dict] | None:
 
 
 def znode_object(path: str, n: ZkNode, enc: Encoder, payload: Payload) -> dict:
+    czxid, mzxid, ctime, mtime, version, cversion, aversion, owner, pzxid = n.stat_values()
+    num_children = n.num_children
     obj = {
         "type": "znode", "path": path,
         "stat": {
-            "czxid": n.czxid, "mzxid": n.mzxid, "ctime": n.ctime, "mtime": n.mtime,
-            "version": n.version, "cversion": n.cversion, "client_cversion": n.client_cversion,
-            "aversion": n.aversion, "ephemeral_owner": n.ephemeral_owner, "pzxid": n.pzxid,
-            "data_length": len(n.data) if n.data is not None else 0, "num_children": n.num_children,
+            "czxid": czxid, "mzxid": mzxid, "ctime": ctime, "mtime": mtime,
+            "version": version, "cversion": cversion, "client_cversion": 2 * cversion - num_children,
+            "aversion": aversion, "ephemeral_owner": owner, "pzxid": pzxid,
+            "data_length": len(n.data) if n.data is not None else 0, "num_children": num_children,
         },
     }
     _put_data(obj, n.data, enc, payload)
     obj["acl"] = acl_list(n.acl)
     return obj
+
+
+#: ``znode_object`` as one ndjson line (the same text ``dumps`` writes for it).
+_ZNODE_LINE = ('{"type":"znode","path":%s,"stat":{"czxid":%d,"mzxid":%d,"ctime":%d,"mtime":%d,'
+               '"version":%d,"cversion":%d,"client_cversion":%d,"aversion":%d,"ephemeral_owner":%d,'
+               '"pzxid":%d,"data_length":%d,"num_children":%d},"data":%s%s,"acl":%s}\n')
+
+
+def _emit_znode_lines(tree: Iterable[tuple[str, ZkNode]], emitter: Emitter, enc: Encoder, payload: Payload) -> int:
+    """ndjson: each node's line from a template rather than a dict through the JSON encoder.
+
+    NOTE: the dump's hot path (one line per znode; figures in bench/README.md, "ZooKeeper").
+    ACL lists are shared by many nodes, so each list's JSON is made once.
+    """
+    quote = dumps
+    acl_json: dict = {}
+    line = _ZNODE_LINE
+    write = emitter.write_line
+    with_json = payload is not Payload.none
+    listed = 0
+    for path, n in tree:
+        data = n.data
+        czxid, mzxid, ctime, mtime, version, cversion, aversion, owner, pzxid = n.stat_values()
+        num_children = n.num_children
+        acl = n.acl
+        acl_text = acl_json.get(acl)
+        if acl_text is None:
+            acl_text = acl_json[acl] = quote(acl_list(acl))
+        text = enc(data)
+        extra = ""
+        if with_json:
+            value = json_value(data)
+            if value is not _NOT_JSON:
+                extra = ',"data_json":' + quote(value)
+        write(line % (quote(path), czxid, mzxid, ctime, mtime, version, cversion, 2 * cversion - num_children,
+                      aversion, owner, pzxid, len(data) if data is not None else 0, num_children,
+                      "null" if text is None else quote(text), extra, acl_text))
+        listed += 1
+    return listed
 
 
 def zk_summary_object(state: ZkState, listed: int) -> dict:
@@ -163,9 +204,12 @@ def emit_dump(state: ZkState, tree: Iterable[tuple[str, ZkNode]], emitter: Emitt
     """Write the nodes, the findings and the summary; returns the number of error findings."""
     enc = encoder(payload)
     listed = 0
-    for path, node in tree:
-        emitter.emit(znode_object(path, node, enc, payload))
-        listed += 1
+    if emitter.format is OutputFormat.ndjson:
+        listed = _emit_znode_lines(tree, emitter, enc, payload)
+    else:
+        for path, node in tree:
+            emitter.emit(znode_object(path, node, enc, payload))
+            listed += 1
     for f in state.findings:
         emitter.emit(finding_object(f))
     emitter.emit(zk_summary_object(state, listed))
