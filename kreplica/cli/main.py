@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "diverge": ("diverge", None),
     "zk": ("zk", "zk"),
     "cluster-state": ("cluster_state", None),
+    "plan-elect": ("plan_elect", None),
     "timeline": ("timeline", None),
     "fleet": ("fleet", "fleet"),
 }

@@ -70,6 +70,28 @@ class Feature(Enum):
     TOPIC_IDS = (_v("2.8"), None, "KIP-516: topic ids in partition.metadata and topic znode v3")
     ELIGIBLE_LEADER_REPLICAS = (_v("4.0"), None, "KIP-966: eligible leader replicas and last-known-leader "
                                                  "elections (MV >= 4.0-IV1)")
+    # controller elections (kafka-algorithms spec §4.3-4.6, §7)
+    UNCLEAN_ELECTION_CONFIGURABLE = (_v("0.8.2"), None, "KAFKA-1028: unclean leader election only when "
+                                                        "unclean.leader.election.enable (before: always)")
+    OFFLINE_LEADER_IN_ASSIGNMENT_ORDER = (_v("0.8.2"), None, "KAFKA-1503: the offline election takes the first "
+                                                             "live ISR member in assignment order (before: ISR order)")
+    CONTROLLED_SHUTDOWN_IN_ASSIGNMENT_ORDER = (_v("0.10.1"), None, "KAFKA-3670: the controlled-shutdown leader is "
+                                                                   "the first live-or-shutting-down ISR member in "
+                                                                   "assignment order (before: the ISR head)")
+    UNCLEAN_ELECTION_DEFAULT_FALSE = (_v("0.11"), None, "KIP-106: unclean.leader.election.enable defaults to "
+                                                        "false (true in 0.8.2-0.10.2)")
+    ZK_CONTROLLER_ELECTION = (_v("1.1"), None, "the rewritten ZooKeeper controller (Election.scala, "
+                                               "PartitionLeaderElectionAlgorithms): replaces the "
+                                               "PartitionLeaderSelector classes; removing a replica always keeps "
+                                               "the last ISR member")
+    ADMIN_UNCLEAN_ELECTION = (_v("2.4"), None, "KIP-460: an admin ElectLeaders UNCLEAN election")
+    LEADER_RECOVERY_STATE = (_v("3.2"), None, "KIP-704: an unclean election marks the leader RECOVERING "
+                                              "(IBP/MV >= 3.2-IV0)")
+    ZOOKEEPER_CONTROLLER = (_v("0.8"), _v("4.0"), "the ZooKeeper-mode controller (replication from 0.8; "
+                                                  "ZooKeeper mode removed in 4.0, KIP-833)")
+    KRAFT_CONTROLLER = (_v("3.0"), None, "the KRaft controller's PartitionChangeBuilder elections")
+    KRAFT_ISR_SHRINK_BUMPS_EPOCH = (_v("3.0"), _v("3.6"), "KAFKA-15021: a KRaft ISR shrink with the leader "
+                                                          "unchanged bumps the leader epoch (MV < 3.6-IV0)")
 
     @property
     def since(self) -> KafkaVersion:

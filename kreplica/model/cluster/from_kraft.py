@@ -147,6 +147,8 @@ class _KraftImage:
             t["partitions"][d["partition_id"]] = {
                 k: d[k] for k in ("replicas", "isr", "removing_replicas", "adding_replicas", "leader",
                                   "leader_recovery_state", "leader_epoch", "partition_epoch")}
+            t["partitions"][d["partition_id"]].update(
+                elr=d.get("eligible_leader_replicas") or (), last_known_elr=d.get("last_known_elr") or ())
         elif name == "PartitionChangeRecord":
             t = self.topics.get(d["topic_id"])
             p = t["partitions"].get(d["partition_id"]) if t is not None else None
@@ -157,6 +159,10 @@ class _KraftImage:
             for k in ("isr", "replicas", "removing_replicas", "adding_replicas"):
                 if d[k] is not None:
                     p[k] = d[k]
+            if d.get("eligible_leader_replicas") is not None:
+                p["elr"] = d["eligible_leader_replicas"]
+            if d.get("last_known_elr") is not None:
+                p["last_known_elr"] = d["last_known_elr"]
             if d["leader"] != -2:
                 p["leader"] = d["leader"]
                 p["leader_epoch"] += 1
@@ -204,7 +210,8 @@ class _KraftImage:
                     partition=pid, replicas=tuple(p["replicas"]), adding_replicas=tuple(p["adding_replicas"]),
                     removing_replicas=tuple(p["removing_replicas"]), leader=p["leader"],
                     leader_epoch=p["leader_epoch"], isr=tuple(p["isr"]), controller_epoch=None,
-                    leader_recovery_state=p["leader_recovery_state"], version=p["partition_epoch"]))
+                    leader_recovery_state=p["leader_recovery_state"], version=p["partition_epoch"],
+                    elr=tuple(p.get("elr", ())), last_known_elr=tuple(p.get("last_known_elr", ()))))
                 if p["adding_replicas"] or p["removing_replicas"]:
                     target = [x for x in p["replicas"] if x not in p["removing_replicas"]]
                     reassignments.append({"topic": t["name"], "partition": pid, "replicas": target})
@@ -217,7 +224,7 @@ class _KraftImage:
         return ClusterState("kraft", files.source, {"offset": offset}, files.cluster_id,
                             Controller(self.controller, self.controller_epoch), brokers, tuple(topics),
                             broker_configs, Pending(reassignments=tuple(reassignments)), health,
-                            tuple(extra) + tuple(self.findings))
+                            tuple(extra) + tuple(self.findings), dict(self.features))
 
 
 def cluster_state_from_kraft(files: KraftFiles, *, at_offset: int | None = None,

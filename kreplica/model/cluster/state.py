@@ -45,7 +45,9 @@ class Broker:
 class PartitionState:
     """One partition: assignment and the leader/ISR state. ``version`` is the state znode's
     dataVersion (ZooKeeper) or the partition epoch (KRaft); ``controller_epoch`` is ``None``
-    in KRaft (not recorded) or when no state exists yet."""
+    in KRaft (not recorded) or when no state exists yet. ``elr`` and ``last_known_elr`` are
+    KRaft's eligible leader replicas and last known ELR (KIP-966; empty in ZooKeeper and before
+    PartitionRecord v2)."""
 
     partition: int
     replicas: tuple[int, ...]
@@ -57,6 +59,8 @@ class PartitionState:
     controller_epoch: int | None
     leader_recovery_state: int
     version: int | None
+    elr: tuple[int, ...] = ()
+    last_known_elr: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +105,9 @@ HEALTH_LISTS = tuple(Health.__dataclass_fields__)
 
 @dataclass(frozen=True)
 class ClusterState:
-    """What the control plane held at ``position`` (``{"zxid": n}`` or ``{"offset": n}``)."""
+    """What the control plane held at ``position`` (``{"zxid": n}`` or ``{"offset": n}``).
+    ``features`` are KRaft's finalized feature levels (``metadata.version``,
+    ``eligible.leader.replicas.version``, ...; empty for ZooKeeper)."""
 
     source_kind: str        # "zookeeper" | "kraft"
     source: str
@@ -114,6 +120,7 @@ class ClusterState:
     pending: Pending
     health: Health
     findings: tuple[Finding, ...] = field(default=())
+    features: Mapping[str, int] = field(default_factory=dict)
 
     def broker(self, broker_id: int) -> Broker | None:
         return next((b for b in self.brokers if b.id == broker_id), None)

@@ -1,0 +1,235 @@
+"""``kreplica plan-elect``: the elections a controller would run, before anyone acts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.runner import runs_command
+from kreplica.cli.zk import AtTimeOption, AtZxidOption
+from kreplica.formats.errors import FormatError
+
+app = typer.Typer()
+
+UNCLEAN_CHOICES = ("yes", "no", "config")
+ALL = "all"
+
+
+def _brokers(values: list[str] | None, option: str) -> tuple[int, ...]:
+    """``5``, ``5,6`` or repeated options; anything else is a one-line usage error."""
+    out = []
+    for raw in values or ():
+        for part in raw.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not part.lstrip("-").isdigit():
+                raise FormatError(f"expected a broker id, got {part!r}", field=option)
+            out.append(int(part))
+    return tuple(dict.fromkeys(out))
+
+
+def _log_dirs(values: list[str] | None) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for raw in values or ():
+        broker, sep, directory = raw.partition("=")
+        if not sep or not broker.strip().isdigit() or not directory:
+            raise FormatError(f"expected BROKER=DIR, got {raw!r}", field="--log-dirs")
+        if not Path(directory).is_dir():
+            raise FormatError("is not a directory", path=directory, field="--log-dirs")
+        out[int(broker)] = directory
+    return out
+
+
+def _evidence(log_dirs: dict[int, str], keys, names) -> dict:
+    """Each elected partition's replicas read once from the log directories that hold it."""
+    from kreplica.model.log_dir import find_log_dirs, scan_log_dir
+    from kreplica.model.partition_log import read_partition_log
+
+    out: dict = {}
+    for broker, directory in sorted(log_dirs.items()):
+        base = Path(directory)
+        for key in keys:
+            name = names[key]
+            if (base / name).is_dir():
+                log_dir = scan_log_dir(base)
+                pdir = next(pd for pd in log_dir.partitions if pd.name == name)
+            elif base.name == name:
+                log_dir = find_log_dirs([directory])[0]
+                pdir = log_dir.partitions[0]
+            else:
+                continue
+            out.setdefault(key, {})[broker] = read_partition_log(pdir, log_dir).relabelled(f"broker-{broker}")
+    return out
+
+
+@app.command("plan-elect", short_help="Plan the leader elections a controller would run, and what-if scenarios.")
+@runs_command
+def plan_elect(
+    sources: Annotated[list[str], typer.Argument(
+        metavar="SOURCE", show_default=False,
+        help="What cluster-state reads: a ZooKeeper data directory (or snapshot and log files), or KRaft "
+             "metadata (a __cluster_metadata-0 directory, the log directory holding it, or its files).")],
+    fail: Annotated[Optional[list[str]], typer.Option(
+        "--fail", metavar="BROKER", help="A broker fails hard (repeatable, or comma-separated).")] = None,
+    shutdown: Annotated[Optional[list[str]], typer.Option(
+        "--shutdown", metavar="BROKER",
+        help="A broker shuts down under control (repeatable, or comma-separated; handled in the order given).")]
+    = None,
+    preferred: Annotated[Optional[list[str]], typer.Option(
+        "--preferred", metavar="all|PARTITIONS",
+        help="A preferred-replica election: for the partitions named (topic-p or topic, comma-separated, "
+             "repeatable), or 'all' for every partition not led by its preferred replica.")] = None,
+    reassign_complete: Annotated[bool, typer.Option(
+        "--reassign-complete", help="The partitions being reassigned finish: their reassignment elections.")]
+    = False,
+    unclean_allowed: Annotated[str, typer.Option(
+        "--unclean-allowed", metavar="yes|no|config",
+        help="Allow unclean leader election: yes, no, or config (the topic config, else the broker default, "
+             "else the version's default).")] = "config",
+    log_dirs: Annotated[Optional[list[str]], typer.Option(
+        "--log-dirs", metavar="BROKER=DIR",
+        help="A broker's log directory copy (repeatable): rank each elected partition's candidate leaders by "
+             "KIP-966 recovery order and the records each choice would lose.")] = None,
+    emit_election_json: Annotated[Optional[Path], typer.Option(
+        "--emit-election-json", metavar="FILE",
+        help="Write kafka-leader-election.sh --path-to-json-file input for the best candidates (needs "
+             "--log-dirs).")] = None,
+    sweep: Annotated[Optional[int], typer.Option(
+        "--sweep", metavar="N", min=1,
+        help="Every combination of up to N failed brokers, ranked by the partitions that go offline, "
+             "unclean or under min ISR.")] = None,
+    by_rack: Annotated[bool, typer.Option("--by-rack", help="With --sweep: fail whole racks, not brokers.")]
+    = False,
+    at_zxid: AtZxidOption = None,
+    at_time: AtTimeOption = None,
+    at_offset: Annotated[Optional[str], typer.Option(
+        "--at-offset", metavar="OFFSET",
+        help="KRaft: stop after this metadata log offset (inclusive). Default: the end.")] = None,
+    kafka_version: KafkaVersionOption = None,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """Say which partitions go offline, who leads each, and which elections are unclean, before
+    anyone acts. With no scenario it plans what the controller would do now (an election for every
+    offline partition); --fail, --shutdown, --reassign-complete and --preferred add events, applied
+    in that order. The rules are those of the controller of --kafka-version: the ZooKeeper
+    controller (1.1-3.9, default 3.9 for ZooKeeper sources), the 0.8-1.0 selectors, or KRaft's
+    PartitionChangeBuilder with eligible leader replicas (default current Kafka). Each election gives
+    the new leader (-1: offline), ISR, leader epoch and znode version or partition epoch, whether it
+    is unclean, and the partition's health. With --log-dirs the candidates of each elected partition
+    are ranked (KIP-966: last epoch, then log end offset) with the records the other replicas would
+    lose under each, committed or not; --emit-election-json writes the stock tool's input. --sweep N
+    lists the blast radius of every combination of up to N failed brokers (or racks with --by-rack).
+
+    Exit status: 0 no election leaves a partition offline or elects uncleanly (sweep: no
+    combination harms a partition), 1 some do, 2 bad usage or unreadable input (an unknown broker or
+    partition, a zxid beyond the logs), 3 internal error.
+    """
+    from kreplica.cli.cluster_state import offset_option
+    from kreplica.cli.zk import time_option, unreadable, zxid_option
+    from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
+
+    if unclean_allowed not in UNCLEAN_CHOICES:
+        raise FormatError(f"expected yes, no or config, got {unclean_allowed!r}", field="--unclean-allowed")
+    failed = _brokers(fail, "--fail")
+    stopping = _brokers(shutdown, "--shutdown")
+    dirs = _log_dirs(log_dirs)
+    if emit_election_json is not None and not dirs:
+        raise FormatError("needs --log-dirs (the candidates are ranked from the replicas' files)",
+                          field="--emit-election-json")
+    if by_rack and sweep is None:
+        raise FormatError("applies to --sweep", field="--by-rack")
+    if sweep is not None and (failed or stopping or preferred is not None or reassign_complete or dirs):
+        raise FormatError("runs on its own: no --fail, --shutdown, --preferred, --reassign-complete or "
+                          "--log-dirs with it", field="--sweep")
+    zxid = zxid_option(at_zxid, "--at-zxid")
+    when = time_option(at_time)
+    offset = offset_option(at_offset)
+    fmt = resolve_format(output_format)
+    try:
+        from kreplica.model.cluster import load_cluster_state
+
+        state = load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
+    except ValueError as exc:
+        raise FormatError(str(exc)) from None
+    except OSError as exc:
+        raise unreadable(exc) from exc
+    _check_position(state, zxid, offset)
+
+    from kreplica.analysis.election_scenarios import Scenario, ScenarioError, parse_partition_names, plan_elections
+    from kreplica.report import election as report
+
+    try:
+        if sweep is not None:
+            from kreplica.analysis.election_sweep import sweep as run_sweep
+
+            result = run_sweep(state, sweep, by_rack=by_rack, kafka_version=kafka_version, unclean=unclean_allowed)
+            objs = [report.sweep_object(r, by_rack) for r in result.results]
+            summary = report.sweep_summary(result)
+            _write(fmt, objs + [summary], lambda c: report.render_sweep(objs, summary, c))
+            return ExitCode.PROBLEMS if result.results else ExitCode.OK
+        chosen = None if preferred is None else (
+            () if [x.strip() for x in preferred] == [ALL] else parse_partition_names(state, preferred))
+        scenario = Scenario(failed, stopping, chosen, reassign_complete, unclean_allowed)
+        plan = plan_elections(state, scenario, kafka_version)
+        known = set()
+        for p in (p for t in state.topics for p in t.partitions):
+            known.update(p.replicas)
+        known.update(b.id for b in state.brokers)
+        unknown = sorted(set(dirs) - known)
+        if unknown:
+            raise ScenarioError(f"broker {unknown[0]} in --log-dirs is not registered and holds no replica")
+    except ScenarioError as exc:
+        raise FormatError(str(exc)) from None
+    rankings = []
+    if dirs:
+        from kreplica.analysis.election_loss import election_json, rank_candidates
+
+        keys = list(dict.fromkeys(e.key for e in plan.elections))
+        evidence = _evidence(dirs, keys, {k: f"{k[0]}-{k[1]}" for k in keys})
+        last = {e.key: e for e in plan.elections}
+        rankings = [rank_candidates(last[k], evidence[k], kafka_version=plan.kafka_version,
+                                    online=plan.online_after) for k in keys if k in evidence]
+        if emit_election_json is not None:
+            import json
+
+            emit_election_json.write_text(json.dumps(election_json(rankings), indent=2) + "\n", encoding="utf-8")
+    elections = [report.election_object(e) for e in plan.elections]
+    ranked = [report.ranking_object(r) for r in rankings]
+    summary = report.summary_object(plan)
+    if fmt is OutputFormat.text:
+        report.render_text(elections, ranked, summary, text_console())
+    else:
+        emitter = Emitter(fmt)
+        for o in [*elections, *ranked, summary]:
+            emitter.emit(o)
+        emitter.close()
+    return ExitCode.PROBLEMS if plan.has_problems else ExitCode.OK
+
+
+def _write(fmt, objs, render) -> None:
+    from kreplica.report.output import Emitter, OutputFormat, text_console
+
+    if fmt is OutputFormat.text:
+        render(text_console())
+        return
+    emitter = Emitter(fmt)
+    for o in objs:
+        emitter.emit(o)
+    emitter.close()
+
+
+def _check_position(state, zxid: int | None, offset: int | None) -> None:
+    """A zxid or offset beyond the evidence is bad input: the state would silently be the end's."""
+    position = dict(state.position)
+    if zxid is not None and position.get("zxid") is not None and zxid > position["zxid"]:
+        raise FormatError(f"zxid {zxid:#x} is beyond the logs (the last transaction is {position['zxid']:#x})",
+                          field="--at-zxid")
+    if offset is not None and position.get("offset") is not None and offset > position["offset"]:
+        raise FormatError(f"offset {offset} is beyond the metadata log (the last record is at {position['offset']})",
+                          field="--at-offset")
