@@ -26,7 +26,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from kreplica.analysis.reassignment_planner import PlanRequest, even_targets, rack_aware_racks, rack_cap
+from kreplica.analysis.reassignment_planner import (
+    PlanError,
+    PlanRequest,
+    ReassignmentPlan,
+    even_targets,
+    generate_assignment,
+    rack_aware_racks,
+    rack_cap,
+)
+from kreplica.analysis.replica_placement import PlacementError
 from kreplica.model.assignment import Assignment, TopicPartition
 
 
@@ -109,11 +118,12 @@ def lower_bound(assignment: Assignment, request: PlanRequest) -> int:
     counts: dict[int, int] = {}
     total = 0
     for p in assignment.partitions:
-        rf = len(p.replicas)
+        replicas = p.target
+        rf = len(replicas)
         new_rf = rf
         if request.replication_factor is not None and (topics is None or p.topic in topics):
             new_rf = request.replication_factor
-        on_targets = [b for b in p.replicas if b in target_set or b in request.replace]
+        on_targets = [b for b in replicas if b in target_set or b in request.replace]
         on_targets = [request.replace.get(b, b) for b in on_targets]
         if request.fix_racks and racks:
             cap = rack_cap(new_rf, n_racks)
@@ -124,9 +134,9 @@ def lower_bound(assignment: Assignment, request: PlanRequest) -> int:
         else:
             keepable = len(on_targets)
         kept = min(new_rf, keepable)
-        replaced = sum(1 for b in p.replicas if b in request.replace)
+        replaced = sum(1 for b in replicas if b in request.replace)
         per_partition += max(rf, new_rf) - kept + replaced
-        for b in p.replicas:
+        for b in replicas:
             counts[b] = counts.get(b, 0) + 1
         total += new_rf
     if not request.balance_replicas:
@@ -138,11 +148,110 @@ def leader_change_lower_bound(assignment: Assignment, request: PlanRequest) -> i
     """Preferred-leader changes needed for even leader counts over the targets (when leaders are
     balanced), or the partitions whose preferred leader must move (when they are not)."""
     target_set = set(request.targets)
-    forced = sum(1 for p in assignment.partitions if p.replicas[0] not in target_set
-                 and p.replicas[0] not in request.replace)
+    forced = sum(1 for p in assignment.partitions if p.target[0] not in target_set
+                 and p.target[0] not in request.replace)
     if not request.balance_leaders:
         return forced
     counts: dict[int, int] = {}
     for p in assignment.partitions:
-        counts[p.replicas[0]] = counts.get(p.replicas[0], 0) + 1
+        counts[p.target[0]] = counts.get(p.target[0], 0) + 1
     return max(forced, count_lower_bound(counts, request.targets, len(assignment.partitions)))
+
+
+# -- the summary of a plan --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerFigures:
+    """One broker before and after the plan: replicas, preferred leaderships and bytes held, and
+    what moves in and out."""
+
+    broker: int
+    rack: str | None
+    target: bool
+    replicas_before: int
+    replicas_after: int
+    leaders_before: int
+    leaders_after: int
+    bytes_before: int | None
+    bytes_after: int | None
+    replicas_in: int
+    replicas_out: int
+    bytes_in: int | None
+    bytes_out: int | None
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    """What a plan costs and achieves, against the lower bound and Kafka's ``--generate``."""
+
+    moves: int
+    bytes_moved: int | None
+    partitions_changed: int
+    leader_changes: int
+    lower_bound: int
+    leader_change_lower_bound: int
+    brokers: tuple[BrokerFigures, ...]
+    before: LayoutStats
+    after: LayoutStats
+    kafka_generate_moves: int | None
+    kafka_generate_bytes: int | None
+
+    @property
+    def ratio_to_lower_bound(self) -> float | None:
+        if self.lower_bound == 0:
+            return None if self.moves else 1.0
+        return self.moves / self.lower_bound
+
+
+def summarize_plan(assignment: Assignment, plan: ReassignmentPlan,
+                   sizes: Mapping[TopicPartition, int] | None) -> PlanSummary:
+    """The figures of ``plan`` (before: over the live brokers and every broker holding a replica;
+    after: over the targets; rack violations with the targets' racks)."""
+    request = plan.request
+    try:
+        racks = rack_aware_racks(request.targets, request.racks) or {}
+    except PlanError:
+        racks = {}
+    n_racks = len(set(racks.values()))
+    rack_of = {**{b: r for b, r in assignment.racks.items() if r is not None}, **racks} if racks else {}
+    current = {p.key: p.target for p in assignment.partitions}
+    before_brokers = set(assignment.live) | {b for r in current.values() for b in r}
+    before = layout_stats(current, before_brokers, rack_of, n_racks, sizes)
+    after = layout_stats(plan.after, request.targets, rack_of, n_racks, sizes)
+    moves = plan.moves
+    r_in: dict[int, int] = {}
+    r_out: dict[int, int] = {}
+    b_in: dict[int, int] = {}
+    b_out: dict[int, int] = {}
+    for m in moves:
+        if m.destination is not None:
+            r_in[m.destination] = r_in.get(m.destination, 0) + 1
+            b_in[m.destination] = b_in.get(m.destination, 0) + (m.bytes or 0)
+        if m.source is not None:
+            r_out[m.source] = r_out.get(m.source, 0) + 1
+            b_out[m.source] = b_out.get(m.source, 0) + (m.bytes or 0)
+    sized = sizes is not None
+    figures = tuple(BrokerFigures(
+        b, rack_of.get(b, assignment.racks.get(b)), b in set(request.targets),
+        before.replicas.get(b, 0), after.replicas.get(b, 0), before.leaders.get(b, 0), after.leaders.get(b, 0),
+        before.bytes.get(b, 0) if sized else None, after.bytes.get(b, 0) if sized else None,
+        r_in.get(b, 0), r_out.get(b, 0), b_in.get(b, 0) if sized else None, b_out.get(b, 0) if sized else None)
+        for b in sorted(before_brokers | set(request.targets)))
+    gen_moves = gen_bytes = None
+    try:
+        topics = request.topics or assignment.topics
+        generated = generate_assignment(assignment, topics, sorted(request.targets), racks or None,
+                                        seed=request.seed, start=request.start)
+        gen_moves, gen_bytes = 0, 0
+        for key, new in generated.items():
+            came = [b for b in new if b not in current[key]]
+            gen_moves += max(len(came), len(current[key]) - (len(new) - len(came)))
+            gen_bytes += len(came) * (sizes or {}).get(key, 0)
+        if not sized:
+            gen_bytes = None
+    except (PlanError, PlacementError):
+        pass
+    return PlanSummary(len(moves), sum(m.bytes or 0 for m in moves if m.destination is not None) if sized else None,
+                       len(plan.changes), len(plan.leader_changes), lower_bound(assignment, request),
+                       leader_change_lower_bound(assignment, request), figures, before, after, gen_moves, gen_bytes)

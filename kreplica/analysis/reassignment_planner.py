@@ -174,7 +174,8 @@ class _Layout:
     def __init__(self, assignment: Assignment, request: PlanRequest, sizes: Mapping[TopicPartition, int] | None,
                  racks: dict[int, str] | None) -> None:
         self.keys: list[TopicPartition] = [p.key for p in assignment.partitions]
-        self.before: list[tuple[int, ...]] = [p.replicas for p in assignment.partitions]
+        # in-flight reassignments are planned from their target (they will have completed first)
+        self.before: list[tuple[int, ...]] = [p.target for p in assignment.partitions]
         self.reps: list[list[int]] = [list(r) for r in self.before]
         self.size: list[int] = [(sizes or {}).get(k, 0) for k in self.keys]
         self.has_sizes = sizes is not None
@@ -640,7 +641,7 @@ def generate_assignment(assignment: Assignment, topics: Iterable[str], brokers: 
         parts = sorted(by_topic.get(topic, ()), key=lambda p: p.partition)
         if not parts:
             raise PlanError(f"topic {topic!r} is not in the source")
-        rf = len(parts[0].replicas)
+        rf = len(parts[0].target)
         draw = start if start is not None else draw_start(rng, len(brokers))
         try:
             placed = assign_replicas_to_brokers(brokers, len(parts), rf, racks=racks, start=draw)
@@ -670,17 +671,18 @@ def plan_from_proposal(assignment: Assignment, request: PlanRequest,
     changes = []
     after: dict[TopicPartition, tuple[int, ...]] = {}
     for p in assignment.partitions:
-        new = tuple(proposal.get(p.key, p.replicas))
+        old = p.target
+        new = tuple(proposal.get(p.key, old))
         after[p.key] = new
-        if new == p.replicas:
+        if new == old:
             continue
         size = (sizes or {}).get(p.key) if sizes is not None else None
-        gone = [b for b in p.replicas if b not in new]
-        came = [b for b in new if b not in p.replicas]
+        gone = [b for b in old if b not in new]
+        came = [b for b in new if b not in old]
         moves = [Move(p.topic, p.partition, gone[k] if k < len(gone) else None,
                       came[k] if k < len(came) else None, reason, size if k < len(came) else None)
                  for k in range(max(len(gone), len(came)))]
-        leader = None if new[0] == p.replicas[0] else LeaderChange(
-            p.topic, p.partition, p.replicas[0], new[0], "leader_moved" if p.replicas[0] not in new else reason)
-        changes.append(PartitionChange(p.topic, p.partition, p.replicas, new, tuple(moves), leader))
+        leader = None if new[0] == old[0] else LeaderChange(
+            p.topic, p.partition, old[0], new[0], "leader_moved" if old[0] not in new else reason)
+        changes.append(PartitionChange(p.topic, p.partition, old, new, tuple(moves), leader))
     return ReassignmentPlan(request, tuple(changes), after)

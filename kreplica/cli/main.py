@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "plan-elect": ("plan_elect", None),
     "timeline": ("timeline", None),
     "fleet": ("fleet", "fleet"),
+    "plan-reassign": ("plan_reassign", None),
 }
 
 

@@ -41,6 +41,14 @@ class PartitionReplicas:
     def name(self) -> str:
         return f"{self.topic}-{self.partition}"
 
+    @property
+    def target(self) -> tuple[int, ...]:
+        """The replicas once an in-flight reassignment completes: the list less the removing
+        replicas (KIP-455 writes the target first, so the order is the target's)."""
+        if not self.removing:
+            return self.replicas
+        return tuple(b for b in self.replicas if b not in self.removing)
+
 
 @dataclass(frozen=True)
 class Assignment:

@@ -66,6 +66,8 @@ class Feature(Enum):
                                                            "epoch cache")
     RECOVERY_SKIPS_EPOCH_ZERO = (_v("2.1.1"), _v("2.7"), "KAFKA-10432: recovery never re-adds epoch-0 entries")
     KIP_455_REASSIGNMENT = (_v("2.4"), None, "KIP-455: topic znode v2 with adding/removing replicas")
+    REASSIGN_TOOL_ADMIN_API = (_v("2.6"), None, "kafka-reassign-partitions on the admin API (KIP-455): throttle "
+                                                "lists from the move map, in-flight reassignments included")
     DIVERGING_EPOCH_FETCH = (_v("2.8"), None, "follower truncation on fetch (DivergingEpoch), fetch offset = LEO")
     TOPIC_IDS = (_v("2.8"), None, "KIP-516: topic ids in partition.metadata and topic znode v3")
     ELIGIBLE_LEADER_REPLICAS = (_v("4.0"), None, "KIP-966: eligible leader replicas and last-known-leader "

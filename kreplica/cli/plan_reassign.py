@@ -1,0 +1,334 @@
+"""``kreplica plan-reassign``: offline, deterministic, minimal-movement reassignment plans."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.runner import error_line, runs_command
+from kreplica.cli.zk import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
+from kreplica.formats.errors import FormatError
+from kreplica.report.output import resolve_format
+
+app = typer.Typer()
+
+#: the actions, in the order the help lists them (kreplica.analysis.reassignment_planner.ACTIONS)
+ACTIONS = ("generate", "decommission", "add-brokers", "replace-broker", "set-replication-factor", "rebalance",
+           "verify")
+_BROKER_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
+MB = 1_000_000   # --throttle is in MB/s (10^6 bytes)
+
+
+def parse_brokers(text: str, option: str) -> list[int]:
+    """``1,2,3`` or ranges ``1-6,9``; anything else is a one-line usage error (exit 2)."""
+    out: list[int] = []
+    for part in text.split(","):
+        m = _BROKER_RANGE.match(part)
+        if not m:
+            raise FormatError(f"expected broker ids like 1,2,3 or 1-6, got {part.strip()!r}", field=option)
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if hi < lo:
+            raise FormatError(f"empty broker range {part.strip()!r}", field=option)
+        out.extend(range(lo, hi + 1))
+    if len(set(out)) != len(out):
+        raise FormatError(f"duplicate broker ids in {text!r}", field=option)
+    return out
+
+
+def parse_racks(text: str) -> dict[int, str]:
+    """``1:use1-az1,2:use1-az2``."""
+    out: dict[int, str] = {}
+    for part in text.split(","):
+        broker, sep, rack = part.partition(":")
+        if not sep or not broker.strip().isdigit() or not rack.strip():
+            raise FormatError(f"expected BROKER:RACK pairs like 1:use1-az1, got {part.strip()!r}", field="--racks")
+        out[int(broker)] = rack.strip()
+    return out
+
+
+def _split_words(words: list[str]) -> tuple[list[str], str, list[str]]:
+    for k, w in enumerate(words):
+        if w in ACTIONS:
+            return words[:k], w, words[k + 1:]
+    raise FormatError(f"no action: expected one of {', '.join(ACTIONS)}", field="ACTION")
+
+
+def _int(text: str, what: str) -> int:
+    if not text.strip().isdigit():
+        raise FormatError(f"expected a non-negative integer, got {text!r}", field=what)
+    return int(text)
+
+
+def _action_args(action: str, args: list[str]) -> dict:
+    """The action's own arguments: brokers, OLD=NEW pairs, a replication factor."""
+    if action in ("generate", "rebalance", "verify"):
+        if args:
+            raise FormatError(f"{action} takes no arguments (got {' '.join(args)})", field=action)
+        return {}
+    if not args:
+        raise FormatError("missing argument", field=action)
+    if action in ("decommission", "add-brokers"):
+        brokers = [b for a in args for b in parse_brokers(a, action)]
+        return {"removed" if action == "decommission" else "added": brokers}
+    if action == "replace-broker":
+        pairs = {}
+        for a in args:
+            old, sep, new = a.partition("=")
+            if not sep:
+                raise FormatError(f"expected OLD=NEW, got {a!r}", field=action)
+            pairs[_int(old, action)] = _int(new, action)
+        return {"replace": pairs}
+    if len(args) != 1:
+        raise FormatError("expected one replication factor", field=action)
+    return {"replication_factor": _int(args[0], action)}
+
+
+def _topics(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [t.strip() for v in values for t in v.split(",") if t.strip()]
+
+
+def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int] | None,
+          racks: dict[int, str], zxid, when, offset):
+    from kreplica.formats.mapped import open_buffer
+    from kreplica.formats.reassignment_json import parse_reassignment_json
+    from kreplica.model.assignment import assignment_from_cluster_state, assignment_from_entries
+
+    if assignment_file is not None:
+        if sources:
+            raise FormatError("give either SOURCE or --assignment, not both", field="--assignment")
+        with open_buffer(assignment_file) as buf:
+            entries = parse_reassignment_json(bytes(buf), path=str(assignment_file))
+        if brokers is None:
+            brokers = sorted({b for e in entries for b in e.replicas})
+            error_line(f"kreplica: note: no --brokers: the brokers in {assignment_file} are taken as live "
+                       f"({','.join(map(str, brokers))})")
+        return assignment_from_entries(entries, brokers, racks, source=str(assignment_file))
+    if not sources:
+        raise FormatError("no SOURCE: give a ZooKeeper or KRaft SOURCE, or --assignment FILE with --brokers",
+                          field="SOURCE")
+    from kreplica.model.cluster import load_cluster_state
+
+    try:
+        state = load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
+    except ValueError as exc:
+        raise FormatError(str(exc)) from None
+    except OSError as exc:
+        raise unreadable(exc) from exc
+    for f in state.findings:
+        if f.is_error:
+            error_line(f"kreplica: warning: {f.path}: {f.kind}: {f.message}")
+    return assignment_from_cluster_state(state)
+
+
+def _sizes(assignment, sizes_file: Optional[Path], sizes_from: Optional[str]):
+    if sizes_file is None and sizes_from is None:
+        return None
+    if sizes_file is not None and sizes_from is not None:
+        raise FormatError("give either --sizes or --sizes-from, not both", field="--sizes")
+    from kreplica.model.replica_sizes import sizes_from_describe, sizes_from_log_dirs
+
+    if sizes_file is not None:
+        from kreplica.formats.log_dirs_describe import parse_log_dirs_describe
+        from kreplica.formats.mapped import open_buffer
+
+        with open_buffer(sizes_file) as buf:
+            replicas, dir_errors = parse_log_dirs_describe(bytes(buf), path=str(sizes_file))
+        for e in dir_errors:
+            error_line(f"kreplica: warning: {sizes_file}: broker {e.broker} log dir {e.log_dir}: {e.error}")
+        sizes = sizes_from_describe(replicas, source=str(sizes_file))
+    else:
+        from kreplica.pipeline.layout import discover
+
+        sizes = sizes_from_log_dirs(((d.broker, d.path) for d in discover(sizes_from)), source=sizes_from)
+    per_partition = sizes.partition_sizes()
+    missing = [p.name for p in assignment.partitions if p.key not in per_partition]
+    if missing:
+        error_line(f"kreplica: warning: {len(missing)} partition(s) have no size in {sizes.source} "
+                   f"(first: {', '.join(missing[:3])}); they count as 0 bytes")
+    return per_partition
+
+
+@app.command("plan-reassign", short_help="Plan replica reassignments offline: minimal moves, racks, balance, "
+                                         "Kafka's JSON.")
+@runs_command
+def plan_reassign(
+    words: Annotated[list[str], typer.Argument(
+        metavar="[SOURCE...] ACTION [ARG...]", show_default=False,
+        help="SOURCE: what cluster-state reads (ZooKeeper data directory, KRaft metadata). ACTION: generate, "
+             "decommission BROKER..., add-brokers BROKER..., replace-broker OLD=NEW..., "
+             "set-replication-factor N, rebalance, verify.")],
+    assignment_file: Annotated[Optional[Path], typer.Option(
+        "--assignment", metavar="FILE",
+        help="Plan from a version-1 assignment JSON (what kafka-reassign-partitions.sh prints) instead of a "
+             "SOURCE; give the live brokers with --brokers.")] = None,
+    brokers: Annotated[Optional[str], typer.Option(
+        "--brokers", metavar="LIST",
+        help="The live brokers replicas may go to, e.g. 1,2,3 or 1-12 (default: the source's live brokers; "
+             "brokers being removed are left out, brokers being added are added).")] = None,
+    racks: Annotated[Optional[str], typer.Option(
+        "--racks", metavar="B:RACK,...", help="Racks of brokers, e.g. 1:use1-az1,2:use1-az2 (adds to or overrides "
+                                              "the source's).")] = None,
+    disable_rack_aware: Annotated[bool, typer.Option(
+        "--disable-rack-aware", help="Ignore racks (as kafka-reassign-partitions.sh --disable-rack-aware).")] = False,
+    topics: Annotated[Optional[list[str]], typer.Option(
+        "--topics", metavar="T[,T...]",
+        help="Topics for generate and set-replication-factor (repeatable or comma-separated; default: all).")]
+    = None,
+    seed: Annotated[int, typer.Option(
+        "--seed", metavar="N", help="generate: seed of the random start index and shift Kafka draws per topic; "
+                                    "the same seed gives the same plan.")] = 0,
+    start_index: Annotated[Optional[int], typer.Option(
+        "--start-index", metavar="N", min=0,
+        help="generate: a fixed start index for every topic (Kafka's fixedStartIndex: start and shift both N).")]
+    = None,
+    sizes_file: Annotated[Optional[Path], typer.Option(
+        "--sizes", metavar="FILE", help="Replica sizes: the JSON kafka-log-dirs.sh --describe prints.")] = None,
+    sizes_from: Annotated[Optional[str], typer.Option(
+        "--sizes-from", metavar="ROOT",
+        help="Replica sizes summed from copied log directories, laid out as fleet scan takes them "
+             "(ROOT/<broker>/<logdir>/<topic>-<partition>/).")] = None,
+    max_moves: Annotated[Optional[int], typer.Option(
+        "--max-moves", metavar="N", min=1, help="At most N replica moves per phase.")] = None,
+    max_bytes: Annotated[Optional[int], typer.Option(
+        "--max-bytes", metavar="BYTES", min=1, help="At most this many bytes moved per phase (needs sizes).")] = None,
+    phases: Annotated[Optional[int], typer.Option(
+        "--phases", metavar="N", min=1, help="Split the plan into N phases of even size.")] = None,
+    output_dir: Annotated[Optional[Path], typer.Option(
+        "--output-dir", metavar="DIR",
+        help="Write proposal.json, rollback.json and phase-N.json (Kafka's reassignment JSON) to DIR.")] = None,
+    reassignment_file: Annotated[Optional[Path], typer.Option(
+        "--reassignment-json-file", metavar="FILE",
+        help="verify: the reassignment that was executed; each of its partitions is judged.")] = None,
+    throttle: Annotated[Optional[float], typer.Option(
+        "--throttle", metavar="MB/s", min=0,
+        help="Show the throttle configs kafka-reassign-partitions.sh --throttle would set at this rate "
+             "(10^6 bytes/s) and each phase's least duration.")] = None,
+    at_zxid: AtZxidOption = None,
+    at_time: AtTimeOption = None,
+    at_offset: Annotated[Optional[str], typer.Option(
+        "--at-offset", metavar="OFFSET", help="KRaft: the metadata log offset to plan from. Default: the end.")]
+    = None,
+    kafka_version: KafkaVersionOption = None,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """Plan a partition reassignment from evidence alone (a ZooKeeper or KRaft cluster state, or an
+    assignment JSON with --brokers), deterministically and with the fewest moves: every replica that
+    can stay stays, each move says why, no new rack violation is made (rebalance removes existing ones
+    where racks allow), and replica, preferred-leader and byte counts are balanced. generate is Kafka's
+    own AdminUtils placement, reproducible with --seed. verify reports in-flight reassignments (adding
+    and removing replicas, catch-up per the ISR, throttles still set).
+
+    Output: move, leader_change and transitions objects (the controller's steps per partition for
+    --kafka-version: ZooKeeper up to 2.3, KIP-455, or KRaft), throttle objects with --throttle, then
+    one plan summary (moves and bytes per broker, the lower bound and the plan's ratio to it, spreads
+    and rack violations before and after, disk max/mean, what Kafka's --generate would move).
+    --output-dir writes proposal.json, rollback.json and phase-N.json for kafka-reassign-partitions.sh
+    --execute.
+
+    Exit status: 0 the plan reaches its goals (verify: nothing in flight, no throttle left), 1 a goal
+    could not be reached (a rack violation or imbalance a constraint forced; verify: a reassignment in
+    progress or different from the file, or throttles left), 2 bad usage or unreadable input (unknown
+    broker, replication factor above the broker count, malformed JSON), 3 internal error.
+    """
+    from kreplica.analysis.reassignment_planner import PlanError
+    from kreplica.analysis.replica_placement import PlacementError
+    from kreplica.cli.cluster_state import offset_option
+
+    sources, action, args = _split_words(words)
+    fmt = resolve_format(output_format)
+    action_args = _action_args(action, args)
+    broker_list = parse_brokers(brokers, "--brokers") if brokers is not None else None
+    rack_map = parse_racks(racks) if racks is not None else {}
+    assignment = _load(sources, assignment_file, broker_list, rack_map, zxid_option(at_zxid, "--at-zxid"),
+                       time_option(at_time), offset_option(at_offset))
+    try:
+        if action == "verify":
+            return _verify(assignment, reassignment_file, fmt)
+        sizes = _sizes(assignment, sizes_file, sizes_from)
+        if max_bytes is not None and sizes is None:
+            raise FormatError("--max-bytes needs replica sizes (--sizes or --sizes-from)", field="--max-bytes")
+        from kreplica.analysis.reassignment_request import build_request
+
+        request = build_request(assignment, action, brokers=broker_list, racks=rack_map,
+                                rack_aware=not disable_rack_aware, topics=_topics(topics), seed=seed,
+                                start_index=start_index, **action_args)
+        return _plan(assignment, request, sizes, fmt, kafka_version, output_dir, max_moves, max_bytes, phases,
+                     throttle)
+    except (PlanError, PlacementError) as exc:
+        raise FormatError(str(exc), field=action) from None
+
+
+def _plan(assignment, request, sizes, fmt, kafka_version, output_dir, max_moves, max_bytes, phases, throttle) -> int:
+    from kreplica.analysis.reassignment_bounds import summarize_plan
+    from kreplica.analysis.reassignment_phases import phase_seconds, split_phases, throttle_configs
+    from kreplica.analysis.reassignment_planner import plan_reassignment
+    from kreplica.analysis.reassignment_transitions import controller_for, transition_table
+    from kreplica.model.versions import DEFAULT_VERSION, Feature
+    from kreplica.report import reassignment as report
+
+    version = kafka_version or DEFAULT_VERSION
+    plan = plan_reassignment(assignment, request, sizes)
+    summary = summarize_plan(assignment, plan, sizes)
+    steps = split_phases(plan.changes, max_moves=max_moves, max_bytes=max_bytes, phases=phases)
+    current = {p.key: p for p in assignment.partitions}
+    controller = controller_for(version, assignment.source_kind)
+    rate = int(throttle * MB) if throttle is not None else None
+    seconds = {p.number: phase_seconds(p, current, rate) if rate else None for p in steps}
+    files: list[str] = []
+    phase_files: dict[int, str] = {}
+    if output_dir is not None:
+        if request.action == "generate":
+            scope = set(request.topics or assignment.topics)
+            proposal = {k: v for k, v in plan.after.items() if k[0] in scope}
+            rollback = {k: current[k].target for k in proposal}
+        else:
+            proposal = {c.key: c.after for c in plan.changes}
+            rollback = {c.key: c.before for c in plan.changes}
+        files, phase_files = report.write_plan_files(output_dir, proposal, rollback, steps)
+    objs: list[dict] = []
+    for p in steps:
+        for c in p.changes:
+            objs.extend(report.move_object(m, p.number) for m in c.moves)
+            if c.leader_change is not None:
+                objs.append(report.leader_change_object(c.leader_change, p.number))
+    live = set(request.targets)
+    for p in steps:
+        for c in p.changes:
+            objs.append(report.transitions_object(transition_table(current[c.key], c.after, controller, live)))
+    if rate is not None:
+        in_flight = [p for p in assignment.partitions if p.adding or p.removing]
+        for p in steps:
+            t = throttle_configs({c.key: c.after for c in p.changes}, current, rate, in_flight=in_flight,
+                                 admin_api=version.has(Feature.REASSIGN_TOOL_ADMIN_API))
+            objs.append(report.throttle_object(p.number, rate, t, seconds[p.number]))
+    objs.append(report.plan_object(plan, summary, source=assignment.source, source_kind=assignment.source_kind,
+                                   kafka_version=str(version), controller=controller, phases=steps,
+                                   phase_seconds=seconds, phase_files=phase_files, files=files,
+                                   warnings=plan.warnings))
+    report.write_plan(objs, fmt)
+    return ExitCode.PROBLEMS if plan.warnings else ExitCode.OK
+
+
+def _verify(assignment, reassignment_file, fmt) -> int:
+    from kreplica.analysis.reassignment_verify import verify_reassignments
+    from kreplica.report import reassignment as report
+
+    proposal = None
+    if reassignment_file is not None:
+        from kreplica.formats.mapped import open_buffer
+        from kreplica.formats.reassignment_json import parse_reassignment_json
+
+        with open_buffer(reassignment_file) as buf:
+            entries = parse_reassignment_json(bytes(buf), path=str(reassignment_file))
+        proposal = {(e.topic, e.partition): e.replicas for e in entries}
+    result = verify_reassignments(assignment, proposal)
+    report.write_plan(report.verify_objects(result), fmt)
+    return ExitCode.PROBLEMS if result.has_problems else ExitCode.OK

@@ -1,0 +1,266 @@
+"""Output of ``plan-reassign``: one place defines its schema (version 1), its text, and its files.
+
+Machine objects, in this order (a plan)::
+
+    move          {type, topic, partition, from: int|null, to: int|null, reason, bytes: int|null, phase}
+    leader_change {type, topic, partition, from, to, reason, phase}
+    transitions   {type, topic, partition, controller, leader_epoch: int|null, version: int|null,
+                   rows: [{step, replicas, adding, removing, leader, isr, leader_epoch: int|null,
+                           leader_epoch_delta, version: int|null, version_delta, note}]}
+    throttle      {type, phase, rate, estimated_seconds: float|null,
+                   topics: {topic: {config: str}}, brokers: {id: {config: int}}}
+    plan          {type, action, source, source_kind, kafka_version, controller, targets, rack_aware,
+                   moves, bytes_moved, partitions_changed, leader_changes, lower_bound,
+                   ratio_to_lower_bound, leader_change_lower_bound,
+                   replica_spread: {before, after}, leader_spread: {before, after},
+                   rack_violations: {before, after}, disk_max_over_mean: {before, after},
+                   kafka_generate: {moves, bytes, seed},
+                   brokers: [{broker, rack, target, replicas_before, replicas_after, leaders_before,
+                              leaders_after, bytes_before, bytes_after, replicas_in, replicas_out,
+                              bytes_in, bytes_out}],
+                   phases: [{phase, partitions, moves, bytes, estimated_seconds, file}],
+                   files: [path], warnings: [str]}
+
+``verify`` writes ``reassignment_status`` objects {type, topic, partition, status, replicas, adding,
+removing, target, leader, isr, caught_up, lagging}, ``throttle_left`` objects {type, entity_type,
+entity, config, value} and one ``verify`` summary {type, in_progress, completed, differs,
+throttles_left}. ``from``/``to`` null: a replica created or dropped (replication factor change).
+Bytes are null without ``--sizes``/``--sizes-from``.
+
+Files (``--output-dir``): ``proposal.json`` and ``rollback.json`` (Kafka's version-1 reassignment
+JSON, what ``kafka-reassign-partitions.sh --execute`` takes) and, with several phases,
+``phase-N.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from kreplica.analysis.reassignment_bounds import PlanSummary
+from kreplica.analysis.reassignment_phases import Phase, Throttle
+from kreplica.analysis.reassignment_planner import LeaderChange, Move, ReassignmentPlan
+from kreplica.analysis.reassignment_transitions import TransitionTable
+from kreplica.analysis.reassignment_verify import VerifyResult
+from kreplica.formats.reassignment_json import PartitionReassignment, build_reassignment_json
+from kreplica.report.output import Emitter, OutputFormat, text_console
+
+#: text output shows this many moves and transition tables; machine output has them all
+TEXT_MOVES = 40
+TEXT_TRANSITIONS = 2
+
+
+def move_object(m: Move, phase: int) -> dict:
+    return {"type": "move", "topic": m.topic, "partition": m.partition, "from": m.source, "to": m.destination,
+            "reason": m.reason, "bytes": m.bytes, "phase": phase}
+
+
+def leader_change_object(c: LeaderChange, phase: int) -> dict:
+    return {"type": "leader_change", "topic": c.topic, "partition": c.partition, "from": c.source,
+            "to": c.destination, "reason": c.reason, "phase": phase}
+
+
+def transitions_object(t: TransitionTable) -> dict:
+    def absolute(base, delta):
+        return None if base is None else base + delta
+
+    return {"type": "transitions", "topic": t.topic, "partition": t.partition, "controller": t.controller,
+            "leader_epoch": t.leader_epoch, "version": t.version,
+            "rows": [{"step": r.step, "replicas": list(r.replicas), "adding": list(r.adding),
+                      "removing": list(r.removing), "leader": r.leader, "isr": list(r.isr),
+                      "leader_epoch": absolute(t.leader_epoch, r.leader_epoch_delta),
+                      "leader_epoch_delta": r.leader_epoch_delta,
+                      "version": absolute(t.version, r.version_delta), "version_delta": r.version_delta,
+                      "note": r.note} for r in t.rows]}
+
+
+def throttle_object(phase: int, rate: int, throttle: Throttle, seconds: float | None) -> dict:
+    return {"type": "throttle", "phase": phase, "rate": rate, "estimated_seconds": _round(seconds),
+            "topics": {t: dict(cfg) for t, cfg in throttle.topics.items()},
+            "brokers": {str(b): dict(cfg) for b, cfg in throttle.brokers.items()}}
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
+
+
+def plan_object(plan: ReassignmentPlan, summary: PlanSummary, *, source: str, source_kind: str,
+                kafka_version: str, controller: str, phases: Sequence[Phase],
+                phase_seconds: Mapping[int, float | None], phase_files: Mapping[int, str],
+                files: Sequence[str], warnings: Sequence[str]) -> dict:
+    req = plan.request
+    b, a = summary.before, summary.after
+    return {
+        "type": "plan", "action": req.action, "source": source, "source_kind": source_kind,
+        "kafka_version": kafka_version, "controller": controller, "targets": list(req.targets),
+        "rack_aware": any(r is not None for r in req.racks.values()),
+        "moves": summary.moves, "bytes_moved": summary.bytes_moved, "partitions_changed": summary.partitions_changed,
+        "leader_changes": summary.leader_changes, "lower_bound": summary.lower_bound,
+        "ratio_to_lower_bound": _round(summary.ratio_to_lower_bound),
+        "leader_change_lower_bound": summary.leader_change_lower_bound,
+        "replica_spread": {"before": b.replica_spread, "after": a.replica_spread},
+        "leader_spread": {"before": b.leader_spread, "after": a.leader_spread},
+        "rack_violations": {"before": b.rack_violations, "after": a.rack_violations},
+        "disk_max_over_mean": {"before": _round(b.disk_max_over_mean), "after": _round(a.disk_max_over_mean)},
+        "kafka_generate": {"moves": summary.kafka_generate_moves, "bytes": summary.kafka_generate_bytes,
+                           "seed": req.seed if req.start is None else None},
+        "brokers": [{"broker": f.broker, "rack": f.rack, "target": f.target,
+                     "replicas_before": f.replicas_before, "replicas_after": f.replicas_after,
+                     "leaders_before": f.leaders_before, "leaders_after": f.leaders_after,
+                     "bytes_before": f.bytes_before, "bytes_after": f.bytes_after,
+                     "replicas_in": f.replicas_in, "replicas_out": f.replicas_out,
+                     "bytes_in": f.bytes_in, "bytes_out": f.bytes_out} for f in summary.brokers],
+        "phases": [{"phase": p.number, "partitions": len(p.changes), "moves": p.moves,
+                    "bytes": p.bytes if summary.bytes_moved is not None else None,
+                    "estimated_seconds": _round(phase_seconds.get(p.number)), "file": phase_files.get(p.number)}
+                   for p in phases],
+        "files": list(files), "warnings": list(warnings),
+    }
+
+
+def verify_objects(result: VerifyResult) -> list[dict]:
+    objs = [{"type": "reassignment_status", "topic": s.topic, "partition": s.partition, "status": s.status,
+             "replicas": list(s.replicas), "adding": list(s.adding), "removing": list(s.removing),
+             "target": list(s.target), "leader": s.leader, "isr": None if s.isr is None else list(s.isr),
+             "caught_up": list(s.caught_up), "lagging": list(s.lagging)} for s in result.statuses]
+    objs += [{"type": "throttle_left", "entity_type": t.entity_type, "entity": t.entity, "config": t.config,
+              "value": t.value} for t in result.throttles]
+    count = {k: sum(1 for s in result.statuses if s.status == k) for k in ("in_progress", "completed", "differs")}
+    objs.append({"type": "verify", **count, "throttles_left": len(result.throttles)})
+    return objs
+
+
+# -- files --------------------------------------------------------------------------------------
+
+
+def write_reassignment_file(path: Path, replicas: Mapping[tuple[str, int], Sequence[int]]) -> str:
+    """Write one version-1 reassignment file; returns its path as text."""
+    entries = [PartitionReassignment(t, p, tuple(r)) for (t, p), r in replicas.items()]
+    path.write_bytes(build_reassignment_json(entries))
+    return str(path)
+
+
+def write_plan_files(out_dir: Path, proposal: Mapping[tuple[str, int], Sequence[int]],
+                     rollback: Mapping[tuple[str, int], Sequence[int]], phases: Sequence[Phase]
+                     ) -> tuple[list[str], dict[int, str]]:
+    """``proposal.json``, ``rollback.json`` and, for more than one phase, ``phase-N.json`` in
+    ``out_dir`` (created if needed). Returns the files and each phase's file."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = [write_reassignment_file(out_dir / "proposal.json", proposal),
+             write_reassignment_file(out_dir / "rollback.json", rollback)]
+    phase_files: dict[int, str] = {}
+    if len(phases) > 1:
+        for p in phases:
+            phase_files[p.number] = write_reassignment_file(out_dir / f"phase-{p.number}.json",
+                                                            {c.key: c.after for c in p.changes})
+            files.append(phase_files[p.number])
+    return files, phase_files
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def write_plan(objs: Sequence[dict], fmt: OutputFormat) -> None:
+    """Every object in order for programs; for people, :func:`render_plan`."""
+    if fmt is OutputFormat.text:
+        render_plan(objs, text_console())
+        return
+    emitter = Emitter(fmt)
+    for o in objs:
+        emitter.emit(o)
+    emitter.close()
+
+
+def _bytes(n: int | None) -> str:
+    if n is None:
+        return "-"
+    for unit, div in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= div:
+            return f"{n / div:.1f} {unit}"
+    return f"{n} B"
+
+
+def render_plan(objs: Sequence[dict], console) -> None:
+    """The plan for people: a verdict line, the brokers before and after, the first moves, the first
+    transition tables, the throttles and the warnings."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    plan = next((o for o in objs if o["type"] == "plan"), None)
+    if plan is None:
+        return render_verify(objs, console)
+    ratio = plan["ratio_to_lower_bound"]
+    console.print(
+        f"[bold]{plan['action']}[/]: {plan['moves']} move(s) in {plan['partitions_changed']} partition(s), "
+        f"{_bytes(plan['bytes_moved'])}; lower bound {plan['lower_bound']}"
+        + (f" (ratio {ratio:.2f})" if ratio is not None else "")
+        + f"; {plan['leader_changes']} preferred-leader change(s); Kafka's --generate would move "
+        + (str(plan["kafka_generate"]["moves"]) if plan["kafka_generate"]["moves"] is not None else "-"))
+    console.print(
+        f"replica spread {plan['replica_spread']['before']} -> {plan['replica_spread']['after']}, "
+        f"leader spread {plan['leader_spread']['before']} -> {plan['leader_spread']['after']}, "
+        f"rack violations {plan['rack_violations']['before']} -> {plan['rack_violations']['after']}"
+        + (f", disk max/mean {plan['disk_max_over_mean']['before']} -> {plan['disk_max_over_mean']['after']}"
+           if plan["disk_max_over_mean"]["after"] is not None else ""))
+    table = Table(title="brokers (before -> after)")
+    for col in ("broker", "rack", "replicas", "leaders", "bytes", "in", "out"):
+        table.add_column(col)
+    for b in plan["brokers"]:
+        table.add_row(str(b["broker"]) + ("" if b["target"] else " (leaves)"), escape(b["rack"] or "-"),
+                      f"{b['replicas_before']} -> {b['replicas_after']}", f"{b['leaders_before']} -> {b['leaders_after']}",
+                      f"{_bytes(b['bytes_before'])} -> {_bytes(b['bytes_after'])}",
+                      str(b["replicas_in"]), str(b["replicas_out"]))
+    console.print(table)
+    moves = [o for o in objs if o["type"] == "move"]
+    if moves:
+        mt = Table(title=f"moves ({len(moves)})")
+        for col in ("partition", "from", "to", "reason", "bytes", "phase"):
+            mt.add_column(col)
+        for m in moves[:TEXT_MOVES]:
+            mt.add_row(escape(f"{m['topic']}-{m['partition']}"), str(m["from"] if m["from"] is not None else "-"),
+                       str(m["to"] if m["to"] is not None else "-"), m["reason"], _bytes(m["bytes"]), str(m["phase"]))
+        console.print(mt)
+        if len(moves) > TEXT_MOVES:
+            console.print(f"... {len(moves) - TEXT_MOVES} more moves (use --format ndjson for all)")
+    for t in [o for o in objs if o["type"] == "transitions"][:TEXT_TRANSITIONS]:
+        tt = Table(title=escape(f"{t['topic']}-{t['partition']}: {t['controller']} controller"))
+        for col in ("step", "replicas / adding / removing", "leader", "isr", "leader epoch", "version"):
+            tt.add_column(col)
+        for r in t["rows"]:
+            lists = " / ".join(",".join(map(str, x)) or "-" for x in (r["replicas"], r["adding"], r["removing"]))
+            tt.add_row(r["step"], lists, str(r["leader"]), ",".join(map(str, r["isr"])),
+                       f"E+{r['leader_epoch_delta']}", f"V+{r['version_delta']}")
+        console.print(tt)
+    for th in [o for o in objs if o["type"] == "throttle"]:
+        secs = th["estimated_seconds"]
+        console.print(f"phase {th['phase']} throttle {th['rate']} B/s on brokers {','.join(th['brokers'])}"
+                      + (f", at least {secs:.0f} s" if secs is not None else ""))
+    for p in plan["phases"]:
+        if len(plan["phases"]) > 1:
+            console.print(f"phase {p['phase']}: {p['partitions']} partition(s), {p['moves']} move(s), "
+                          f"{_bytes(p['bytes'])}" + (f" -> {escape(p['file'])}" if p["file"] else ""))
+    for f in plan["files"]:
+        console.print(f"wrote {escape(f)}")
+    for w in plan["warnings"]:
+        console.print(f"[yellow]warning:[/] {escape(w)}")
+
+
+def render_verify(objs: Sequence[dict], console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    summary = next(o for o in objs if o["type"] == "verify")
+    console.print(f"[bold]verify[/]: {summary['in_progress']} in progress, {summary['completed']} completed, "
+                  f"{summary['differs']} differ, {summary['throttles_left']} throttle config(s) still set")
+    statuses = [o for o in objs if o["type"] == "reassignment_status"]
+    if statuses:
+        table = Table()
+        for col in ("partition", "status", "replicas", "adding", "removing", "target", "isr", "lagging"):
+            table.add_column(col)
+        for s in statuses:
+            table.add_row(escape(f"{s['topic']}-{s['partition']}"), s["status"],
+                          *(",".join(map(str, s[k] or [])) or "-"
+                            for k in ("replicas", "adding", "removing", "target", "isr", "lagging")))
+        console.print(table)
+    for t in (o for o in objs if o["type"] == "throttle_left"):
+        console.print(escape(f"{t['entity_type']} {t['entity']}: {t['config']}={t['value']}"))
