@@ -9,7 +9,7 @@ transactions, the topic id, leftovers of deletion and compaction, and the verdic
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from kreplica.analysis.epoch_reconciliation import compare_checkpoint
@@ -104,8 +104,10 @@ class LogDirReport:
 
 
 def inspect_log_dirs(log_dirs: list[LogDir], *, shutdown: str | None = None,
-                     kafka_version: KafkaVersion = DEFAULT_VERSION) -> Iterator[LogDirReport | PartitionReport]:
-    """A :class:`LogDirReport` per log directory, then a :class:`PartitionReport` per partition."""
+                     kafka_version: KafkaVersion = DEFAULT_VERSION,
+                     advance: Callable[[int], None] | None = None) -> Iterator[LogDirReport | PartitionReport]:
+    """A :class:`LogDirReport` per log directory, then a :class:`PartitionReport` per partition
+    (``advance`` receives the bytes of segments walked)."""
     for log_dir in log_dirs:
         cps = read_checkpoints(log_dir)
         meta = cps.meta
@@ -121,7 +123,7 @@ def inspect_log_dirs(log_dirs: list[LogDir], *, shutdown: str | None = None,
                            getattr(meta, "directory_id", None), cps.clean_shutdown is not None,
                            len(log_dir.partitions), tuple(findings))
         for partition in log_dir.partitions:
-            log = read_partition_log(partition, log_dir, checkpoints=cps)
+            log = read_partition_log(partition, log_dir, checkpoints=cps, advance=advance)
             yield inspect_partition(log, shutdown=shutdown, kafka_version=kafka_version)
 
 

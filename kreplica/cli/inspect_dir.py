@@ -39,18 +39,22 @@ def inspect_dir(
     Exit status: 0 nothing wrong, 1 problems found, 2 bad usage or unreadable input, 3 internal error.
     """
     from kreplica.analysis.dir_inspection import inspect_log_dirs
+    from kreplica.cli.progress import byte_progress
     from kreplica.model.log_dir import find_log_dirs
     from kreplica.report import inspect_dir as report
 
     if shutdown is not None and shutdown not in ("clean", "unclean"):
         raise typer.BadParameter("expected clean or unclean", param_hint="--shutdown")
     kafka_version = kafka_version or DEFAULT_VERSION
-    reports = inspect_log_dirs(find_log_dirs(dirs), shutdown=shutdown, kafka_version=kafka_version)
+    log_dirs = find_log_dirs(dirs)
+    total = sum(seg.size for d in log_dirs for p in d.partitions for seg in p.segments)
     fmt = resolve_format(output_format)
-    if fmt is OutputFormat.text:
-        errors = report.render_text(reports, text_console())
-    else:
-        emitter = Emitter(fmt)
-        errors = report.emit_reports(reports, emitter)
-        emitter.close()
+    with byte_progress("inspect-dir", total) as advance:
+        reports = inspect_log_dirs(log_dirs, shutdown=shutdown, kafka_version=kafka_version, advance=advance)
+        if fmt is OutputFormat.text:
+            errors = report.render_text(reports, text_console())
+        else:
+            emitter = Emitter(fmt)
+            errors = report.emit_reports(reports, emitter)
+            emitter.close()
     return ExitCode.PROBLEMS if errors else ExitCode.OK

@@ -8,12 +8,10 @@ import typer
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, PayloadOption
-from kreplica.cli.runner import runs_command, stderr_console
+from kreplica.cli.runner import runs_command
 from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format, text_console
 
 app = typer.Typer()
-
-PROGRESS_THRESHOLD = 64 * 1024 * 1024
 
 
 def parse_offsets(text: str | None) -> tuple[int | None, int | None] | None:
@@ -70,6 +68,7 @@ def inspect_log(
     3 internal error.
     """
     from kreplica.analysis.inspection import InspectOptions, inspect_groups
+    from kreplica.cli.progress import byte_progress
     from kreplica.model.segments import find_segment_groups
     from kreplica.report import inspect_log as report
 
@@ -81,28 +80,12 @@ def inspect_log(
     groups = find_segment_groups(paths)
     fmt = resolve_format(output_format)
     total = sum(g.size for g in groups)
-    progress = None
-    if total >= PROGRESS_THRESHOLD and stderr_console().is_terminal:
-        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
-
-        progress = Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                            TransferSpeedColumn(), TimeRemainingColumn(), console=stderr_console(), transient=True)
-    events = inspect_groups(groups, options, progress=_advance(progress, total) if progress else None)
-    if progress is not None:
-        progress.start()
-    try:
+    with byte_progress("inspect-log", total) as advance:
+        events = inspect_groups(groups, options, progress=advance)
         if fmt is OutputFormat.text:
             errors = report.render_text(events, text_console(), payload)
         else:
             emitter = Emitter(fmt)
             errors = report.emit_events(events, emitter, payload)
             emitter.close()
-    finally:
-        if progress is not None:
-            progress.stop()
     return ExitCode.PROBLEMS if errors else ExitCode.OK
-
-
-def _advance(progress, total: int):
-    task = progress.add_task("inspect-log", total=total)
-    return lambda n: progress.advance(task, n)

@@ -23,13 +23,15 @@ HwOption = Annotated[
 
 def load_replicas(paths: list[str], partition: str | None, hw: list[str] | None) -> list:
     """Read every replica named on the command line once (:func:`kreplica.model.replica.read_replicas`)."""
-    from kreplica.model.replica import parse_hw_overrides, read_replicas
+    from kreplica.cli.progress import byte_progress
+    from kreplica.model.replica import parse_hw_overrides, read_replicas, replica_bytes
 
     try:
         overrides = parse_hw_overrides(hw or [])
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--hw") from None
     try:
-        return read_replicas(paths, partition, overrides)
+        with byte_progress("reading replicas", replica_bytes(paths, partition)) as advance:
+            return read_replicas(paths, partition, overrides, advance=advance)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--hw") from None

@@ -16,7 +16,7 @@ runs the same analyses on table rows without any file at hand.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -163,15 +163,21 @@ class PartitionLog:
 
 # -- the walk ------------------------------------------------------------------------------------
 
+#: How often (in bytes walked) a walk reports progress.
+PROGRESS_STEP = 4 << 20
 
-def read_segment_log(files: SegmentFiles, context: PartitionContext) -> SegmentLog:
+
+def read_segment_log(files: SegmentFiles, context: PartitionContext,
+                     advance: Callable[[int], None] | None = None) -> SegmentLog:
     """Walk one segment: headers with CRCs checked, the walker's and cross-batch findings in file
-    order, control markers; then the ``.txnindex`` sanity check Kafka's loader applies."""
+    order, control markers; then the ``.txnindex`` sanity check Kafka's loader applies.
+    ``advance(n_bytes)`` is told how far the walk got, every few MiB."""
     batches: list[RecordBatch] = []
     markers: dict[int, ControlMarker] = {}
     findings: list[Finding] = []
     end: SegmentEnd | None = None
     base = files.base_offset
+    reported = 0
     with open_buffer(files.log) as buf:
         for ev in iter_segment(buf, path=files.log):
             if type(ev) is RecordBatch:
@@ -179,10 +185,15 @@ def read_segment_log(files: SegmentFiles, context: PartitionContext) -> SegmentL
                 if has_marker(ev):
                     markers[ev.position] = read_control_marker(buf, ev)
                 findings.extend(check_batch(ev, base, context))
+                if advance is not None and ev.end - reported >= PROGRESS_STEP:
+                    advance(ev.end - reported)
+                    reported = ev.end
             elif isinstance(ev, Finding):
                 findings.append(ev)
             else:
                 end = ev
+    if advance is not None:
+        advance(end.file_size - reported)
     return SegmentLog(files, end.file_size, end.valid_bytes, end.stopped_by, tuple(batches), markers,
                       tuple(findings), txn_index_below_base(files))
 
@@ -230,14 +241,15 @@ def _producer_state(partition: PartitionDir) -> ProducerState:
 
 
 def read_partition_log(partition: PartitionDir, log_dir: LogDir, *, label: str | None = None,
-                       checkpoints: LogDirCheckpoints | None = None) -> PartitionLog:
+                       checkpoints: LogDirCheckpoints | None = None,
+                       advance: Callable[[int], None] | None = None) -> PartitionLog:
     """Read one replica's partition directory: every segment walked once, every small file once.
 
     ``checkpoints`` may be passed when the log directory's files were already read (a whole log
-    directory's partitions share them)."""
+    directory's partitions share them); ``advance`` receives bytes walked (a progress bar)."""
     cps = checkpoints if checkpoints is not None else read_checkpoints(log_dir)
     context = PartitionContext()
-    segments = tuple(read_segment_log(files, context) for files in partition.segments)
+    segments = tuple(read_segment_log(files, context, advance) for files in partition.segments)
     return read_partition_files(partition, log_dir, cps, segments, label=label)
 
 

@@ -7,6 +7,7 @@ when present, else by its path, with its high watermark from the checkpoints unl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from kreplica.formats.mapped import EvidenceError, refuse_special
@@ -48,13 +49,19 @@ def parse_hw_overrides(values: list[str]) -> dict[str, int]:
     return out
 
 
-def read_replicas(paths: list[str], partition: str | None, hw_overrides: dict[str, int]) -> list[PartitionLog]:
+def replica_bytes(paths: list[str], partition: str | None) -> int:
+    """The bytes of segments :func:`read_replicas` will walk (for a progress bar)."""
+    return sum(seg.size for pdir, _ in resolve_replica_paths(paths, partition) for seg in pdir.segments)
+
+
+def read_replicas(paths: list[str], partition: str | None, hw_overrides: dict[str, int], *,
+                  advance: Callable[[int], None] | None = None) -> list[PartitionLog]:
     """Read every named replica once; labels are made unique (``broker-1#2``) and ``--hw``
     overrides (keyed by label or path) applied. Raises ``KeyError`` naming unknown labels."""
     replicas = []
     seen: dict[str, int] = {}
     for pdir, log_dir in resolve_replica_paths(paths, partition):
-        r = read_partition_log(pdir, log_dir)
+        r = read_partition_log(pdir, log_dir, advance=advance)
         if r.label in seen:
             seen[r.label] += 1
             r = r.relabelled(f"{r.label}#{seen[r.label]}")
