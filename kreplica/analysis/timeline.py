@@ -234,9 +234,11 @@ def classify(before: LeaderIsr, after: LeaderIsr, ctx: ChangeContext) -> Cause |
                          f"new leader {new} was not in the ISR {_ids(before.isr)}"
                          + ("; the leader is RECOVERING" if after.leader_recovery_state == 1 else ""))
         old_live = old != NO_LEADER and old in ctx.alive and old not in ctx.gone_since
-        if ctx.reassigning and (old in leaving or (ctx.replicas and old not in ctx.replicas)) and old_live:
+        if ctx.reassigning and old_live and (old in leaving or (ctx.replicas and old not in ctx.replicas)
+                                                or ctx.replicas_changed):
             return Cause(REASSIGNMENT, BY_CONTROLLER,
-                         f"leader {old} is being moved off by a reassignment; {new} takes over")
+                         f"leader {old} is being moved off by a reassignment; {new} takes over"
+                         if not ctx.replicas_changed else f"the record that moves the replicas makes {new} leader")
         if not old_live:
             why = "there was no leader" if old == NO_LEADER else (
                 f"leader {old} " + ("lost its registration" if old not in ctx.alive or old in ctx.gone_since

@@ -44,7 +44,7 @@ class EpochEvidence:
     topic: str
     partition: int
     epoch: int
-    leader: int | None          # per the metadata; None when it never granted this epoch
+    leader: int | None          # per the metadata (-1: recorded with no leader); None: never recorded
     position: int | None        # where the metadata granted it
     time: int | None
     in_metadata: bool
@@ -163,7 +163,8 @@ def join_partition(events: Iterable[PartitionEvent], replicas: Mapping[int, Part
     if not events:
         return None
     topic, partition = events[0].topic, events[0].partition
-    granted: dict[int, PartitionEvent] = {}
+    recorded: dict[int, PartitionEvent] = {}     # every epoch the metadata names, leader or not
+    granted: set[int] = set()                     # epochs given to a leader
     losses = []
     last_leader: int | None = None
     for ev in events:
@@ -171,8 +172,12 @@ def join_partition(events: Iterable[PartitionEvent], replicas: Mapping[int, Part
             old = ev.before.leader if ev.before is not None and ev.before.leader != NO_LEADER else last_leader
             losses.append(_loss(ev, old, replicas))
         if ev.after is not None:
+            epoch = ev.after.leader_epoch
+            first = recorded.get(epoch)
+            if first is None or (first.after.leader == NO_LEADER and ev.after.leader != NO_LEADER):
+                recorded[epoch] = ev
             if ev.after.leader != NO_LEADER:
-                granted.setdefault(ev.after.leader_epoch, ev)
+                granted.add(epoch)
                 last_leader = ev.after.leader
     known = [ev.after.leader_epoch for ev in events if ev.after is not None]
     first_known = min(known) if known else None
@@ -185,8 +190,8 @@ def join_partition(events: Iterable[PartitionEvent], replicas: Mapping[int, Part
         for epoch, (start, end) in per_epoch.items():
             held.setdefault(epoch, []).append(EpochHolding(broker, start, end))
     evidence = []
-    for epoch in sorted(set(granted) | set(held)):
-        ev = granted.get(epoch)
+    for epoch in sorted(set(recorded) | set(held)):
+        ev = recorded.get(epoch)
         evidence.append(EpochEvidence(topic, partition, epoch, ev.after.leader if ev else None,
                                       ev.position if ev else None, ev.time if ev else None, ev is not None,
                                       tuple(held.get(epoch, ()))))

@@ -161,7 +161,10 @@ def timeline(
     else:
         from kreplica.report.timeline_text import render_text
 
-        render_text(objs, summary_obj, findings, text_console(), per_partition=per_partition)
+        console = text_console()
+        if not console.is_terminal:
+            console.width = max(console.width, 160)   # a file or a pipe: room for the evidence column
+        render_text(objs, summary_obj, findings, console, per_partition=per_partition)
     damaged = any(f.is_error for f in findings)
     return ExitCode.PROBLEMS if (summary.has_problems or damaged or any(pe.has_problems for pe in evidence)) \
         else ExitCode.OK

@@ -109,7 +109,7 @@ def summary_to_dict(end: TimelineEnd, summary: TimelineSummary, evidence: list[P
                              "from_time": p.start_time, "to": position(p.end, kind), "to_time": p.end_time}
                             for p in summary.periods()],
         "epochs_without_data": [{"partition": f"{pe.topic}-{pe.partition}", "epoch": e.epoch, "leader": e.leader}
-                                for pe in evidence for e in pe.epochs if e.in_metadata and not e.holdings],
+                                for pe in evidence for e in pe.epochs if e.epoch in pe.epochs_without_data],
         "zombie_epochs": [{"partition": f"{pe.topic}-{pe.partition}", "epoch": e.epoch,
                            "replicas": [h.broker for h in e.holdings]}
                           for pe in evidence for e in pe.epochs if e.epoch in pe.zombie_epochs],

@@ -105,7 +105,7 @@ def render_text(objs: list[dict], summary: dict, findings, console: Console, *, 
             offsets = "-" if o["start_offset"] is None else f"{o['start_offset']}-{o['end_offset'] - 1}"
             style = "bold red" if (o["partition"], o["epoch"]) in zombie else ("dim" if not o["replicas"] else "")
             table.add_row(escape(o["partition"]), str(o["epoch"]),
-                          "never granted" if not o["in_metadata"] else str(o["leader"]),
+                          "not recorded" if not o["in_metadata"] else ("none" if o["leader"] == -1 else str(o["leader"])),
                           str(o["position"] if o["position"] is not None else "-"), offsets, held, style=style)
         console.print(table)
     for o in objs:
