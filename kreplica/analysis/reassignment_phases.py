@@ -84,25 +84,33 @@ def split_phases(changes: Sequence[PartitionChange], *, max_moves: int | None = 
     ordered = sorted(changes, key=_priority)
     movers = [c for c in ordered if c.moves]
     reorders = [c for c in ordered if not c.moves]
+    # --phases N: cut the ordered moves at every N-th of the total (a partition stays whole)
+    split: list[list[PartitionChange]] = [movers]
     if phases and phases > 1 and movers:
-        per_phase = math.ceil(sum(len(c.moves) for c in movers) / phases)
-        max_moves = per_phase if max_moves is None else min(max_moves, per_phase)
-    groups: list[list[PartitionChange]] = [[]]
-    moves = size = 0
-    for c in movers:
-        n, b = len(c.moves), c.bytes
-        over = (max_moves is not None and moves + n > max_moves) or (max_bytes is not None and size + b > max_bytes)
-        if over and groups[-1]:
-            groups.append([])
-            moves = size = 0
-        groups[-1].append(c)
-        moves += n
-        size += b
+        total = sum(len(c.moves) for c in movers)
+        split = [[] for _ in range(phases)]
+        done = 0
+        for c in movers:
+            split[min(phases - 1, done * phases // total)].append(c)
+            done += len(c.moves)
+    # caps: close a phase before it would exceed them
+    groups: list[list[PartitionChange]] = []
+    for part in split:
+        groups.append([])
+        moves = size = 0
+        for c in part:
+            n, b = len(c.moves), c.bytes
+            over = (max_moves is not None and moves + n > max_moves) or \
+                   (max_bytes is not None and size + b > max_bytes)
+            if over and groups[-1]:
+                groups.append([])
+                moves = size = 0
+            groups[-1].append(c)
+            moves += n
+            size += b
+    groups = [g for g in groups if g] or [[]]
     groups[-1].extend(reorders)
-    if phases:
-        while len(groups) < phases:
-            groups.append([])
-    return tuple(Phase(k + 1, tuple(g)) for k, g in enumerate(groups) if g or phases)
+    return tuple(Phase(k + 1, tuple(g)) for k, g in enumerate(groups) if g or k == 0)
 
 
 def throttle_configs(proposal: Mapping[TopicPartition, tuple[int, ...]],

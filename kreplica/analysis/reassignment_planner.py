@@ -401,8 +401,9 @@ def _evict_rack_excess(lay: _Layout, i: int, holes: list[tuple[int, int, str]]) 
         excess = len(slots) - cap
         if excess <= 0:
             continue
-        # keep the preferred leader; evict from the most loaded brokers
-        order = sorted(slots, key=lambda s: (s == 0, lay.share[reps[s]] - lay.count[reps[s]], -lay.bytes[reps[s]],
+        # evict from the brokers furthest above their share (the move then also balances counts);
+        # among equals keep the preferred leader
+        order = sorted(slots, key=lambda s: (lay.share[reps[s]] - lay.count[reps[s]], s == 0, -lay.bytes[reps[s]],
                                              -reps[s]))
         for s in order[:excess]:
             holes.append((i, s, "rack_violation"))
@@ -413,11 +414,16 @@ def _fill(lay: _Layout, holes: list[tuple[int, int, str]]) -> None:
     if not holes:
         return
     share = lay.share
+    n = len(lay.targets)
+    mean_count = max(1.0, sum(share.values()) / n)
+    mean_bytes = max(1.0, (sum(lay.bytes.values()) + sum(lay.size[i] for i, _, _ in holes)) / n)
     # NOTE: a heap of brokers by load with lazy re-keying: placing 60,000 holes on 1,000 brokers
     # would otherwise compare every broker for every hole (bench/bench_reassign.py).
     def load_key(b: int) -> tuple:
         c = lay.count[b]
-        return (c >= share[b], lay.bytes[b] if lay.has_sizes else c - share[b], c, b)
+        if lay.has_sizes:   # the larger of the two loads, each relative to its mean
+            return (c >= share[b], max(c / mean_count, lay.bytes[b] / mean_bytes), c, b)
+        return (c >= share[b], c - share[b], c, b)
 
     heap = [(load_key(b), b) for b in lay.targets]
     heapq.heapify(heap)
