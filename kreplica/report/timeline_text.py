@@ -12,8 +12,10 @@ from datetime import datetime, timezone
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from kreplica.report.safe_text import escape
+
 
 def _when(ms: int | None) -> str:
     if ms is None:
@@ -118,7 +120,7 @@ def render_text(objs: list[dict], summary: dict, findings, console: Console, *, 
                           f"{below}. {escape(o['note'])}")
     for z in zombies:
         console.print(f"[red]zombie epoch[/red] {escape(z['partition'])} epoch {z['epoch']} held by "
-                      f"{', '.join(str(b) for b in z['replicas'])} but never granted by the metadata")
+                      f"{', '.join(str(b) for b in z['replicas'])} but the metadata never granted it to a leader")
     if findings:
         console.print()
         for f in findings:
