@@ -191,8 +191,9 @@ def render_plan(objs: Sequence[dict], console) -> None:
         return render_verify(objs, console)
     ratio = plan["ratio_to_lower_bound"]
     console.print(
-        f"[bold]{plan['action']}[/]: {plan['moves']} move(s) in {plan['partitions_changed']} partition(s), "
-        f"{_bytes(plan['bytes_moved'])}; lower bound {plan['lower_bound']}"
+        f"[bold]{plan['action']}[/]: {plan['moves']} move(s) in {plan['partitions_changed']} partition(s)"
+        + (f", {_bytes(plan['bytes_moved'])}" if plan["bytes_moved"] is not None else "")
+        + f"; lower bound {plan['lower_bound']}"
         + (f" (ratio {ratio:.2f})" if ratio is not None else "")
         + f"; {plan['leader_changes']} preferred-leader change(s); Kafka's --generate would move "
         + (str(plan["kafka_generate"]["moves"]) if plan["kafka_generate"]["moves"] is not None else "-"))
