@@ -245,7 +245,7 @@ class KraftRules:
 
     def _reason(self, before: PartitionState, res: BuildResult, election: str) -> str:
         after = res.after or before
-        if not res.leader_changed:
+        if not res.leader_changed or after.leader == NO_LEADER:
             if after.leader == NO_LEADER or not self.view.online(after.leader):
                 live = [r for r in before.replicas if self.view.online(r)]
                 if not live:
@@ -254,8 +254,6 @@ class KraftRules:
                         + (f" or the ELR {list(after.elr)}" if self.view.elr_enabled else "")
                         + ("" if election == E_UNCLEAN else "; unclean leader election is not allowed"))
             return f"leader {after.leader} is still valid (in the ISR and acceptable)"
-        if after.leader == NO_LEADER:
-            return "no valid leader remains: the leader is removed (leader -1)"
         if res.via_elr:
             return f"elected from the eligible leader replicas (KIP-966): ISR becomes [{after.leader}]"
         if res.unclean:

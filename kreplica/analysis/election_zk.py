@@ -142,12 +142,22 @@ class ZkRules:
         return True, unclean, reason, rule
 
     def on_current_state(self) -> list[Election]:
-        """With no scenario: the offline election for every partition that is offline now, as
-        ``triggerOnlinePartitionStateChange`` runs it."""
+        """With no scenario: what a controller taking over now does (``onControllerFailover``):
+        the replica state machine starts first and sends every replica on a broker that is not
+        alive to OfflineReplica (an ISR write each, ascending broker id), then the partition
+        state machine runs the offline election for every partition without an online leader
+        (``triggerOnlinePartitionStateChange``)."""
         v = self.view
+        befores = {}
+        gone = sorted({r for p in v.partitions.values() for r in (*p.replicas, *p.isr) if r not in v.alive})
+        for broker in gone:
+            for key, p in list(v.partitions.items()):
+                if broker in p.replicas and key[0] not in self.deleting:
+                    befores.setdefault(key, p)
+                    self.remove_from_isr(key, broker)
         out = []
         for key in self._electable(v.offline_keys()):
-            before = v.partitions[key]
+            before = befores.get(key, v.partitions[key])
             elected, unclean, reason, rule = self._offline_election(key)
             out.append(finish(v, key, OFFLINE, before, elected=elected, unclean=unclean, reason=reason, rule=rule))
         return out

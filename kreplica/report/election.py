@@ -126,15 +126,18 @@ def render_text(elections: list[dict], rankings: list[dict], summary: dict, cons
                       f"(last epoch, log end offset); best [bold]{r['best']}[/]"
                       + (f", the plan elects {r['planned_leader']}" if r['planned_leader'] != r['best'] else ""))
         t = Table(box=box.SIMPLE_HEAD, show_header=True, header_style="bold")
-        for col in ("rank", "broker", "last epoch", "log end", "hw", "can lead", "others lose", "committed"):
+        for col in ("rank", "broker", "epoch", "log end", "hw", "can lead", "others lose", "committed"):
             t.add_column(col, no_wrap=True)
         for c in r["candidates"]:
-            lost = "; ".join(f"{x['broker']}: {x['records']} " + ",".join(f"{f}-{l}" for f, l in x["ranges"])
-                             for x in c["losses"] if x["records"]) or "nothing"
             t.add_row(str(c["rank"]), str(c["broker"]), str(c["last_epoch"]), str(c["log_end_offset"]),
-                      str(c["high_watermark"]), "yes" if c["electable"] else "no", lost,
+                      str(c["high_watermark"]), "yes" if c["electable"] else "no", str(c["records_lost"]),
                       "YES" if c["committed_loss"] else "no", style="red" if c["committed_loss"] else "")
         console.print(t)
+        for c in r["candidates"]:
+            lost = [f"{x['broker']} loses " + ", ".join(f"{f}-{l}" for f, l in x["ranges"])
+                    + f" ({x['records']}{', committed' if x['committed'] else ''})"
+                    for x in c["losses"] if x["records"]]
+            console.print(f"  if {c['broker']} leads: " + (escape("; ".join(lost)) if lost else "nobody loses anything"))
         for s in r["steps"]:
             console.print(f"  → {escape(s)}")
     for n in summary["notes"]:
