@@ -104,3 +104,23 @@ def test_preferred_elections(state) -> None:
     # audit.log-0 (preferred 5) and payments-1 (preferred 6) are dead: nothing written
     assert r["audit.log-0"] == (-1, [6], 2, 3, False) and r["payments-1"] == (-1, [6], 1, 2, False)
     assert set(r) == {"audit.log-0", "payments-1", "payments-3"}
+
+
+def test_sweep_agrees_with_planning_each_combination(state) -> None:
+    # The sweep evaluates each partition once per subset of its replicas; planning every
+    # combination in full (--fail) must name the same partitions newly offline or unclean.
+    from itertools import combinations
+
+    from kreplica.analysis.election_sweep import sweep
+
+    result = sweep(state, 2)
+    found = {r.units: (set(r.offline), set(r.unclean)) for r in result.results}
+    baseline = set(plan_elections(state, Scenario()).offline_after)
+    for size in (1, 2):
+        for combo in combinations((1, 2, 3, 4), size):
+            plan = plan_elections(state, Scenario(fail=combo))
+            touched = {f"{t.name}-{p.partition}" for t in state.topics for p in t.partitions
+                       if set(combo) & set(p.replicas)}
+            offline = (set(plan.offline_after) - baseline) & touched
+            unclean = {e.partition for e in plan.elections if e.unclean and not e.offline} & touched - baseline
+            assert found.get(combo, (set(), set())) == (offline, unclean), combo
