@@ -182,3 +182,14 @@ def test_writer_is_the_broker_whose_session_wrote(tmp_path, chroot):
     h.set_state("orders", 0, 1, 0, [1, 3], by_broker=1)
     parts = [ev for ev in _run(h, tmp_path, chroot=chroot) if isinstance(ev, PartitionEvent)]
     assert [ev.writer for ev in parts] == [1, 1]
+
+
+def test_a_damaged_oldest_snapshot_is_passed_over_for_the_next(tmp_path):
+    h = ZkHistory()
+    h.create_topic("orders", {0: [1, 2, 3]})
+    d = h.write(tmp_path / "zk")
+    (d / "version-2" / "snapshot.1").write_bytes(b"ZKSN\x00\x00\x00\x02garbage")
+    items = list(iter_zookeeper_timeline(find_zk_files([d])))
+    rejected = [x for x in items if isinstance(x, Finding)]
+    assert [f.kind for f in rejected] == ["zk_snapshot_rejected"] and rejected[0].path.endswith("snapshot.1")
+    assert [ev.cause for ev in items if isinstance(ev, PartitionEvent)] == ["created"]

@@ -73,6 +73,8 @@ def start_state(files: ZkFiles, *, from_zxid: int | None = None, from_time: int 
             state = replay(ZkFiles((snap,), (), files.source))
         except FormatError as exc:
             last_error = exc
+            failures.append(Finding("zk_snapshot_rejected", snap.path, exc.position or 0,
+                                    f"snapshot not loadable ({exc.one_line()}); the history starts at a later one"))
             continue
         if failures:
             return ZkState(state.source, state.zxid, state.time, state.nodes, state.sessions, state.snapshot,
