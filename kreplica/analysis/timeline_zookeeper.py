@@ -112,6 +112,9 @@ class _Kafka:
         self.preferred: set[tuple[str, int]] = set()
         self.deleting: set[str] = set()
         self._alive: frozenset[int] | None = None
+        #: partition state znode path -> (its parts under the chroot, its partition key): written
+        #: over and over, so each is split once (one entry per partition, not per transaction)
+        self.paths: dict[str, tuple] = {}
 
     @property
     def alive(self) -> frozenset[int]:
@@ -283,12 +286,18 @@ def _step_events(k: _Kafka, step: ZkStep) -> Iterator:
     zxid, time = e.zxid, e.time
     by_controller = _guarded(e, f"{k.root}/controller_epoch")
     pending_controller: ControllerEvent | None = None
+    paths = k.paths
     for ch in step.changes:
-        rel = k.rel(ch.path)
-        if rel is None:
+        known = paths.get(ch.path)
+        if known is None:
+            rel = k.rel(ch.path)
+            parts = _split(rel) if rel is not None else None
+            known = (parts, _partition_key(parts) if parts is not None else None)
+            if known[1] is not None:
+                paths[ch.path] = known
+        parts, key = known
+        if parts is None:
             continue
-        parts = _split(rel)
-        key = _partition_key(parts)
         if key is not None:
             yield from _partition_change(k, key, ch, e, by_controller)
         elif len(parts) == 3 and parts[:2] == ["brokers", "topics"]:

@@ -149,6 +149,19 @@ def iter_zk_steps(files: ZkFiles, start: ZkState, *, to_zxid: int | None = None,
                               details={"expected": expected_next, "actual": e.zxid})
             expected_next = e.zxid + 1
             nodes = tree.nodes
+            body = e.body
+            if e.type == zkl.OP_SET_DATA and body is not None:
+                # NOTE: the most common transaction (a setData): one path, no list building
+                # (bench/bench_timeline.py)
+                old = nodes.get(body.path)
+                old_data = old.data if old is not None else None
+                tree.apply(e)
+                new = nodes.get(body.path)
+                if old is new and (new is None or new.data is old_data):
+                    yield ZkStep(e, ())
+                else:
+                    yield ZkStep(e, (ZnodeChange(body.path, old_data, old, new),))
+                continue
             before = [(p, nodes.get(p)) for p in _named_paths(tree, e)]
             before_data = [n.data if n is not None else None for _p, n in before]
             tree.apply(e)
