@@ -15,19 +15,29 @@ build_snapshot``, ``formats.zookeeper_txnlog.build_entry``/``build_txnlog``) int
              delete of that node, a Kafka-controller multi (check + setData), and alternately an
              error txn or a session created and closed.
 
-What is timed (each in a fresh child process; min and median of ``--runs``):
+What is timed (each in a fresh child process, the cases interleaved run by run; min and median
+of ``--runs``):
 
-  load       ``load_zk_state([snapshot file])``: read and seal-check the snapshot, build the tree
-             and its digest (no logs)
-  replay     ``load_zk_state([data dir])``: the same snapshot, then every transaction applied
-             (``replay`` = this minus ``load``)
-  cli_dump   ``kreplica zk dump DIR --payload none -f ndjson > /dev/null`` (replay + 1M objects)
-  java_fmt   ``java -cp zookeeper.jar SnapshotFormatter SNAPSHOT > /dev/null`` (skipped when
-             Java or the jar is missing)
+  load         ``load_zk_state([snapshot file])``: read and seal-check the snapshot, build the tree
+               and its digest (no logs)
+  replay       ``load_zk_state([data dir])``: the same snapshot, then every transaction applied
+               (``replay`` = this minus ``load``)
+  cli_cs_snap  ``kreplica cluster-state SNAPDIR -f ndjson > /dev/null`` on a directory holding only
+               the snapshot (a symlink), whole process
+  cli_cs       ``kreplica cluster-state DIR -f ndjson > /dev/null`` (snapshot + every log)
+  cli_dump_snap ``kreplica zk dump SNAPSHOT --payload none -f ndjson > /dev/null`` (1M objects)
+  cli_dump     ``kreplica zk dump DIR --payload none -f ndjson > /dev/null`` (replay + 1M objects)
+  java_snap    ZooKeeper's own loader on the snapshot: ``FileSnap.deserialize`` into a ``DataTree``
+               (``zk-java/ZkLoad.java snap``), whole process
+  java_db      ZooKeeper's start-up load of the data dir: ``ZKDatabase.loadDataBase`` over
+               ``FileTxnSnapLog`` (snapshot, then every logged txn; ``ZkLoad db``), whole process
+  java_fmt     ``java -cp zookeeper.jar SnapshotFormatter SNAPSHOT > /dev/null``
+  java_base    ``ZkLoad snap`` on an empty directory: the JVM's own start-up and RSS
 
-Peak memory is the child's ``ru_maxrss`` (``/usr/bin/time -f %M`` for commands), which includes
-mapped file pages of the snapshot and logs; ``baseline`` is an interpreter that has imported
-kreplica, so ``maxrss - baseline`` is what the tree costs.
+The Java cases need Java and the jar (Debian: ``apt-get install -y zookeeper``, 3.8.0);
+``zk-java/build.sh`` compiles ZkLoad into ``data/zk-java`` on first use. They are skipped
+when either is missing. Ratios printed: kreplica / ZooKeeper wall time (min), and memory per
+znode (peak RSS / znodes, and peak RSS minus the interpreter's or JVM's baseline / znodes).
 
 Usage::
 
@@ -57,6 +67,8 @@ DATA_DIR = BENCH_DIR / "data"
 RESULTS_DIR = BENCH_DIR / "results"
 KREPLICA = shutil.which("kreplica", path=str(Path(sys.executable).parent)) or "kreplica"
 ZK_JAR = Path("/usr/share/java/zookeeper.jar")
+ZK_JAVA_SRC = BENCH_DIR / "zk-java"
+ZK_JAVA_CLASSES = DATA_DIR / "zk-java"
 TIME_BIN = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 _MAXRSS_TAG = "KBENCH_MAXRSS_KIB="
 
@@ -205,6 +217,28 @@ def run_process(argv: list[str]) -> tuple[float, int, str, str]:
     return wall, maxrss, proc.stdout, err
 
 
+def java_ready() -> bool:
+    """Java and ZooKeeper's jar present, ZkLoad compiled (on first use, or when its source changed)."""
+    if not (shutil.which("java") and shutil.which("javac") and ZK_JAR.is_file()):
+        return False
+    cls = ZK_JAVA_CLASSES / "ZkLoad.class"
+    src = ZK_JAVA_SRC / "ZkLoad.java"
+    if not cls.is_file() or cls.stat().st_mtime < src.stat().st_mtime:
+        subprocess.run([str(ZK_JAVA_SRC / "build.sh")], check=True,
+                       env=dict(os.environ, ZK_JAVA_BENCH_DIR=str(ZK_JAVA_CLASSES), ZK_JAR=str(ZK_JAR)))
+    return True
+
+
+def snapshot_only_dir(data: Path, snapshot: Path) -> Path:
+    """``<data>-snaponly/version-2/`` holding only a symlink to the snapshot (no logs)."""
+    d = data.parent.with_name(data.parent.name + "-snaponly") / "version-2"
+    d.mkdir(parents=True, exist_ok=True)
+    link = d / snapshot.name
+    if not link.is_symlink():
+        link.symlink_to(snapshot)
+    return d.parent
+
+
 def run_case(case: str, data: Path, snapshot: Path) -> dict:
     if case in ("baseline", "load", "replay"):
         target = snapshot if case == "load" else data
@@ -212,13 +246,39 @@ def run_case(case: str, data: Path, snapshot: Path) -> dict:
         res = json.loads(out)
         res["maxrss_kib"] = max(res["maxrss_kib"], maxrss)
         return res
-    if case == "cli_dump":
-        argv = ["sh", "-c", f'exec "{KREPLICA}" zk dump "{data}" --payload none -f ndjson > /dev/null']
-    else:  # java_fmt
-        argv = ["sh", "-c", f'exec java -cp "{ZK_JAR}" org.apache.zookeeper.server.SnapshotFormatter '
-                            f'"{snapshot}" > /dev/null 2>/dev/null']
-    wall, maxrss, _, _ = run_process(argv)
-    return {"seconds": wall, "maxrss_kib": maxrss}
+    java_cp = f"{ZK_JAVA_CLASSES}:{ZK_JAR}"
+    commands = {
+        "cli_cs_snap": f'exec "{KREPLICA}" cluster-state "{snapshot_only_dir(data, snapshot)}" -f ndjson > /dev/null',
+        "cli_cs": f'exec "{KREPLICA}" cluster-state "{data.parent}" -f ndjson > /dev/null',
+        "cli_dump_snap": f'exec "{KREPLICA}" zk dump "{snapshot}" --payload none -f ndjson > /dev/null',
+        "cli_dump": f'exec "{KREPLICA}" zk dump "{data}" --payload none -f ndjson > /dev/null',
+        "java_snap": f'exec java -cp "{java_cp}" ZkLoad snap "{data}" 2>/dev/null',
+        "java_db": f'exec java -cp "{java_cp}" ZkLoad db "{data.parent}" 2>/dev/null',
+        "java_base": f'exec java -cp "{java_cp}" ZkLoad snap "{ZK_JAVA_CLASSES / "empty"}" 2>/dev/null',
+        "java_fmt": f'exec java -cp "{ZK_JAR}" org.apache.zookeeper.server.SnapshotFormatter '
+                    f'"{snapshot}" > /dev/null 2>/dev/null',
+    }
+    (ZK_JAVA_CLASSES / "empty").mkdir(parents=True, exist_ok=True)
+    t0 = os.times()
+    wall, maxrss, out, _ = run_process(["sh", "-c", commands[case]])
+    t1 = os.times()
+    res = {"seconds": wall, "cpu_seconds": (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system),
+           "maxrss_kib": maxrss}
+    if case.startswith("java_") and case != "java_fmt":
+        res["java"] = json.loads(out.strip().splitlines()[-1])
+    return res
+
+
+JAVA_CASES = ("java_base", "java_snap", "java_db", "java_fmt")
+#: (kreplica case, ZooKeeper case, what is compared)
+RATIOS = (
+    ("cli_cs_snap", "java_snap", "cluster-state on the snapshot vs ZooKeeper's snapshot load (whole process)"),
+    ("load", "java_snap", "library load_zk_state(snapshot) vs ZooKeeper's snapshot load (whole process)"),
+    ("cli_cs", "java_db", "cluster-state on the data dir vs ZKDatabase.loadDataBase (whole process)"),
+    ("replay", "java_db", "library load_zk_state(data dir) vs ZKDatabase.loadDataBase (whole process)"),
+    ("cli_dump_snap", "java_fmt", "zk dump SNAPSHOT --payload none vs SnapshotFormatter SNAPSHOT"),
+    ("cli_dump", "java_fmt", "zk dump DIR (+1M txns) --payload none vs SnapshotFormatter SNAPSHOT"),
+)
 
 
 def main() -> None:
@@ -227,7 +287,9 @@ def main() -> None:
     ap.add_argument("--txns", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--data", type=Path, default=None, help="default: bench/data/zookeeper-<nodes>")
-    ap.add_argument("--only", default="", help="comma-separated cases (baseline,load,replay,cli_dump,java_fmt)")
+    ap.add_argument("--only", default="", help="comma-separated cases (baseline,load,replay,cli_cs_snap,cli_cs,"
+                                                "cli_dump_snap,cli_dump,java_base,java_snap,java_db,java_fmt)")
+    ap.add_argument("--label", default="", help="suffix of the results file name (e.g. before, after)")
     ap.add_argument("--child", nargs=2, metavar=("CASE", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -247,47 +309,73 @@ def main() -> None:
         manifest = json.loads(manifest_path.read_text())
     data = out / "version-2"
     snapshot = data / manifest["snapshot"]
+    # children run with a bytecode cache, as a normal install has .pyc files
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(DATA_DIR / "pycache"))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-    cases = ["baseline", "load", "replay", "cli_dump"]
-    if shutil.which("java") and ZK_JAR.is_file():
-        cases.append("java_fmt")
+    cases = ["baseline", "load", "replay", "cli_cs_snap", "cli_cs", "cli_dump_snap", "cli_dump"]
+    if java_ready():
+        cases += list(JAVA_CASES)
     if args.only:
         cases = [c for c in cases if c in args.only.split(",")]
     for p in sorted(data.iterdir()):   # warm page cache
         with open(p, "rb", buffering=0) as fh:
             while fh.read(1 << 24):
                 pass
+    runs: dict[str, list[dict]] = {c: [] for c in cases}
+    for i in range(args.runs):          # interleaved: each round runs every case once
+        for case in cases:
+            if case in ("baseline", "java_base") and i:
+                continue
+            runs[case].append(run_case(case, data, snapshot))
+            print(f"  round {i + 1}: {case} {runs[case][-1]['seconds']:.2f} s", file=sys.stderr)
     results: dict[str, dict] = {}
     for case in cases:
-        runs = [run_case(case, data, snapshot) for _ in range(1 if case == "baseline" else args.runs)]
-        secs = [r["seconds"] for r in runs]
-        results[case] = {"min_s": min(secs), "median_s": statistics.median(secs),
-                         "maxrss_mib": max(r["maxrss_kib"] for r in runs) / 1024, "runs": runs}
+        secs = [r["seconds"] for r in runs[case]]
+        cpu = [r.get("cpu_seconds", 0.0) for r in runs[case]]
+        results[case] = {"min_s": min(secs), "median_s": statistics.median(secs), "min_cpu_s": min(cpu),
+                         "maxrss_mib": max(r["maxrss_kib"] for r in runs[case]) / 1024, "runs": runs[case]}
     if "load" in results and "replay" in results:
         load, replay = results["load"]["median_s"], results["replay"]["median_s"]
         results["replay_only"] = {"median_s": replay - load, "txns_per_s": args.txns / max(replay - load, 1e-9)}
     base = results.get("baseline", {}).get("maxrss_mib", 0.0)
+    jbase = results.get("java_base", {}).get("maxrss_mib", 0.0)
 
     print(f"kreplica ZooKeeper benchmark: {args.nodes:,} znodes, {args.txns:,} txns; "
           f"snapshot {manifest['bytes'][manifest['snapshot']] / 2**20:.0f} MiB; "
-          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs")
-    print(f"{'case':<12} {'min s':>8} {'median s':>9} {'peak RSS MiB':>13} {'minus baseline':>15}")
+          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs; "
+          f"load {os.getloadavg()[0]:.1f}")
+    print(f"{'case':<14} {'min s':>8} {'median s':>9} {'CPU s':>7} {'peak RSS MiB':>13} {'B/znode':>8} "
+          f"{'B/znode -base':>14}")
     for case in cases:
         r = results[case]
-        extra = "" if case in ("baseline", "java_fmt") else f"{r['maxrss_mib'] - base:>15.0f}"
-        print(f"{case:<12} {r['min_s']:>8.2f} {r['median_s']:>9.2f} {r['maxrss_mib']:>13.0f} {extra}")
+        b0 = jbase if case.startswith("java_") else base
+        per = r["maxrss_mib"] * 2**20 / args.nodes
+        net = (r["maxrss_mib"] - b0) * 2**20 / args.nodes
+        r["bytes_per_znode"], r["bytes_per_znode_minus_baseline"] = per, net
+        print(f"{case:<14} {r['min_s']:>8.2f} {r['median_s']:>9.2f} {r['min_cpu_s']:>7.2f} {r['maxrss_mib']:>13.0f} "
+              f"{per:>8.0f} {net:>14.0f}")
     if "replay_only" in results:
         ro = results["replay_only"]
         print(f"replay alone: {ro['median_s']:.2f} s, {ro['txns_per_s']:,.0f} txns/s")
-    if "load" in results:
-        print(f"tree memory: {(results['load']['maxrss_mib'] - base) * 2**20 / args.nodes:.0f} bytes per znode "
-              "(peak RSS minus baseline, mapped snapshot pages included)")
+    ratios = []
+    for ours, theirs, what in RATIOS:
+        if ours in results and theirs in results:
+            a, b = results[ours], results[theirs]
+            row = {"kreplica": ours, "zookeeper": theirs, "what": what,
+                   "time_ratio_min": a["min_s"] / b["min_s"], "time_ratio_median": a["median_s"] / b["median_s"],
+                   "rss_ratio": a["maxrss_mib"] / b["maxrss_mib"]}
+            ratios.append(row)
+            print(f"{ours} / {theirs}: {row['time_ratio_min']:.2f}x time (min; median "
+                  f"{row['time_ratio_median']:.2f}x), {row['rss_ratio']:.2f}x peak RSS  -- {what}")
+    results["ratios"] = ratios
 
     RESULTS_DIR.mkdir(exist_ok=True)
     stamp = datetime.now(timezone.utc)
     doc = {"date": stamp.isoformat(timespec="seconds"), "python": platform.python_version(),
-           "machine": platform.machine(), "cpus": os.cpu_count(), "manifest": manifest, "results": results}
-    (RESULTS_DIR / f"zookeeper-{stamp:%Y-%m-%d}.json").write_text(json.dumps(doc, indent=2) + "\n")
+           "machine": platform.machine(), "cpus": os.cpu_count(), "loadavg": os.getloadavg(),
+           "label": args.label, "manifest": manifest, "results": results}
+    (RESULTS_DIR / f"zookeeper-{stamp:%Y-%m-%d}{'-' + args.label if args.label else ''}.json").write_text(json.dumps(doc, indent=2) + "\n")
 
 
 if __name__ == "__main__":

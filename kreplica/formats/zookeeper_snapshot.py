@@ -35,6 +35,7 @@ is plain. Positions in errors and findings are positions in the uncompressed str
 
 from __future__ import annotations
 
+import mmap
 import os
 import struct
 import zlib
@@ -81,6 +82,8 @@ STAT_PERSISTED = struct.Struct(
 )
 #: A node's fixed tail: ``long acl`` then ``StatPersisted`` (one unpack in the hot loop).
 NODE_TAIL = struct.Struct(">q" + STAT_PERSISTED.format[1:])
+#: The loader's read of a node's tail: ``long acl``, then (44 bytes on) ``ephemeralOwner``.
+ACL_AND_OWNER = struct.Struct(">q" + "44x" + "q")
 INT_BE = struct.Struct(">i")
 DIGEST_V2 = struct.Struct(
     ">"
@@ -102,6 +105,10 @@ MAX_INFLATED_BYTES = 8 * 1024 * 1024 * 1024
 #: bytes takes 3 bytes (about 22:1). Bounding by these keeps memory proportional to the file
 #: even when a crafted Snappy block declares a 4 GiB length.
 MAX_RATIO = {"gz": 1032, "snappy": 22}
+
+#: Seal #1 is summed (and, on an mmap, walked pages released) this many bytes at a time.
+SEAL_STEP = 32 * 1024 * 1024
+PAGE = mmap.PAGESIZE
 
 COMPRESSION_NONE = "none"
 COMPRESSION_GZ = "gz"
@@ -141,6 +148,11 @@ class ZNode(NamedTuple):
     ephemeral_owner: int
     pzxid: int
     position: int = -1
+
+
+#: A node as ``iter_snapshot(raw=True)`` yields it: ``(path, data, acl, ephemeral_owner,
+#: stat, position)`` where ``stat`` is the 60 ``StatPersisted`` bytes as stored.
+RawZNode = tuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,8 +276,8 @@ def inflate(raw, compression: str, *, path: str, limit: int = MAX_INFLATED_BYTES
     return result.data, finding
 
 
-def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
-                  ) -> Iterator[SnapshotPreamble | ZNode | Finding | SnapshotEnd]:
+def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE, raw: bool = False
+                  ) -> Iterator[SnapshotPreamble | ZNode | RawZNode | Finding | SnapshotEnd]:
     """Walk an uncompressed snapshot stream in ``buf`` (mmap, bytes or memoryview).
 
     Yields one :class:`SnapshotPreamble`, then every :class:`ZNode` in file order (pre-order,
@@ -275,6 +287,11 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
     trailers ends the walk with a finding, after every node read so far was yielded: a
     truncated snapshot still shows what it holds. Memory stays proportional to the tree (the
     set of paths seen, to check that parents come first, as ``DataTree.deserialize`` does).
+
+    ``raw=True`` is the loader's form: each node is a plain :data:`RawZNode` tuple with the
+    ``StatPersisted`` bytes left undecoded, and the parents-first check is left to the caller
+    (which holds every path anyway; :func:`orphan_finding` is the finding to give), so no set
+    of paths is kept here.
     """
     r = JuteReader(buf, path=path)
     magic, version, dbid = r.unpack(FILE_HEADER, "FileHeader")
@@ -307,24 +324,38 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
     seals: list[tuple[int, int]] = []
     digest = None
     last_zxid = None
-    # NOTE: the hot loop (one pass per node; 1,000,000 nodes of ~80 data bytes in about 3.5 s on
-    # the development machine, figures in the issue 5 hand-over). The path and data lengths are read inline with the
-    # same checks JuteReader makes (re-read through it on failure, so errors keep their labels);
-    # acl and StatPersisted are one unpack.
+    # NOTE: the hot loop (one pass per node; figures in bench/README.md, "ZooKeeper"). The path
+    # and data lengths are read inline with the same checks JuteReader makes (re-read through it
+    # on failure, so errors keep their labels); acl and StatPersisted are one unpack (raw: acl and
+    # owner one unpack, the stat one slice). Slices of an mmap or bytes are bytes already.
+    # Seal #1's Adler-32 is summed as the walk goes, a step at a time, and on an mmap the pages
+    # summed are handed back (MADV_DONTNEED), so resident memory does not grow by the file size.
     unpack_int = INT_BE.unpack_from
     unpack_tail = NODE_TAIL.unpack_from
+    unpack_acl_owner = ACL_AND_OWNER.unpack_from
     tail_size = NODE_TAIL.size
-    b = r.buf
+    b = r.buf if isinstance(r.buf, (bytes, mmap.mmap)) else bytes(r.buf)
     end = r.end
     make = ZNode
+    release = getattr(b, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    running = 1          # seal #1's Adler-32 of b[0:summed]
+    summed = 0
+    next_step = SEAL_STEP
     try:
         while True:
             pos = r.pos
             at = pos
+            if pos >= next_step:
+                upto = pos & ~(PAGE - 1)
+                running = _adler(b, summed, upto, running)
+                summed = upto
+                if release is not None:
+                    release(mmap.MADV_DONTNEED, 0, upto)
+                next_step = pos + SEAL_STEP
             if end - pos >= 4:
                 (n,) = unpack_int(b, pos)
                 if 0 <= n <= end - pos - 4:
-                    node_path = bytes(b[pos + 4:pos + 4 + n]).decode("utf-8", "replace")
+                    node_path = b[pos + 4:pos + 4 + n].decode("utf-8", "replace")
                     pos += 4 + n
                 else:
                     node_path = r.ustring("node path")
@@ -343,7 +374,7 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
                     data = None
                     pos += 4
                 elif 0 <= n <= end - pos - 4:
-                    data = bytes(b[pos + 4:pos + 4 + n])
+                    data = b[pos + 4:pos + 4 + n]
                     pos += 4 + n
                 else:
                     data = r.buffer("node data")
@@ -354,23 +385,22 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
             if end - pos < tail_size:
                 r.long("node acl")
                 r.need(tail_size - 8, "StatPersisted")
-            tail = unpack_tail(b, pos)
             r.pos = pos + tail_size
             if node_path == "":
                 node_path = "/"
-            else:
+            elif not raw:
                 parent = node_path[:node_path.rfind("/")] or "/"
                 if parent not in seen:
-                    yield Finding("zk_orphan_znode", path, at,
-                                  f"node {node_path!r} comes before its parent {parent!r}; "
-                                  "ZooKeeper refuses to load such a snapshot",
-                                  details={"znode": node_path})
-            seen.add(node_path)
+                    yield orphan_finding(path, at, node_path, parent)
             node_count += 1
-            yield make(node_path, data, *tail, at)
+            if raw:
+                yield (node_path, data, *unpack_acl_owner(b, pos), b[pos + 8:pos + tail_size], at)
+            else:
+                seen.add(node_path)
+                yield make(node_path, data, *unpack_tail(b, pos), at)
         end_nodes = r.pos
         # seal #1: Adler-32 of everything before it
-        running = _adler(buf, 0, end_nodes, 1)
+        running = _adler(b, summed, end_nodes, running)
         yield from _read_seal(r, path, 1, running, seals)
         left = r.remaining
         if left and left != LAST_PROCESSED_ZXID_TRAILER:
@@ -402,6 +432,14 @@ def iter_snapshot(buf, *, path: str, compression: str = COMPRESSION_NONE
                       f"{node_count} nodes were read before it; ZooKeeper would fall back to an older snapshot",
                       details={"field": exc.field, "nodes_read": node_count})
     yield SnapshotEnd(path, node_count, complete, tuple(seals), digest, last_zxid, len(buf))
+
+
+def orphan_finding(path: str, position: int, znode: str, parent: str) -> Finding:
+    """``zk_orphan_znode``: ``znode`` (at ``position``) comes before its ``parent``."""
+    return Finding("zk_orphan_znode", path, position,
+                   f"node {znode!r} comes before its parent {parent!r}; "
+                   "ZooKeeper refuses to load such a snapshot",
+                   details={"znode": znode})
 
 
 def _adler(buf, start: int, end: int, value: int) -> int:

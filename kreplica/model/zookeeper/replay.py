@@ -56,18 +56,10 @@ def _load_snapshot(f: ZkFile) -> tuple[_Loaded | None, list[Finding]]:
         with zks.open_snapshot_stream(f.path) as (buf, compression, finding):
             if finding:
                 findings.append(finding)
-            items = zks.iter_snapshot(buf, path=f.path, compression=compression)
-            preamble = next(items)
-            acls = preamble.acls
-            load = tree.load_node
-            node_type = zks.ZNode
-            for item in items:
-                if type(item) is node_type:
-                    load(item, acls)
-                elif isinstance(item, Finding):
-                    findings.append(item)
-                else:
-                    end = item
+            items = zks.iter_snapshot(buf, path=f.path, compression=compression, raw=True)
+            with closing(items):
+                preamble = next(items)
+                end = tree.load_nodes(items, preamble.acls, findings, f.path)
     except FormatError as exc:
         return None, findings + [_rejected(f, exc)]
     finally:

@@ -24,7 +24,7 @@ import fnmatch
 import re
 import struct
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from kreplica.formats import zookeeper_snapshot as zks
@@ -32,20 +32,34 @@ from kreplica.formats import zookeeper_txnlog as zkl
 from kreplica.formats.findings import Finding
 from kreplica.formats.zookeeper_snapshot import Acl
 
-_DIGEST_STAT = struct.Struct(
-    ">"
-    "q"  # czxid
-    "q"  # mzxid
-    "q"  # pzxid
-    "q"  # ctime
-    "q"  # mtime
-    "i"  # version
-    "i"  # cversion (persisted)
-    "i"  # aversion
-    "q"  # ephemeralOwner
-)
+_STAT = zks.STAT_PERSISTED
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 _NO_CHILDREN: frozenset[str] = frozenset()
+#: ``StatPersisted`` field -> (offset, struct) in the stored 60 bytes.
+_FIELDS = {}
+_at = 0
+for _name, _code in zip(("czxid", "mzxid", "ctime", "mtime", "version", "cversion", "aversion",
+                         "ephemeral_owner", "pzxid"), _STAT.format[1:]):
+    _FIELDS[_name] = (_at, struct.Struct(">" + _code))
+    _at += _FIELDS[_name][1].size
+_INDEX = {name: i for i, name in enumerate(_FIELDS)}
+del _at, _name, _code
+
+
+def _stat_field(name: str) -> property:
+    offset, st = _FIELDS[name]
+    unpack = st.unpack_from
+    i = _INDEX[name]
+
+    def get(self) -> int:
+        return unpack(self.stat, offset)[0]
+
+    def set_(self, value: int) -> None:
+        values = list(_STAT.unpack(self.stat))
+        values[i] = value
+        self.stat = _STAT.pack(*values)
+
+    return property(get, set_, doc=f"``StatPersisted.{name}``")
 
 
 class ZkNode:
@@ -53,25 +67,48 @@ class ZkNode:
 
     Exposed read-only through :class:`ZkState`; only the replayer mutates it. ``cversion`` is
     the persisted value; :attr:`client_cversion` is what zkCli shows.
+
+    NOTE: the stat is kept as the 60 bytes the snapshot stores (``stat``), decoded per field on
+    access (``czxid`` ... ``pzxid``) or all at once (:meth:`stat_values`): a million nodes then
+    cost one small object, one bytes and the data each, and loading decodes no integers (the
+    digest is a CRC of those same bytes). Figures in bench/README.md, "ZooKeeper".
     """
 
-    __slots__ = ("data", "acl", "czxid", "mzxid", "ctime", "mtime", "version", "cversion",
-                 "aversion", "ephemeral_owner", "pzxid", "_children")
+    __slots__ = ("data", "acl", "stat", "_children")
 
-    def __init__(self, data, acl, czxid, mzxid, ctime, mtime, version, cversion, aversion,
-                 ephemeral_owner, pzxid):
+    def __init__(self, data, acl, stat: bytes) -> None:
         self.data = data
         self.acl = acl
-        self.czxid = czxid
-        self.mzxid = mzxid
-        self.ctime = ctime
-        self.mtime = mtime
-        self.version = version
-        self.cversion = cversion
-        self.aversion = aversion
-        self.ephemeral_owner = ephemeral_owner
-        self.pzxid = pzxid
+        self.stat = stat
         self._children: set[str] | None = None   # created on the first child: most nodes are leaves
+
+    @classmethod
+    def of(cls, data, acl, czxid, mzxid, ctime, mtime, version, cversion, aversion, ephemeral_owner,
+           pzxid) -> ZkNode:
+        """A node from its stat fields."""
+        return cls(data, acl, _STAT.pack(czxid, mzxid, ctime, mtime, version, cversion, aversion,
+                                         ephemeral_owner, pzxid))
+
+    czxid = _stat_field("czxid")
+    mzxid = _stat_field("mzxid")
+    ctime = _stat_field("ctime")
+    mtime = _stat_field("mtime")
+    version = _stat_field("version")
+    cversion = _stat_field("cversion")
+    aversion = _stat_field("aversion")
+    ephemeral_owner = _stat_field("ephemeral_owner")
+    pzxid = _stat_field("pzxid")
+
+    def stat_values(self) -> tuple[int, int, int, int, int, int, int, int, int]:
+        """``(czxid, mzxid, ctime, mtime, version, cversion, aversion, ephemeral_owner, pzxid)``."""
+        return _STAT.unpack(self.stat)
+
+    def update(self, **fields: int) -> None:
+        """Set several stat fields at once (one decode and one encode)."""
+        values = list(_STAT.unpack(self.stat))
+        for name, value in fields.items():
+            values[_INDEX[name]] = value
+        self.stat = _STAT.pack(*values)
 
     @property
     def children(self) -> set[str] | frozenset[str]:
@@ -154,15 +191,16 @@ class ZkTree:
     # -- digest (DigestCalculator v2 + AdHash) --
     @staticmethod
     def node_digest(path: str, n: ZkNode) -> int:
-        """``DigestCalculator.calculateDigest``: CRC32 of path, data and a 60-byte stat."""
+        """``DigestCalculator.calculateDigest``: CRC32 of path, data and a 60-byte stat
+        (czxid, mzxid, pzxid, ctime, mtime, version, cversion, aversion, ephemeralOwner: the
+        stored bytes with pzxid moved up)."""
         if path.startswith("/zookeeper/"):
             return 0
-        p = b"" if path == "/" else path.encode("utf-8")
-        crc = zlib.crc32(p)
+        crc = 0 if path == "/" else zlib.crc32(path.encode("utf-8"))
         if n.data is not None:
             crc = zlib.crc32(n.data, crc)
-        return zlib.crc32(_DIGEST_STAT.pack(n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.version,
-                                            n.cversion, n.aversion, n.ephemeral_owner), crc)
+        st = n.stat
+        return zlib.crc32(st[16:52], zlib.crc32(st[52:60], zlib.crc32(st[:16], crc)))
 
     def _pre(self, path: str, n: ZkNode) -> None:
         self.digest = (self.digest - self.node_digest(path, n)) & _MASK64
@@ -173,30 +211,67 @@ class ZkTree:
     # -- loading --
     def load_node(self, z: zks.ZNode, acls: Mapping[int, tuple[Acl, ...]]) -> None:
         """Add one snapshot node (parents first, as snapshots store them)."""
-        # NOTE: runs once per snapshot node; parent lookup and digest are inlined (see the
-        # loading figures in iter_snapshot's NOTE).
-        path = z.path
-        n = ZkNode(z.data, acls.get(z.acl) if z.acl != -1 else None, z.czxid, z.mzxid, z.ctime,
-                   z.mtime, z.version, z.cversion, z.aversion, z.ephemeral_owner, z.pzxid)
-        self.nodes[path] = n
-        if path != "/":
-            i = path.rfind("/")
-            pn = self.nodes.get(path[:i] or "/")
-            if pn is not None:
-                pn.add_child(path[i + 1:])
-            owner = z.ephemeral_owner
-            if owner and zks.is_session_owner(owner):
-                self.ephemerals.setdefault(owner, set()).add(path)
-            if path.startswith("/zookeeper/"):
-                return
-            crc = zlib.crc32(path.encode("utf-8"))
-        else:
-            crc = 0
-        if n.data is not None:
-            crc = zlib.crc32(n.data, crc)
-        crc = zlib.crc32(_DIGEST_STAT.pack(z.czxid, z.mzxid, z.pzxid, z.ctime, z.mtime, z.version,
-                                           z.cversion, z.aversion, z.ephemeral_owner), crc)
-        self.digest = (self.digest + crc) & _MASK64
+        self.load_nodes([(z.path, z.data, z.acl, z.ephemeral_owner,
+                          _STAT.pack(z.czxid, z.mzxid, z.ctime, z.mtime, z.version, z.cversion,
+                                     z.aversion, z.ephemeral_owner, z.pzxid), z.position)], acls, [], "")
+
+    def load_nodes(self, items: Iterable, acls: Mapping[int, tuple[Acl, ...]], findings: list[Finding],
+                   path: str) -> zks.SnapshotEnd | None:
+        """Add the nodes of ``iter_snapshot(raw=True)`` (after its preamble), in file order.
+
+        Findings of the walk, and ``zk_orphan_znode`` for a node that comes before its parent,
+        go to ``findings`` in stream order; returns the walk's :class:`SnapshotEnd`.
+        """
+        # NOTE: runs once per snapshot node (figures in bench/README.md, "ZooKeeper"): no stat
+        # decoding, parent lookup and digest inlined, one tuple unpack per node.
+        nodes = self.nodes
+        ephemerals = self.ephemerals
+        crc32 = zlib.crc32
+        new = ZkNode.__new__
+        node_type = ZkNode
+        container, ttl_mask = zks.CONTAINER_EPHEMERAL_OWNER, zks.TTL_MASK
+        total = 0
+        end = None
+        for item in items:
+            if type(item) is not tuple:
+                if isinstance(item, Finding):
+                    findings.append(item)
+                else:
+                    end = item
+                continue
+            p, data, acl, owner, stat, at = item
+            n = new(node_type)
+            n.data = data
+            n.acl = acls.get(acl) if acl != -1 else None
+            n.stat = stat
+            n._children = None
+            nodes[p] = n
+            if p != "/":
+                i = p.rfind("/")
+                parent = p[:i] or "/"
+                pn = nodes.get(parent)
+                if pn is None:
+                    findings.append(zks.orphan_finding(path, at, p, parent))
+                elif pn._children is None:
+                    pn._children = {p[i + 1:]}
+                else:
+                    pn._children.add(p[i + 1:])
+                if owner and owner != container and (owner & ttl_mask) != ttl_mask:
+                    owned = ephemerals.get(owner)
+                    if owned is None:
+                        ephemerals[owner] = {p}
+                    else:
+                        owned.add(p)
+                if p.startswith("/zookeeper/"):
+                    continue
+                crc = crc32(p.encode("utf-8"))
+            else:
+                crc = 0
+            if data is not None:
+                crc = crc32(data, crc)
+            total += crc32(stat[16:52], crc32(stat[52:60], crc32(stat[:16], crc)))
+        self.digest = (self.digest + total) & _MASK64
+        return end
 
     # -- DataTree operations --
     def create(self, path: str, data, acl, owner: int, parent_cversion: int, zxid: int, time: int,
@@ -214,11 +289,10 @@ class ZkTree:
         if parent_cversion == -1:
             parent_cversion = parent.cversion + 1
         if parent_cversion > parent.cversion:
-            parent.cversion = parent_cversion
-            parent.pzxid = zxid
+            parent.update(cversion=parent_cversion, pzxid=zxid)
         parent.add_child(name)
         self._post(parent_path, parent)
-        n = ZkNode(data, acl, zxid, zxid, time, time, 0, 0, 0, owner, zxid)
+        n = ZkNode.of(data, acl, zxid, zxid, time, time, 0, 0, 0, owner, zxid)
         self.nodes[path] = n
         if zks.is_session_owner(owner):
             self.ephemerals.setdefault(owner, set()).add(path)
@@ -230,8 +304,7 @@ class ZkTree:
             new_cversion = node.cversion + 1
         if new_cversion > node.cversion:
             self._pre(path, node)
-            node.cversion = new_cversion
-            node.pzxid = zxid
+            node.update(cversion=new_cversion, pzxid=zxid)
             self._post(path, node)
 
     def delete(self, path: str, zxid: int) -> int:
@@ -262,7 +335,8 @@ class ZkTree:
         if n is None:
             return -101
         self._pre(path, n)
-        n.data, n.mtime, n.mzxid, n.version = data, time, zxid, version
+        n.data = data
+        n.update(mtime=time, mzxid=zxid, version=version)
         self._post(path, n)
         return 0
 
