@@ -43,3 +43,30 @@ KafkaVersionOption = Annotated[
                  help="Emulate this Kafka version where behaviour changed across releases (default: current "
                       "Kafka, 4.0)."),
 ]
+
+SourcesArgument = Annotated[list[str], typer.Argument(
+    metavar="SOURCE", show_default=False,
+    help="What cluster-state reads: a ZooKeeper data directory (or snapshot and log files), or KRaft "
+         "metadata (a __cluster_metadata-0 directory, the log directory holding it, or its files).")]
+
+
+def parse_log_dirs(values: list[str] | None) -> dict[int, str]:
+    """``--log-dirs BROKER=DIR ...``: each broker's copied log directory (or partition directory);
+    a malformed pair, a missing directory or a broker given twice is a usage error (exit 2)."""
+    import os
+
+    from kreplica.formats.errors import FormatError
+
+    out: dict[int, str] = {}
+    for v in values or ():
+        broker, sep, path = v.partition("=")
+        if not sep or not broker.strip().isdigit() or not path:
+            raise FormatError(f"expected BROKER=DIR such as 1=/data/broker-1, got {v!r}", field="--log-dirs")
+        if not os.path.isdir(path):
+            raise FormatError("no such log directory", path=path, field="--log-dirs")
+        b = int(broker)
+        if b in out:
+            raise FormatError(f"broker {b} is given twice", field="--log-dirs")
+        out[b] = path
+    return out
+

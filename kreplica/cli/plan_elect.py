@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, SourcesArgument, parse_log_dirs
 from kreplica.cli.runner import runs_command
 from kreplica.cli.zk import AtTimeOption, AtZxidOption
 from kreplica.formats.errors import FormatError
@@ -31,18 +31,6 @@ def _brokers(values: list[str] | None, option: str) -> tuple[int, ...]:
                 raise FormatError(f"expected a broker id, got {part!r}", field=option)
             out.append(int(part))
     return tuple(dict.fromkeys(out))
-
-
-def _log_dirs(values: list[str] | None) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for raw in values or ():
-        broker, sep, directory = raw.partition("=")
-        if not sep or not broker.strip().isdigit() or not directory:
-            raise FormatError(f"expected BROKER=DIR, got {raw!r}", field="--log-dirs")
-        if not Path(directory).is_dir():
-            raise FormatError("is not a directory", path=directory, field="--log-dirs")
-        out[int(broker)] = directory
-    return out
 
 
 def _evidence(log_dirs: dict[int, str], keys, names) -> dict:
@@ -70,10 +58,7 @@ def _evidence(log_dirs: dict[int, str], keys, names) -> dict:
 @app.command("plan-elect", short_help="Plan the leader elections a controller would run, and what-if scenarios.")
 @runs_command
 def plan_elect(
-    sources: Annotated[list[str], typer.Argument(
-        metavar="SOURCE", show_default=False,
-        help="What cluster-state reads: a ZooKeeper data directory (or snapshot and log files), or KRaft "
-             "metadata (a __cluster_metadata-0 directory, the log directory holding it, or its files).")],
+    sources: SourcesArgument,
     fail: Annotated[Optional[list[str]], typer.Option(
         "--fail", metavar="BROKER", help="A broker fails hard (repeatable, or comma-separated).")] = None,
     shutdown: Annotated[Optional[list[str]], typer.Option(
@@ -138,7 +123,7 @@ def plan_elect(
         raise FormatError(f"expected yes, no or config, got {unclean_allowed!r}", field="--unclean-allowed")
     failed = _brokers(fail, "--fail")
     stopping = _brokers(shutdown, "--shutdown")
-    dirs = _log_dirs(log_dirs)
+    dirs = parse_log_dirs(log_dirs)
     if emit_election_json is not None and not dirs:
         raise FormatError("needs --log-dirs (the candidates are ranked from the replicas' files)",
                           field="--emit-election-json")

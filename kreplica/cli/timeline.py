@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption
+from kreplica.cli.options import DebugOption, FormatOption, SourcesArgument, parse_log_dirs
 from kreplica.cli.runner import runs_command
 from kreplica.cli.zk import time_option, unreadable
 from kreplica.formats.errors import FormatError
@@ -49,30 +49,10 @@ def _partitions(values: list[str] | None) -> frozenset[str] | None:
     return frozenset(values)
 
 
-def _log_dirs(values: list[str] | None) -> dict[int, str]:
-    import os
-
-    out: dict[int, str] = {}
-    for v in values or ():
-        broker, sep, path = v.partition("=")
-        if not sep or not broker.strip().isdigit() or not path:
-            raise FormatError(f"expected BROKER=DIR such as 1=/data/broker-1, got {v!r}", field="--log-dirs")
-        if not os.path.isdir(path):
-            raise FormatError("no such log directory", path=path, field="--log-dirs")
-        b = int(broker)
-        if b in out:
-            raise FormatError(f"broker {b} is given twice", field="--log-dirs")
-        out[b] = path
-    return out
-
-
 @app.command("timeline", short_help="Every leader, epoch and ISR change with its cause, from ZooKeeper or KRaft.")
 @runs_command
 def timeline(
-    sources: Annotated[list[str], typer.Argument(
-        metavar="SOURCE", show_default=False,
-        help="What cluster-state reads: a ZooKeeper data directory (or snapshot and log files), or KRaft "
-             "metadata (a __cluster_metadata-0 directory, the log directory holding it, or its files).")],
+    sources: SourcesArgument,
     partition: Annotated[Optional[list[str]], typer.Option(
         "--partition", "-p", metavar="TOPIC-P",
         help="Only this partition's events (broker and controller events stay). Repeatable.")] = None,
@@ -119,7 +99,7 @@ def timeline(
     to_pos, to_time = point_option(to, "--to")
     wanted = _partitions(partition)
     brokers = frozenset(broker) if broker else None
-    dirs = _log_dirs(log_dirs)
+    dirs = parse_log_dirs(log_dirs)
     fmt = resolve_format(output_format)
     try:
         items, kind = _walk(sources, from_pos, from_time, to_pos, to_time)
