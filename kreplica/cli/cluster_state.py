@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
-from kreplica.formats.errors import FormatError
-from kreplica.cli.zk import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
+from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, load_source
 from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
 app = typer.Typer()
-
-
-def offset_option(text: str | None, option: str = "--at-offset") -> int | None:
-    """A non-negative integer offset; bad text is a one-line usage error (exit 2)."""
-    if text is None:
-        return None
-    t = text.strip()
-    if not t.isdigit():
-        raise FormatError(f"expected a non-negative integer offset, got {text!r}", field=option)
-    return int(t)
 
 
 @app.command("cluster-state", short_help="The cluster state from a ZooKeeper data directory or KRaft metadata.")
@@ -36,9 +25,7 @@ def cluster_state(
              "*.checkpoint snapshots.")],
     at_zxid: AtZxidOption = None,
     at_time: AtTimeOption = None,
-    at_offset: Annotated[Optional[str], typer.Option(
-        "--at-offset", metavar="OFFSET",
-        help="KRaft: stop after this metadata log offset (inclusive). Default: the end.")] = None,
+    at_offset: AtOffsetOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -54,21 +41,10 @@ def cluster_state(
     (or damage found in the evidence), 2 bad usage or unreadable input (--at-offset on ZooKeeper,
     --at-zxid on KRaft), 3 internal error.
     """
-    from kreplica.formats.errors import FormatError
     from kreplica.report.inspect_log import finding_object
 
-    zxid = zxid_option(at_zxid, "--at-zxid")
-    when = time_option(at_time)
-    offset = offset_option(at_offset)
+    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset)
     fmt = resolve_format(output_format)
-    try:
-        from kreplica.model.cluster import load_cluster_state
-
-        state = load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
-    except ValueError as exc:   # the option that does not fit the detected source
-        raise FormatError(str(exc)) from None
-    except OSError as exc:
-        raise unreadable(exc) from exc
     from kreplica.report.cluster_state import cluster_state_to_dict
     from kreplica.report.cluster_state_text import render_text
 

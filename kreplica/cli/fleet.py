@@ -137,14 +137,8 @@ def _facts(sources, leaders, at_zxid, at_offset):
             raise FormatError(f'not a leaders document {{"partitions":[{{"topic","partition","leader"}}]}}: {exc}',
                               path=leaders) from None
     if sources:
-        from kreplica.cli.cluster_state import offset_option
-        from kreplica.cli.zk import zxid_option
-        from kreplica.model.cluster import load_cluster_state
+        from kreplica.cli.sources import load_source
 
-        try:
-            state = load_cluster_state(sources, at_zxid=zxid_option(at_zxid, "--at-zxid"), at_time=None,
-                                       at_offset=offset_option(at_offset))
-        except ValueError as exc:
-            raise FormatError(str(exc)) from None
+        state = load_source(sources, at_zxid=at_zxid, at_offset=at_offset)
         return pipeline.facts_from_cluster_state(state), pipeline.LEADER_FROM_CLUSTER_STATE
     return {}, None

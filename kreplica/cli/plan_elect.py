@@ -10,7 +10,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, SourcesArgument, parse_log_dirs
 from kreplica.cli.runner import runs_command
-from kreplica.cli.zk import AtTimeOption, AtZxidOption
+from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption
 from kreplica.formats.errors import FormatError
 
 app = typer.Typer()
@@ -92,9 +92,7 @@ def plan_elect(
     = False,
     at_zxid: AtZxidOption = None,
     at_time: AtTimeOption = None,
-    at_offset: Annotated[Optional[str], typer.Option(
-        "--at-offset", metavar="OFFSET",
-        help="KRaft: stop after this metadata log offset (inclusive). Default: the end.")] = None,
+    at_offset: AtOffsetOption = None,
     kafka_version: KafkaVersionOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
@@ -115,8 +113,7 @@ def plan_elect(
     combination harms a partition), 1 some do, 2 bad usage or unreadable input (an unknown broker or
     partition, a zxid beyond the logs), 3 internal error.
     """
-    from kreplica.cli.cluster_state import offset_option
-    from kreplica.cli.zk import time_option, unreadable, zxid_option
+    from kreplica.cli.sources import load_source, offset_option, zxid_option
     from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
     if unclean_allowed not in UNCLEAN_CHOICES:
@@ -132,19 +129,9 @@ def plan_elect(
     if sweep is not None and (failed or stopping or preferred is not None or reassign_complete or dirs):
         raise FormatError("runs on its own: no --fail, --shutdown, --preferred, --reassign-complete or "
                           "--log-dirs with it", field="--sweep")
-    zxid = zxid_option(at_zxid, "--at-zxid")
-    when = time_option(at_time)
-    offset = offset_option(at_offset)
+    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset)
     fmt = resolve_format(output_format)
-    try:
-        from kreplica.model.cluster import load_cluster_state
-
-        state = load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
-    except ValueError as exc:
-        raise FormatError(str(exc)) from None
-    except OSError as exc:
-        raise unreadable(exc) from exc
-    _check_position(state, zxid, offset)
+    _check_position(state, zxid_option(at_zxid, "--at-zxid"), offset_option(at_offset))
 
     from kreplica.analysis.election_scenarios import Scenario, ScenarioError, parse_partition_names, plan_elections
     from kreplica.report import election as report

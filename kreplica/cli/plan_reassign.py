@@ -11,7 +11,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.runner import error_line, runs_command
-from kreplica.cli.zk import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
+from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, load_source
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import resolve_format
 
@@ -95,7 +95,7 @@ def _topics(values: list[str] | None) -> list[str] | None:
 
 
 def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int] | None,
-          racks: dict[int, str], zxid, when, offset):
+          racks: dict[int, str], at_zxid: str | None, at_time: str | None, at_offset: str | None):
     from kreplica.formats.mapped import open_buffer
     from kreplica.formats.reassignment_json import parse_reassignment_json
     from kreplica.model.assignment import assignment_from_cluster_state, assignment_from_entries
@@ -113,14 +113,7 @@ def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int
     if not sources:
         raise FormatError("no SOURCE: give a ZooKeeper or KRaft SOURCE, or --assignment FILE with --brokers",
                           field="SOURCE")
-    from kreplica.model.cluster import load_cluster_state
-
-    try:
-        state = load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
-    except ValueError as exc:
-        raise FormatError(str(exc)) from None
-    except OSError as exc:
-        raise unreadable(exc) from exc
+    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset)
     for f in state.findings:
         if f.is_error:
             error_line(f"kreplica: warning: {f.path}: {f.kind}: {f.message}")
@@ -212,9 +205,7 @@ def plan_reassign(
              "(10^6 bytes/s) and each phase's least duration.")] = None,
     at_zxid: AtZxidOption = None,
     at_time: AtTimeOption = None,
-    at_offset: Annotated[Optional[str], typer.Option(
-        "--at-offset", metavar="OFFSET", help="KRaft: the metadata log offset to plan from. Default: the end.")]
-    = None,
+    at_offset: AtOffsetOption = None,
     kafka_version: KafkaVersionOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
@@ -240,15 +231,12 @@ def plan_reassign(
     """
     from kreplica.analysis.reassignment_planner import PlanError
     from kreplica.analysis.replica_placement import PlacementError
-    from kreplica.cli.cluster_state import offset_option
-
     sources, action, args = _split_words(words)
     fmt = resolve_format(output_format)
     action_args = _action_args(action, args)
     broker_list = parse_brokers(brokers, "--brokers") if brokers is not None else None
     rack_map = parse_racks(racks) if racks is not None else {}
-    assignment = _load(sources, assignment_file, broker_list, rack_map, zxid_option(at_zxid, "--at-zxid"),
-                       time_option(at_time), offset_option(at_offset))
+    assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset)
     try:
         if action == "verify":
             return _verify(assignment, reassignment_file, fmt)

@@ -11,7 +11,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, SourcesArgument, parse_log_dirs
 from kreplica.cli.runner import runs_command
-from kreplica.cli.zk import time_option, unreadable
+from kreplica.cli.sources import time_option, unreadable
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 

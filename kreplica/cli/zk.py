@@ -6,7 +6,6 @@ included (``../shared/specs/zookeeper-formats.md`` §6).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 from typing import Annotated, Optional
 
 import typer
@@ -14,6 +13,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
+from kreplica.cli.sources import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format, text_console
 
@@ -42,51 +42,6 @@ PayloadOption = Annotated[Payload, typer.Option(
     "--payload", case_sensitive=False,
     help="How znode data is written: base64 (standard, padded), hex, utf8 (invalid bytes replaced) or none; "
          "data that is JSON is also given decoded, as data_json (not with none).")]
-AtZxidOption = Annotated[Optional[str], typer.Option(
-    "--at-zxid", metavar="ZXID", help="Stop after this zxid (hex like 0xb6, or decimal). Default: the end of the logs.")]
-AtTimeOption = Annotated[Optional[str], typer.Option(
-    "--at-time", metavar="TIMESTAMP",
-    help="Stop after the last transaction logged at or before this time: epoch milliseconds, or ISO-8601 "
-         "(UTC when no offset is given).")]
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def zxid_option(text: str | None, option: str) -> int | None:
-    """An option's zxid (``0xb6`` or ``182``); bad text is a one-line usage error (exit 2).
-
-    Raised as a :class:`FormatError` naming the option, so the one wrapper prints a single
-    ``kreplica: error: --at-zxid: ...`` line; a typer ``BadParameter`` would print the usage
-    block (four lines) instead.
-    """
-    if text is None:
-        return None
-    try:
-        return _tree().parse_zxid(text)
-    except ValueError:
-        raise FormatError(f"expected a zxid in hex (0xb6) or decimal (182), got {text!r}", field=option) from None
-
-
-def time_option(text: str | None, option: str = "--at-time") -> int | None:
-    """Epoch milliseconds from ``1700000000000`` or ISO-8601 (naive times are UTC)."""
-    if text is None:
-        return None
-    t = text.strip()
-    if t.lstrip("-").isdigit():
-        return int(t)
-    try:
-        when = datetime.fromisoformat(t)
-    except ValueError:
-        raise FormatError(f"expected epoch milliseconds or an ISO-8601 time, got {text!r}", field=option) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return (when - _EPOCH) // timedelta(milliseconds=1)   # exact: no float rounding of .123
-
-
-def unreadable(exc: OSError) -> FormatError:
-    """An OS error on the evidence as the one-line input error it is (exit 2, not 3)."""
-    return FormatError(exc.strerror or str(exc), path=exc.filename)
 
 
 def _console():

@@ -1,0 +1,94 @@
+"""The control-plane SOURCE shared by ``cluster-state``, ``zk``, ``plan-elect``,
+``plan-reassign``, ``timeline`` and ``fleet analyze``: the position options (``--at-zxid``,
+``--at-time``, ``--at-offset``), their parsing into one-line usage errors, and loading the
+cluster state with every failure mapped to exit 2."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Optional
+
+import typer
+
+from kreplica.formats.errors import FormatError
+
+AtZxidOption = Annotated[Optional[str], typer.Option(
+    "--at-zxid", metavar="ZXID", help="Stop after this zxid (hex like 0xb6, or decimal). Default: the end of the logs.")]
+AtTimeOption = Annotated[Optional[str], typer.Option(
+    "--at-time", metavar="TIMESTAMP",
+    help="Stop after the last transaction logged at or before this time: epoch milliseconds, or ISO-8601 "
+         "(UTC when no offset is given).")]
+AtOffsetOption = Annotated[Optional[str], typer.Option(
+    "--at-offset", metavar="OFFSET", help="KRaft: stop after this metadata log offset (inclusive). Default: the end.")]
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def zxid_option(text: str | None, option: str) -> int | None:
+    """An option's zxid (``0xb6`` or ``182``); bad text is a one-line usage error (exit 2).
+
+    Raised as a :class:`FormatError` naming the option, so the one wrapper prints a single
+    ``kreplica: error: --at-zxid: ...`` line; a typer ``BadParameter`` would print the usage
+    block (four lines) instead.
+    """
+    if text is None:
+        return None
+    try:
+        return _parse_zxid(text)
+    except ValueError:
+        raise FormatError(f"expected a zxid in hex (0xb6) or decimal (182), got {text!r}", field=option) from None
+
+
+def time_option(text: str | None, option: str = "--at-time") -> int | None:
+    """Epoch milliseconds from ``1700000000000`` or ISO-8601 (naive times are UTC)."""
+    if text is None:
+        return None
+    t = text.strip()
+    if t.lstrip("-").isdigit():
+        return int(t)
+    try:
+        when = datetime.fromisoformat(t)
+    except ValueError:
+        raise FormatError(f"expected epoch milliseconds or an ISO-8601 time, got {text!r}", field=option) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return (when - _EPOCH) // timedelta(milliseconds=1)   # exact: no float rounding of .123
+
+
+def unreadable(exc: OSError) -> FormatError:
+    """An OS error on the evidence as the one-line input error it is (exit 2, not 3)."""
+    return FormatError(exc.strerror or str(exc), path=exc.filename)
+
+
+def offset_option(text: str | None, option: str = "--at-offset") -> int | None:
+    """A non-negative integer offset; bad text is a one-line usage error (exit 2)."""
+    if text is None:
+        return None
+    t = text.strip()
+    if not t.isdigit():
+        raise FormatError(f"expected a non-negative integer offset, got {text!r}", field=option)
+    return int(t)
+
+
+def _parse_zxid(text: str) -> int:
+    from kreplica.model.zookeeper import parse_zxid
+
+    return parse_zxid(text)
+
+
+def load_source(sources: list[str], *, at_zxid: str | None = None, at_time: str | None = None,
+                at_offset: str | None = None):
+    """The :class:`~kreplica.model.cluster.ClusterState` of SOURCE at the position the options
+    give; an option that does not fit the source, or an unreadable file, is exit 2."""
+    zxid = zxid_option(at_zxid, "--at-zxid")
+    when = time_option(at_time)
+    offset = offset_option(at_offset)
+    from kreplica.model.cluster import load_cluster_state
+
+    try:
+        return load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
+    except ValueError as exc:   # the option that does not fit the detected source
+        raise FormatError(str(exc)) from None
+    except OSError as exc:
+        raise unreadable(exc) from exc
