@@ -22,6 +22,7 @@ segment is null when its file name carries none (stdin, renamed copies).
 from __future__ import annotations
 
 import binascii
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -177,9 +178,21 @@ def _control_json(code: int) -> bytes:
     return text
 
 
+def _header_prefix(key: str, errors: str = "strict") -> bytes:
+    """``{"key":<key as JSON>,"value":`` as UTF-8 bytes, remembered for the next records (up to
+    4096 keys: header keys repeat across records)."""
+    prefix = b'{"key":' + dumps_str(key, errors) + b',"value":'
+    if len(_HEADER_PREFIX) < 4096:
+        _HEADER_PREFIX[key] = prefix
+    return prefix
+
+
 def record_lines(records: Sequence[Record], path_json: bytes, literals: Callable, errors: str = "strict") -> bytes:
     """The ndjson lines of a run of records (one batch's), as UTF-8 bytes: byte for byte the
     lines :func:`record_line` writes (``literals`` from :func:`~kreplica.report.payload.json_literals`).
+
+    This is the reference renderer; ``_crender.render_records`` is its compiled twin for the
+    base64, hex and none payloads (see :func:`load_compiled`).
 
     NOTE: the payloads of the whole run are encoded in three calls (keys, values, header
     values) instead of one call per payload, and each line is one bytes ``%`` format; record
@@ -200,9 +213,7 @@ def record_lines(records: Sequence[Record], path_json: bytes, literals: Callable
             for h in headers:
                 prefix = prefixes.get(h[0])
                 if prefix is None:
-                    prefix = b'{"key":' + dumps_str(h[0], errors) + b',"value":'
-                    if len(prefixes) < 4096:
-                        prefixes[h[0]] = prefix
+                    prefix = _header_prefix(h[0], errors)
                 parts.append(prefix + next(header_values) + b"}")
             header_json = b",".join(parts)
         else:
@@ -213,6 +224,52 @@ def record_lines(records: Sequence[Record], path_json: bytes, literals: Callable
         append(template % (path_json, position, offset, timestamp, sequence, key, value, header_json, control_text,
                            b"null" if coordinator is None else b"%d" % coordinator))
     return b"".join(lines)
+
+
+# -- the compiled twin -------------------------------------------------------------------------
+
+#: The contract of the compiled renderer this module speaks (``_crender.API_VERSION``).
+COMPILED_API_VERSION = 1
+
+
+def load_compiled():
+    """The compiled ndjson renderer (``kreplica/report/_crender.c``), or ``None`` when it was not
+    built (no C compiler at install time) or is a stale build of another contract."""
+    try:
+        from kreplica.report import _crender
+    except ImportError:
+        return None
+    return _crender if getattr(_crender, "API_VERSION", None) == COMPILED_API_VERSION else None
+
+
+# The pure-Python renderer (batch_line, record_lines) is the reference. The compiled one writes
+# the same bytes for batches and for data records with base64, hex or no payloads, and hands
+# anything else back (it returns None); KREPLICA_RENDER=python renders everything in Python.
+_crender = None if os.environ.get("KREPLICA_RENDER", "").lower() == "python" else load_compiled()
+#: ``"compiled"`` or ``"python"``: which ndjson renderer this process uses where it can.
+RENDER_IMPLEMENTATION = "python" if _crender is None else "compiled"
+
+
+
+def _codec_json_bytes() -> tuple[bytes, ...]:
+    """The JSON text of codec ids 0, 1, ... up to the first undefined one (written as a number)."""
+    names = []
+    while len(names) in _CODEC_JSON:
+        names.append(_CODEC_JSON[len(names)].encode("ascii"))
+    return tuple(names)
+
+
+# what the compiled renderer is told: codec ids 0.. as JSON text; timestamp types -1, 0 and 1
+_CODEC_JSON_BYTES = _codec_json_bytes()
+_TIMESTAMP_TYPE_BYTES = tuple(_TIMESTAMP_TYPE.get(t, "create_time").encode("ascii") for t in (-1, 0, 1))
+
+
+def _compiled_payload(compiled, payload: Payload) -> int | None:
+    """The compiled renderer's code for ``payload``, or ``None`` where only Python renders it."""
+    if compiled is None:
+        return None
+    return {Payload.base64: compiled.PAYLOAD_BASE64, Payload.hex: compiled.PAYLOAD_HEX,
+            Payload.none: compiled.PAYLOAD_NONE}.get(payload)
 
 
 def emit_events(events: Iterable[Event], emitter: Emitter, payload: Payload) -> int:
@@ -247,11 +304,34 @@ def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) ->
     errors = 0
     path = ""
     path_json = '""'
-    path_bytes = b'""'
+    path_bytes = batch_path = b'""'   # the path as JSON: for record lines, for batch lines
     literals = json_literals(payload)
     text_errors = emitter.errors
     emit = emitter.emit
     write = emitter.write_block
+    compiled = _crender
+    mode = _compiled_payload(compiled, payload)
+    render_batch = compiled.render_batch if compiled is not None else None
+    render_records = compiled.render_records if mode is not None else None
+    prefixes = _HEADER_PREFIX
+    codec_json, timestamp_types = _CODEC_JSON_BYTES, _TIMESTAMP_TYPE_BYTES
+
+    def header_prefix(key: str) -> bytes:
+        return _header_prefix(key, text_errors)
+
+    def flush(records: list[Record]) -> None:
+        # NOTE: the compiled twin renders a batch's records in one call where it can (bench/README.md)
+        block = None if render_records is None else render_records(records, path_bytes, mode, prefixes, header_prefix)
+        if block is None:
+            block = record_lines(records, path_bytes, literals, text_errors)
+        write(block, len(records))
+
+    def set_path(new: str) -> None:
+        nonlocal path, path_json, path_bytes, batch_path
+        path, path_json = new, dumps(new)
+        path_bytes = dumps_str(new, text_errors)
+        batch_path = path_json.encode("utf-8", text_errors)
+
     pending: list[Record] = []   # the records since the last other event: one batch's
     for ev in events:
         kind = type(ev)
@@ -259,31 +339,25 @@ def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) ->
             pending.append(ev)
             continue
         if pending:
-            write(record_lines(pending, path_bytes, literals, text_errors), len(pending))
+            flush(pending)
             pending = []
-        if kind is RecordBatch:
+        if kind is RecordBatch or isinstance(ev, RecordBatch):
             if ev.path != path:
-                path, path_json = ev.path, dumps(ev.path)
-                path_bytes = dumps_str(path, text_errors)
-            write(batch_line(ev, path_json).encode("utf-8", text_errors))
+                set_path(ev.path)
+            line = None if render_batch is None else render_batch(ev, batch_path, codec_json, timestamp_types)
+            write(line if line is not None else batch_line(ev, path_json).encode("utf-8", text_errors))
         elif isinstance(ev, Record):   # a subclass: not expected, but never dropped
             pending.append(ev)
         elif isinstance(ev, Finding):
             errors += ev.is_error
             emit(finding_object(ev))
         elif isinstance(ev, SegmentStart):
-            path, path_json = ev.path, dumps(ev.path)
-            path_bytes = dumps_str(path, text_errors)
+            set_path(ev.path)
             emit(segment_object(ev))
         elif isinstance(ev, SegmentSummary):
             emit(summary_object(ev))
-        elif isinstance(ev, RecordBatch):
-            if ev.path != path:
-                path, path_json = ev.path, dumps(ev.path)
-                path_bytes = dumps_str(path, text_errors)
-            write(batch_line(ev, path_json).encode("utf-8", text_errors))
     if pending:
-        write(record_lines(pending, path_bytes, literals, text_errors), len(pending))
+        flush(pending)
     return errors
 
 

@@ -184,11 +184,18 @@ class Emitter:
         """Write encoded output (ndjson: whole lines; msgpack: whole objects).
 
         NOTE: blocks are gathered and written in chunks of :data:`CHUNK` bytes: with
-        ``PYTHONUNBUFFERED`` set, one write per line is one system call (bench/README.md).
+        ``PYTHONUNBUFFERED`` set, one write per line is one system call. A block of a chunk or
+        more (the records of a large batch) is written as it is, after what was gathered,
+        rather than copied into one more buffer of its size: that copy, freed at once, made the
+        C allocator give memory back and fault it in again for every batch (bench/README.md).
         """
+        self._count += count
+        if len(data) >= CHUNK and self._binary:
+            self._flush_pending()
+            self._out.write(data)
+            return
         self._pending.append(data)
         self._pending_size += len(data)
-        self._count += count
         if self._pending_size >= CHUNK:
             self._flush_pending()
 

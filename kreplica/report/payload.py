@@ -15,22 +15,37 @@ from collections.abc import Callable, Sequence
 
 from kreplica.report.output import Payload, dumps_str
 
-try:
-    from pybase64 import b64encode as _b64
-except ImportError:  # the standard library's encoder: the same bytes, about half the speed
-    def _b64(data: bytes) -> bytes:
-        return binascii.b2a_base64(data, newline=False)
+
+
+def _stdlib_b64(data: bytes) -> bytes:
+    return binascii.b2a_base64(data, newline=False)
+
+
+_B64: list[Callable[[bytes], bytes]] = []
+
+
+def _b64encoder() -> Callable[[bytes], bytes]:
+    """Standard padded base64 as bytes: ``pybase64`` (SIMD) when installed, else the standard
+    library's encoder (the same bytes, about half the speed). Imported on first use, so runs that
+    write no base64 (scans, ``--payload none``, the compiled renderer) do not pay for it."""
+    if not _B64:
+        try:
+            from pybase64 import b64encode
+        except ImportError:
+            b64encode = _stdlib_b64
+        _B64.append(b64encode)
+    return _B64[0]
 
 
 def b64_text(data: bytes) -> str:
     """Standard padded base64 of ``data`` as a str."""
-    return _b64(data).decode("ascii")
+    return _b64encoder()(data).decode("ascii")
 
 
 def encoder(mode: Payload) -> Callable[[bytes | None], str | None]:
     """A function turning a payload (or ``None``) into its output form."""
     if mode is Payload.base64:
-        b64 = _b64
+        b64 = _b64encoder()
         return lambda b: None if b is None else b64(b).decode("ascii")
     if mode is Payload.hex:
         return lambda b: None if b is None else b.hex()
@@ -58,7 +73,7 @@ def json_literals(mode: Payload) -> Callable[[Sequence[bytes | None]], list[byte
     """A function turning a sequence of payloads into their JSON literals (UTF-8 bytes), each
     exactly what ``dumps(encoder(mode)(p))`` writes: ``null`` for ``None``."""
     if mode is Payload.base64:
-        return _quoted(_b64)
+        return _quoted(_b64encoder())
     if mode is Payload.hex:
         return _quoted(_hex)
     if mode is Payload.utf8:

@@ -22,6 +22,27 @@ LOGS = FIXTURES / "logs"
 DAMAGED = FIXTURES / "damaged"
 
 
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def renderer(request, monkeypatch):
+    """Every test here runs on both ndjson renderers: the compiled one (kreplica/report/_crender.c,
+    with the Python one writing what it hands back) and the pure-Python reference alone; the
+    subprocess tests get the same choice through KREPLICA_RENDER."""
+    from kreplica.report import inspect_log
+
+    if request.param == "compiled":
+        compiled = inspect_log.load_compiled()
+        if compiled is None:
+            if os.environ.get("KREPLICA_REQUIRE_COMPILED") == "1":
+                pytest.fail("KREPLICA_REQUIRE_COMPILED=1 but the compiled renderer is not built")
+            pytest.skip("the compiled renderer is not built here")
+        monkeypatch.setattr(inspect_log, "_crender", compiled)
+        monkeypatch.delenv("KREPLICA_RENDER", raising=False)
+    else:
+        monkeypatch.setattr(inspect_log, "_crender", None)
+        monkeypatch.setenv("KREPLICA_RENDER", "python")
+    return request.param
+
+
 def run(*args: str, input: bytes | None = None):
     return CliRunner().invoke(app, list(args), input=input)
 
@@ -195,3 +216,18 @@ def test_inspect_dir_on_a_directory_that_is_not_kafka_evidence(tmp_path: Path) -
     (tmp_path / "notes.log").write_text("not a segment")
     result = run("inspect-dir", str(tmp_path))
     assert result.exit_code == 2 and "neither a partition directory nor a log directory" in result.stderr
+
+
+@pytest.mark.parametrize("fmt", ["ndjson", "json", "msgpack"])
+def test_both_renderers_write_the_same_bytes_in_every_format_and_payload(renderer, fmt, monkeypatch) -> None:
+    from kreplica.report import inspect_log
+
+    paths = [str(p) for p in sorted(FIXTURES.rglob("*.log"))]
+    for payload in ("base64", "hex", "utf8", "none"):
+        args = ["inspect-log", "--records", "--payload", payload, "-f", fmt, *paths]
+        ours = CliRunner().invoke(app, args)
+        assert ours.exit_code == 1 and ours.stdout_bytes, ours.output
+        with monkeypatch.context() as m:
+            m.setattr(inspect_log, "_crender", None)
+            reference = CliRunner().invoke(app, args)
+        assert ours.stdout_bytes == reference.stdout_bytes
