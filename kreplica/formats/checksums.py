@@ -13,19 +13,52 @@ loaded). CRC-32 uses ``zlib.crc32`` (itself hardware-assisted in modern zlib), w
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import zlib
+from functools import cache
 
-import crcmod.predefined
 
-_reference_crc32c = crcmod.predefined.mkCrcFun("crc-32c")
-_reference_crc32 = crcmod.predefined.mkCrcFun("crc-32")
+@cache
+def _reference(name: str):
+    """crcmod's table-driven CRC (the reference), built on first use: start-up stays cheap."""
+    import crcmod.predefined
+
+    return crcmod.predefined.mkCrcFun(name)
+
+
+def _reference_crc32c(data: bytes) -> int:
+    return _reference("crc-32c")(data)
+
+
+def _reference_crc32(data: bytes) -> int:
+    return _reference("crc-32")(data)
+
+
+def _load_crc32c():
+    """The ``crc32c`` package's compiled module. Loaded without running the package's
+    ``__init__``, which imports ``importlib.metadata`` (35-40 ms of every start-up) only to set
+    ``__version__``; falls back to a plain import if the layout is not the expected one."""
+    spec = importlib.util.find_spec("crc32c")
+    for directory in (spec.submodule_search_locations or ()) if spec else ():
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(directory, "_crc32c" + suffix)
+            if os.path.isfile(path):
+                loader = importlib.machinery.ExtensionFileLoader("crc32c._crc32c", path)
+                module_spec = importlib.util.spec_from_loader("crc32c._crc32c", loader)
+                module = importlib.util.module_from_spec(module_spec)
+                loader.exec_module(module)
+                return module
+    import crc32c
+
+    return crc32c
 
 #: ``"reference"`` or ``"fast"``: which implementation this process uses.
 CRC_IMPLEMENTATION = "reference" if os.environ.get("KREPLICA_CRC", "").lower() == "reference" else "fast"
 
 if CRC_IMPLEMENTATION == "fast":
-    import crc32c as _crc32c_package
+    _crc32c_package = _load_crc32c()
 
     #: True when the fast CRC-32C runs on CPU instructions rather than a software table.
     CRC32C_HARDWARE = bool(_crc32c_package.hardware_based)

@@ -49,6 +49,7 @@ def test_a_terminal_gets_a_bar_that_reaches_the_total(monkeypatch, name: str) ->
     terminal = Console(file=io.StringIO(), force_terminal=True)
     monkeypatch.setattr(progress, "PROGRESS_THRESHOLD", 0)
     monkeypatch.setattr(progress, "stderr_console", lambda: terminal)
+    monkeypatch.setattr(progress, "_stderr_is_tty", lambda: True)
     monkeypatch.setattr(progress, "byte_progress", recording)
     result = CliRunner().invoke(app, [*COMMANDS[name], "-f", "ndjson"])
     assert result.exit_code in (0, 1), result.output
