@@ -33,6 +33,7 @@ import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 from kreplica.formats.findings import Finding
@@ -117,10 +118,13 @@ _NONZERO = re.compile(rb"[^\x00]")
 
 
 # -- bodies ---------------------------------------------------------------------------------
+#
+# NOTE: bodies, digests and entries are NamedTuples, not frozen dataclasses: a replay builds one
+# entry and one body per logged transaction (millions), and a tuple is several times cheaper to
+# build (the reader calls ``tuple.__new__`` directly). Attribute names are the same as before.
 
 
-@dataclass(frozen=True, slots=True)
-class CreateTxn:
+class CreateTxn(NamedTuple):
     """``CreateTxn`` (create, create2), ``CreateContainerTxn``, ``CreateTTLTxn``.
 
     ``ephemeral`` is only carried by CreateTxn (containers and TTL nodes get their owner from
@@ -135,15 +139,13 @@ class CreateTxn:
     ttl: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class DeleteTxn:
+class DeleteTxn(NamedTuple):
     """``DeleteTxn`` (delete, deleteContainer)."""
 
     path: str
 
 
-@dataclass(frozen=True, slots=True)
-class SetDataTxn:
+class SetDataTxn(NamedTuple):
     """``SetDataTxn`` (setData, reconfig): ``version`` is the *new* data version."""
 
     path: str
@@ -151,8 +153,7 @@ class SetDataTxn:
     version: int
 
 
-@dataclass(frozen=True, slots=True)
-class SetACLTxn:
+class SetACLTxn(NamedTuple):
     """``SetACLTxn``: ``version`` is the new ACL version."""
 
     path: str
@@ -160,35 +161,30 @@ class SetACLTxn:
     version: int
 
 
-@dataclass(frozen=True, slots=True)
-class CheckVersionTxn:
+class CheckVersionTxn(NamedTuple):
     """``CheckVersionTxn`` (only inside multi); ``version`` is logged as current + 1."""
 
     path: str
     version: int
 
 
-@dataclass(frozen=True, slots=True)
-class CreateSessionTxn:
+class CreateSessionTxn(NamedTuple):
     timeout: int
 
 
-@dataclass(frozen=True, slots=True)
-class CloseSessionTxn:
+class CloseSessionTxn(NamedTuple):
     """``CloseSessionTxn``: the ephemerals to delete (3.6+); ``None`` when the body is absent."""
 
     paths: tuple[str, ...] | None
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorTxn:
+class ErrorTxn(NamedTuple):
     """``ErrorTxn``: a request that failed in the pre-processor still consumes a zxid."""
 
     err: int
 
 
-@dataclass(frozen=True, slots=True)
-class SubTxn:
+class SubTxn(NamedTuple):
     """One ``Txn`` of a multi: its type and decoded body (``None`` if it did not parse)."""
 
     type: int
@@ -196,8 +192,7 @@ class SubTxn:
     raw: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class MultiTxn:
+class MultiTxn(NamedTuple):
     """``MultiTxn``: sub-transactions sharing the outer header. If any has type -1 (error),
     ZooKeeper applies none of them (``DataTree.processTxn``)."""
 
@@ -208,8 +203,7 @@ class MultiTxn:
         return any(t.type == OP_ERROR for t in self.txns)
 
 
-@dataclass(frozen=True, slots=True)
-class TxnDigest:
+class TxnDigest(NamedTuple):
     version: int
     tree_digest: int
 
@@ -222,8 +216,7 @@ class TxnLogHeader:
     dbid: int
 
 
-@dataclass(frozen=True, slots=True)
-class TxnEntry:
+class TxnEntry(NamedTuple):
     """One logged transaction.
 
     ``position`` is where its checksum starts in the file; ``body`` is the decoded record (one of
@@ -391,6 +384,167 @@ def parse_entry(payload, *, path: str, base: int) -> tuple[tuple, object, TxnDig
     return header, body, digest, None
 
 
+# -- the fast path of the walk ----------------------------------------------------------------
+#
+# NOTE: ``parse_entry`` (a ``JuteReader`` call per field) is the reference and says exactly why an
+# entry does not parse. ``iter_txnlog`` first decodes each entry with :func:`_fast_body`, which
+# reads the same fields inline (one ``unpack_from`` per integer, bounds checked before every
+# slice) and gives up with :class:`_Irregular` on anything unusual (null or oversized lengths,
+# unknown types, bytes after the body that are not a digest, a null sub-transaction); the entry
+# is then decoded again by ``parse_entry``. So both give the same value for every entry the fast
+# path accepts (``tests/formats/test_zookeeper_txnlog.py`` compares them on random and damaged
+# entries). Figures in bench/README.md, "ZooKeeper".
+
+_int_at = struct.Struct(">i").unpack_from
+_long_at = struct.Struct(">q").unpack_from
+_header_at = TXN_HEADER.unpack_from
+_digest_at = TXN_DIGEST.unpack_from
+_new = tuple.__new__
+_HEADER_SIZE = TXN_HEADER.size
+_DIGEST_SIZE = TXN_DIGEST.size
+
+
+class _Irregular(Exception):
+    """The fast decoder met something only the reference reader should judge."""
+
+
+_IRREGULAR = _Irregular()
+
+
+def _fast_ustring(buf, p: int, end: int, nullable: bool) -> tuple[str | None, int]:
+    """A ``ustring`` at ``p`` and the position after it (``None`` for -1 when ``nullable``)."""
+    if end - p < 4:
+        raise _IRREGULAR
+    (n,) = _int_at(buf, p)
+    p += 4
+    if 0 <= n <= end - p:
+        return str(buf[p:p + n], "utf-8", "replace"), p + n
+    if n == -1 and nullable:
+        return None, p
+    raise _IRREGULAR
+
+
+def _fast_count(buf, p: int, end: int, element_size: int) -> tuple[int, int]:
+    """A vector's count at ``p`` (-1 = null) whose elements fit, and the position after it."""
+    if end - p < 4:
+        raise _IRREGULAR
+    (n,) = _int_at(buf, p)
+    p += 4
+    if n < -1 or n * element_size > end - p:
+        raise _IRREGULAR
+    return n, p
+
+
+def _fast_acl(buf, p: int, end: int) -> tuple[tuple[Acl, ...] | None, int]:
+    n, p = _fast_count(buf, p, end, 12)
+    if n == -1:
+        return None, p
+    out = []
+    for _ in range(n):
+        if end - p < 4:
+            raise _IRREGULAR
+        (perms,) = _int_at(buf, p)
+        scheme, p = _fast_ustring(buf, p + 4, end, True)
+        ident, p = _fast_ustring(buf, p, end, True)
+        out.append(_new(Acl, (perms, scheme, ident)))
+    return tuple(out), p
+
+
+def _fast_body(buf, p: int, end: int, t: int):
+    """``parse_body`` for a well-formed body of type ``t`` in ``buf[p:end]``: ``(body, position
+    after it)``; raises :class:`_Irregular` where ``parse_body`` might fail or differ."""
+    if end - p < 4:
+        raise _IRREGULAR
+    if t == OP_SET_DATA or t == OP_RECONFIG or t == OP_DELETE or t == OP_DELETE_CONTAINER \
+            or t == OP_CHECK or t == OP_CREATE or t == OP_CREATE2 or t == OP_CREATE_CONTAINER \
+            or t == OP_CREATE_TTL or t == OP_SET_ACL:
+        (n,) = _int_at(buf, p)
+        p += 4
+        if n < 0 or n > end - p:
+            raise _IRREGULAR
+        zpath = str(buf[p:p + n], "utf-8", "replace")
+        p += n
+        if t == OP_DELETE or t == OP_DELETE_CONTAINER:
+            return _new(DeleteTxn, (zpath,)), p
+        if t == OP_SET_ACL:
+            acl, p = _fast_acl(buf, p, end)
+            if end - p < 4:
+                raise _IRREGULAR
+            return _new(SetACLTxn, (zpath, acl, _int_at(buf, p)[0])), p + 4
+        if end - p < 4:
+            raise _IRREGULAR
+        if t == OP_CHECK:
+            return _new(CheckVersionTxn, (zpath, _int_at(buf, p)[0])), p + 4
+        (n,) = _int_at(buf, p)
+        p += 4
+        if n == -1:
+            data = None
+        elif 0 <= n <= end - p:
+            data = bytes(buf[p:p + n])
+            p += n
+        else:
+            raise _IRREGULAR
+        if t == OP_SET_DATA or t == OP_RECONFIG:
+            if end - p < 4:
+                raise _IRREGULAR
+            return _new(SetDataTxn, (zpath, data, _int_at(buf, p)[0])), p + 4
+        acl, p = _fast_acl(buf, p, end)
+        if t == OP_CREATE or t == OP_CREATE2:
+            if p >= end:
+                raise _IRREGULAR
+            eph = buf[p] != 0
+            p += 1
+            if p == end:
+                return _new(CreateTxn, (zpath, data, acl, eph, -1, None)), p
+            if end - p < 4:
+                raise _IRREGULAR
+            return _new(CreateTxn, (zpath, data, acl, eph, _int_at(buf, p)[0], None)), p + 4
+        if end - p < 4:
+            raise _IRREGULAR
+        (pcv,) = _int_at(buf, p)
+        p += 4
+        if t == OP_CREATE_CONTAINER:
+            return _new(CreateTxn, (zpath, data, acl, False, pcv, None)), p
+        if end - p < 8:
+            raise _IRREGULAR
+        return _new(CreateTxn, (zpath, data, acl, False, pcv, _long_at(buf, p)[0])), p + 8
+    if t == OP_ERROR:
+        return _new(ErrorTxn, (_int_at(buf, p)[0],)), p + 4
+    if t == OP_CREATE_SESSION:
+        return _new(CreateSessionTxn, (_int_at(buf, p)[0],)), p + 4
+    if t == OP_MULTI:
+        n, p = _fast_count(buf, p, end, 8)
+        if n < 0:
+            raise _IRREGULAR
+        subs = []
+        for _ in range(n):
+            if end - p < 8:
+                raise _IRREGULAR
+            sub_type, k = _int_at(buf, p)[0], _int_at(buf, p + 4)[0]
+            p += 8
+            if k < 0 or k > end - p:
+                raise _IRREGULAR   # a null sub-transaction (or damage): the reference decides
+            sub_end = p + k
+            raw = bytes(buf[p:sub_end])
+            body = _fast_body(buf, p, sub_end, sub_type)[0] if sub_type in MULTI_TYPES else None
+            subs.append(_new(SubTxn, (sub_type, body, raw)))
+            p = sub_end
+        return _new(MultiTxn, (tuple(subs),)), p
+    if t == OP_CLOSE_SESSION:
+        # only decoded outside a multi: no body but a digest is the older form (parse_body)
+        if end - p == _DIGEST_SIZE:
+            return _new(CloseSessionTxn, (None,)), p
+        n, p = _fast_count(buf, p, end, 4)
+        if n < 0:
+            raise _IRREGULAR
+        paths = []
+        for _ in range(n):
+            zpath, p = _fast_ustring(buf, p, end, False)
+            paths.append(zpath)
+        return _new(CloseSessionTxn, (tuple(paths),)), p
+    raise _IRREGULAR   # an unknown type: the reference names it
+
+
 def iter_txnlog(buf, *, path: str) -> Iterator[TxnLogHeader | TxnEntry | Finding | TxnLogEnd]:
     """Walk a txn log held in ``buf`` (an mmap, bytes or memoryview).
 
@@ -463,11 +617,25 @@ def iter_txnlog(buf, *, path: str) -> Iterator[TxnLogHeader | TxnEntry | Finding
                               f"entry of {length} bytes at byte {pos} is shorter than a transaction header",
                               details={"length": length})
                 break
-            header, body, digest, error = parse_entry(payload, path=path, base=body_at)
-            client_id, cxid, zxid, time, txn_type = header
-            entry = TxnEntry(path, pos, ENTRY_PREFIX.size + length + 1, checksum, checksum == computed,
-                             client_id, cxid, zxid, time, txn_type, body, digest, error)
-            yield entry
+            client_id, cxid, zxid, time, txn_type = _header_at(buf, body_at)
+            end = body_at + length
+            at = body_at + _HEADER_SIZE
+            error = None
+            if at == end:
+                body = digest = None
+            else:
+                try:
+                    body, at = _fast_body(buf, at, end, txn_type)
+                    if at == end:
+                        digest = None
+                    elif end - at == _DIGEST_SIZE:
+                        digest = _new(TxnDigest, _digest_at(buf, at))
+                    else:
+                        raise _IRREGULAR
+                except (_Irregular, struct.error):
+                    _header, body, digest, error = parse_entry(payload, path=path, base=body_at)
+            yield _new(TxnEntry, (path, pos, ENTRY_PREFIX.size + length + 1, checksum, checksum == computed,
+                                  client_id, cxid, zxid, time, txn_type, body, digest, error))
             entries += 1
             if first is None:
                 first = zxid

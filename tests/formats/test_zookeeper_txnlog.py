@@ -229,3 +229,66 @@ def test_huge_declared_entry_length_does_not_allocate():
         tracemalloc.stop()
     assert peak < 1_000_000
     assert [x.kind for x in items if isinstance(x, Finding)] == ["torn_txn_entry"]
+
+
+# -- the walk's fast decoder against parse_entry, the reference --------------------------------
+
+VALID_NO_DIGEST = zkl.build_txnlog([_entry(i + 1, t, b, digest=None) for i, p in enumerate(BODIES)
+                                    for t, b in [p.values]])
+
+
+def _agrees_with_reference(data: bytes) -> None:
+    """Every entry the walk yields is what ``parse_entry`` decodes from its bytes (same types,
+    values and body error)."""
+    try:
+        items = _walk(data, "p")
+    except FormatError:
+        return
+    for e in items:
+        if isinstance(e, zkl.TxnEntry):
+            at = e.position + zkl.ENTRY_PREFIX.size
+            header, body, digest, error = zkl.parse_entry(memoryview(data)[at:e.position + e.size - 1],
+                                                          path="p", base=at)
+            assert header == (e.client_id, e.cxid, e.zxid, e.time, e.type)
+            assert (repr(body), repr(digest), error) == (repr(e.body), repr(e.digest), e.body_error)
+
+
+def test_regular_entries_never_need_the_reference(monkeypatch):
+    def refuse(*_a, **_k):
+        raise AssertionError("parse_entry called for a regular entry")
+
+    v0 = _entry(1, zkl.OP_CREATE, zkl.CreateTxn("/v0", b"", ACL, False, 0), digest=None)[:-5]
+    v0 = zkl.ENTRY_PREFIX.pack(zlib.adler32(v0[12:]), len(v0) - 12) + v0[12:] + b"B"
+    logs = [VALID, VALID_NO_DIGEST, zkl.build_txnlog([
+        _entry(1, zkl.OP_CLOSE_SESSION, zkl.CloseSessionTxn(None)),
+        _entry(2, zkl.OP_CLOSE_SESSION, zkl.CloseSessionTxn(None), digest=None), v0])]
+    expected = [_walk(log) for log in logs]
+    monkeypatch.setattr(zkl, "parse_entry", refuse)
+    assert [_walk(log) for log in logs] == expected
+    assert expected[2][3].body == zkl.CreateTxn("/v0", b"", ACL, False, -1)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([VALID, VALID_NO_DIGEST]), st.lists(st.tuples(st.integers(16, 1500), st.integers(0, 255)),
+                                                           min_size=1, max_size=6))
+def test_fast_decoder_agrees_with_the_reference_on_mutated_logs(log, patches):
+    data = bytearray(log)
+    for at, value in patches:
+        data[at % len(data)] = value
+    _agrees_with_reference(bytes(data))
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(BODIES) - 1), st.booleans(), st.integers(0, 400), st.integers(0, 400),
+       st.binary(max_size=40))
+def test_fast_decoder_agrees_with_the_reference_on_edited_bodies(which, with_digest, start, stop, insert):
+    """Bytes of one entry's body cut out or inserted (its framing kept whole, so the entry is
+    still yielded): both decoders give the same value or the same error."""
+    txn_type, body = BODIES[which].values
+    raw = _entry(1, txn_type, body, digest=DIGEST if with_digest else None)
+    payload = raw[12:-1]
+    start = zkl.TXN_HEADER.size + start % (len(payload) - zkl.TXN_HEADER.size + 1)
+    stop = max(start, min(len(payload), start + stop % 16))
+    payload = payload[:start] + insert + payload[stop:]
+    entry = zkl.ENTRY_PREFIX.pack(zlib.adler32(payload), len(payload)) + payload + b"B"
+    _agrees_with_reference(zkl.build_txnlog([entry]))

@@ -359,6 +359,49 @@ def test_incremental_digest_equals_a_full_recount():
     assert t.digest == full != 0
 
 
+def _entries_with_digests_from(first_with: int, wrong: dict | None = None) -> list[tuple[int, bytes]]:
+    """HISTORY's entries, the first ``first_with - 1`` without a digest (a pre-3.6 server), the
+    rest with the reference digest (or ``wrong[zxid]``)."""
+    out = []
+    for (i, _), (j, b) in zip(_entries(), _entries(digests=wrong)):
+        if i < first_with:
+            client, t, body = HISTORY[i - 1]
+            b = zkl.build_entry(client_id=client, cxid=i, zxid=i, time=T0 + i * 1000, txn_type=t, body=body)
+        out.append((i, b))
+    return out
+
+
+@pytest.mark.parametrize("first_with", [1, 6, 12, len(HISTORY) + 1])
+def test_digest_is_the_same_whether_kept_or_summed_at_the_end(tmp_path, first_with):
+    """Entries without a digest leave the tree digest to be summed when read; from the first
+    entry with one it is kept step by step again. Either way it is the reference digest, and a
+    logged digest that disagrees is still found."""
+    (tmp_path / "snapshot.0").write_bytes(_snapshot_bytes(_base_tree(), 0))
+    _write_log(tmp_path, 1, _entries_with_digests_from(first_with))
+    state = load_zk_state([tmp_path])
+    assert [f.kind for f in state.findings if f.kind == "zk_digest_mismatch"] == []
+    assert callable(state._digest) == (first_with > len(HISTORY))   # summed only when read
+    assert state.digest == _tree_at(len(HISTORY)).digest
+
+    wrong = first_with + 1 if first_with < len(HISTORY) else None
+    if wrong is not None:
+        _write_log(tmp_path, 1, _entries_with_digests_from(first_with, {wrong: 42}))
+        state = load_zk_state([tmp_path])
+        assert [f.details["zxid"] for f in state.findings if f.kind == "zk_digest_mismatch"] == [wrong]
+
+
+def test_a_snapshot_path_stored_twice_keeps_the_digest_step_by_step():
+    """ZooKeeper's digest counts both copies of a path stored twice; the tree holds one, so the
+    digest cannot be summed over the tree later and is kept change by change."""
+    t = _base_tree()
+    z = zks.ZNode("/a", b"1", -1, 1, 1, 0, 0, 0, 0, 0, 0, 1)
+    t.load_node(z, {})
+    assert t.defer_digest()
+    u = _base_tree()
+    u.load_nodes([(z.path, z.data, -1, 0, zks.STAT_PERSISTED.pack(*z[3:12]), 0)] * 2, {}, [], "")
+    assert not u.defer_digest()
+
+
 def test_load_cluster_state_detects_zookeeper(datadir):
     from kreplica.model.cluster import load_cluster_state
     cs = load_cluster_state([datadir], at_zxid=6)

@@ -164,6 +164,10 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
                                 details={"zxid": digest.zxid, "expected": digest.digest, "actual": tree.digest}))
 
     logs = log_files_for(files.logs, snap_zxid)
+    # Entries without a digest (before ZooKeeper 3.6, or generated) leave nothing to check the
+    # tree against step by step: the digest is then summed once, when it is read (zk dump), and
+    # kept change by change again from the first entry that carries one.
+    deferred = tree.defer_digest()
     applied = 0
     last_time = None
     expected_next = snap_zxid + 1
@@ -194,6 +198,9 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
                                         f"expected zxid {expected_next:#x} next but the logs continue at {e.zxid:#x}",
                                         details={"expected": expected_next, "actual": e.zxid}))
             expected_next = e.zxid + 1
+            if deferred and e.digest is not None:
+                tree.keep_digest()
+                deferred = False
             tree.apply(e)
             applied += 1
             last_time = e.time
@@ -213,7 +220,8 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
                                         details={"znode": p, "session": owner}))
     return ZkState(files.source, tree.last_zxid, last_time, MappingProxyType(tree.nodes),
                    MappingProxyType(tree.sessions), chosen.path, snap_zxid,
-                   tuple(f.path for f in logs), applied, tree.digest, tuple(findings))
+                   tuple(f.path for f in logs), applied,
+                   tree.exact_digest if tree.digest_stale else tree.digest, tuple(findings))
 
 
 def load_zk_state(sources: Iterable[str | os.PathLike], *, at_zxid: int | None = None,

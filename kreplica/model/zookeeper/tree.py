@@ -12,7 +12,9 @@ absolute versions, creates of an existing node fail (a plain ``create`` still ra
 parent's cversion/pzxid), deletes of a missing node fail but still raise the parent's pzxid,
 and the parent's cversion only ever grows. A multi with any error sub-transaction changes
 nothing. The same digest ZooKeeper logs with each transaction is kept here incrementally
-(``ZkTree.digest``), so every replayed step can be checked against the server's own tree digest.
+(``ZkTree.digest``), so every replayed step can be checked against the server's own tree digest;
+while the logs carry none (servers before 3.6) the replay defers it (``ZkTree.defer_digest``)
+and it is summed over the nodes once, when read.
 
 Which files are replayed is :mod:`~kreplica.model.zookeeper.files`; the replay itself is
 :mod:`~kreplica.model.zookeeper.replay`.
@@ -24,7 +26,7 @@ import fnmatch
 import re
 import struct
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from kreplica.formats import zookeeper_snapshot as zks
@@ -35,6 +37,7 @@ from kreplica.formats.zookeeper_snapshot import Acl
 _STAT = zks.STAT_PERSISTED
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 _NO_CHILDREN: frozenset[str] = frozenset()
+_OP_SET_DATA, _OP_CREATE_SESSION, _OP_CLOSE_SESSION = zkl.OP_SET_DATA, zkl.OP_CREATE_SESSION, zkl.OP_CLOSE_SESSION
 #: ``StatPersisted`` field -> (offset, struct) in the stored 60 bytes.
 _FIELDS = {}
 _at = 0
@@ -44,6 +47,11 @@ for _name, _code in zip(("czxid", "mzxid", "ctime", "mtime", "version", "cversio
     _at += _FIELDS[_name][1].size
 _INDEX = {name: i for i, name in enumerate(_FIELDS)}
 del _at, _name, _code
+#: The stored stat cut where ``setData`` changes it (mzxid, mtime, version), and where a child
+#: change does (cversion, pzxid): the other fields stay bytes, nothing else is decoded.
+_SET_DATA_STAT = struct.Struct(">8sq8sqi24s")
+_CHILD_STAT = struct.Struct(">36si12sq")
+assert _SET_DATA_STAT.size == _CHILD_STAT.size == _STAT.size
 
 
 def _stat_field(name: str) -> property:
@@ -157,8 +165,19 @@ class ZkState:
     snapshot_zxid: int
     logs: tuple[str, ...]
     applied: int
-    digest: int
+    #: the tree digest, or a function computing it (a replay that did not keep the digest
+    #: change by change leaves it to be summed when :attr:`digest` is first read)
+    _digest: int | Callable[[], int]
     findings: tuple[Finding, ...] = field(default=())
+
+    @property
+    def digest(self) -> int:
+        """The tree digest (``DigestCalculator`` v2 summed over the nodes, as ZooKeeper keeps it)."""
+        d = self._digest
+        if not isinstance(d, int):
+            d = d()
+            object.__setattr__(self, "_digest", d)
+        return d
 
     def get(self, path: str) -> ZkNode | None:
         return self.nodes.get(path)
@@ -170,6 +189,25 @@ class ZkState:
             return []
         prefix = "" if path == "/" else path
         return sorted(f"{prefix}/{c}" for c in node.children)
+
+
+def _sum_of_digests(nodes: Mapping[str, ZkNode]) -> int:
+    """The tree digest summed over ``nodes``: :meth:`ZkTree.node_digest` of each, inlined."""
+    crc32 = zlib.crc32
+    total = 0
+    for p, n in nodes.items():
+        if p == "/":
+            crc = 0
+        elif p.startswith("/zookeeper/"):
+            continue
+        else:
+            crc = crc32(p.encode("utf-8"))
+        data = n.data
+        if data is not None:
+            crc = crc32(data, crc)
+        st = n.stat
+        total += crc32(st[16:52], crc32(st[52:60], crc32(st[:16], crc)))
+    return total & _MASK64
 
 
 def _parent_and_name(path: str) -> tuple[str, str]:
@@ -185,8 +223,51 @@ class ZkTree:
         self.nodes: dict[str, ZkNode] = {}
         self.sessions: dict[int, int] = {}
         self.ephemerals: dict[int, set[str]] = {}
-        self.digest = 0
+        self._digest = 0
         self.last_zxid = 0
+        # NOTE: the digest is ZooKeeper's AdHash, a sum over the nodes in the tree; each change
+        # subtracts a node's old digest and adds its new one. In deferred mode (defer_digest)
+        # changes skip that and mark the digest stale; it is summed again over every node when
+        # next read. ``_is_sum`` says the digest equals that sum (false when a snapshot stored a
+        # path twice: both copies are in ZooKeeper's digest, one in ``nodes``), which deferring
+        # needs. Figures in bench/README.md, "ZooKeeper".
+        self._deferred = False
+        self._stale = False
+        self._is_sum = True
+
+    @property
+    def digest(self) -> int:
+        """The tree digest ZooKeeper logs with each transaction (``NodeHashMapImpl.getDigest``)."""
+        if self._stale:
+            self._digest = _sum_of_digests(self.nodes)
+            self._stale = False
+        return self._digest
+
+    @digest.setter
+    def digest(self, value: int) -> None:
+        self._digest = value
+        self._stale = False
+        self._is_sum = False   # set from outside: not known to be the sum over these nodes
+
+    def exact_digest(self) -> int:
+        return self.digest
+
+    def defer_digest(self) -> bool:
+        """Stop keeping the digest change by change (it is summed over the nodes when read);
+        refused (False) when the digest is not that sum."""
+        if self._is_sum:
+            self._deferred = True
+        return self._deferred
+
+    def keep_digest(self) -> None:
+        """Keep the digest change by change again (summing it once if changes were deferred)."""
+        if self._deferred:
+            self.digest   # noqa: B018 (sums it when stale)
+            self._deferred = False
+
+    @property
+    def digest_stale(self) -> bool:
+        return self._stale
 
     # -- digest (DigestCalculator v2 + AdHash) --
     @staticmethod
@@ -203,10 +284,16 @@ class ZkTree:
         return zlib.crc32(st[16:52], zlib.crc32(st[52:60], zlib.crc32(st[:16], crc)))
 
     def _pre(self, path: str, n: ZkNode) -> None:
-        self.digest = (self.digest - self.node_digest(path, n)) & _MASK64
+        if self._deferred:
+            self._stale = True
+        else:
+            self._digest = (self._digest - self.node_digest(path, n)) & _MASK64
 
     def _post(self, path: str, n: ZkNode) -> None:
-        self.digest = (self.digest + self.node_digest(path, n)) & _MASK64
+        if self._deferred:
+            self._stale = True
+        else:
+            self._digest = (self._digest + self.node_digest(path, n)) & _MASK64
 
     # -- loading --
     def load_node(self, z: zks.ZNode, acls: Mapping[int, tuple[Acl, ...]]) -> None:
@@ -231,6 +318,8 @@ class ZkTree:
         node_type = ZkNode
         container, ttl_mask = zks.CONTAINER_EPHEMERAL_OWNER, zks.TTL_MASK
         total = 0
+        count = 0
+        before = len(nodes)
         end = None
         for item in items:
             if type(item) is not tuple:
@@ -240,6 +329,7 @@ class ZkTree:
                     end = item
                 continue
             p, data, acl, owner, stat, at = item
+            count += 1
             n = new(node_type)
             n.data = data
             n.acl = acls.get(acl) if acl != -1 else None
@@ -270,7 +360,11 @@ class ZkTree:
             if data is not None:
                 crc = crc32(data, crc)
             total += crc32(stat[16:52], crc32(stat[52:60], crc32(stat[:16], crc)))
-        self.digest = (self.digest + total) & _MASK64
+        if self._stale or self._deferred:
+            self.keep_digest()
+        self._digest = (self._digest + total) & _MASK64
+        if len(nodes) - before != count:
+            self._is_sum = False   # a path stored twice
         return end
 
     # -- DataTree operations --
@@ -286,10 +380,11 @@ class ZkTree:
                 self._set_cversion_pzxid(parent_path, parent, parent_cversion, zxid)
             return -110  # NODEEXISTS
         self._pre(parent_path, parent)
+        head, cversion, middle, _pzxid = _CHILD_STAT.unpack(parent.stat)
         if parent_cversion == -1:
-            parent_cversion = parent.cversion + 1
-        if parent_cversion > parent.cversion:
-            parent.update(cversion=parent_cversion, pzxid=zxid)
+            parent_cversion = cversion + 1
+        if parent_cversion > cversion:
+            parent.stat = _CHILD_STAT.pack(head, parent_cversion, middle, zxid)
         parent.add_child(name)
         self._post(parent_path, parent)
         n = ZkNode.of(data, acl, zxid, zxid, time, time, 0, 0, 0, owner, zxid)
@@ -315,8 +410,9 @@ class ZkTree:
             return -101
         self._pre(parent_path, parent)
         parent.remove_child(name)
-        if zxid > parent.pzxid:
-            parent.pzxid = zxid
+        head, cversion, middle, pzxid = _CHILD_STAT.unpack(parent.stat)
+        if zxid > pzxid:
+            parent.stat = _CHILD_STAT.pack(head, cversion, middle, zxid)
         self._post(parent_path, parent)
         n = self.nodes.pop(path, None)
         if n is None:
@@ -334,10 +430,20 @@ class ZkTree:
         n = self.nodes.get(path)
         if n is None:
             return -101
-        self._pre(path, n)
+        # NOTE: the most common transaction: the stat is spliced (mzxid, mtime, version) in one
+        # unpack and one pack, and the digest is inlined (bench/README.md, "ZooKeeper").
+        if self._deferred:
+            self._stale = True
+            n.data = data
+            czxid, _mzxid, ctime, _mtime, _version, rest = _SET_DATA_STAT.unpack(n.stat)
+            n.stat = _SET_DATA_STAT.pack(czxid, zxid, ctime, time, version, rest)
+            return 0
+        node_digest = self.node_digest
+        d = self._digest - node_digest(path, n)
         n.data = data
-        n.update(mtime=time, mzxid=zxid, version=version)
-        self._post(path, n)
+        czxid, _mzxid, ctime, _mtime, _version, rest = _SET_DATA_STAT.unpack(n.stat)
+        n.stat = _SET_DATA_STAT.pack(czxid, zxid, ctime, time, version, rest)
+        self._digest = (d + node_digest(path, n)) & _MASK64
         return 0
 
     def set_acl(self, path: str, acl, version: int) -> int:
@@ -404,11 +510,17 @@ class ZkTree:
 
     def apply(self, e: zkl.TxnEntry) -> None:
         """``FileTxnSnapLog.processTransaction``: session table, then the tree."""
-        if e.type == zkl.OP_CREATE_SESSION and e.body is not None:
-            self.sessions[e.client_id] = e.body.timeout
-        elif e.type == zkl.OP_CLOSE_SESSION:
-            self.sessions.pop(e.client_id, None)
-        self.process(e.type, e.body, e.client_id, e.zxid, e.time)
+        t = e.type
+        body = e.body
+        if t == _OP_SET_DATA:
+            if body is not None:
+                self.set_data(body.path, body.data, body.version, e.zxid, e.time)
+        else:
+            if t == _OP_CREATE_SESSION and body is not None:
+                self.sessions[e.client_id] = body.timeout
+            elif t == _OP_CLOSE_SESSION:
+                self.sessions.pop(e.client_id, None)
+            self.process(t, body, e.client_id, e.zxid, e.time)
         if e.zxid > self.last_zxid:
             self.last_zxid = e.zxid
 
