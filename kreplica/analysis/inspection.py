@@ -183,15 +183,32 @@ def _header_count(batch: RecordBatch) -> int:
 
 
 def _records_of(buf, batch: RecordBatch) -> Iterator[Record | Finding]:
-    """The batch's records, then a finding if Kafka's reader would throw part way."""
-    reader = legacy_records.iter_records if batch.magic < 2 else default_records.iter_records
+    """The batch's records, then a finding if Kafka's reader would throw part way.
+
+    A legacy message whose key or value cannot be read is yielded as Kafka's iterator yields
+    it (with its key when that is readable, ``None`` for what is not), followed by an
+    ``invalid_record`` finding saying which field Kafka would throw on.
+    """
+    damaged: list[tuple[Record, FormatError]] = []
+    if batch.magic < 2:
+        records = legacy_records.iter_records(buf, batch, on_damage=lambda r, e: damaged.append((r, e)))
+    else:
+        records = default_records.iter_records(buf, batch)
     try:
-        for record in reader(buf, batch):
+        for record in records:
             if batch.is_control and batch.magic >= 2 and record.control_type is None:
                 yield Finding("invalid_record", batch.path, batch.position,
                               f"control record at offset {record.offset} has no valid control key "
                               "(Kafka: 'Invalid version found for control record' or too short)")
             yield record
+            if damaged:
+                for rec, exc in damaged:
+                    field = exc.field or "value"
+                    yield Finding("invalid_record", batch.path, batch.position,
+                                  f"message at offset {rec.offset} (batch at byte {batch.position}): {exc.reason}; "
+                                  f"Kafka's reader yields the record and throws when its {field} is read",
+                                  details={"field": field, "offset": rec.offset})
+                damaged.clear()
     except FormatError as exc:
         kind = "decompression_error" if "decompress" in exc.reason else "invalid_record"
         yield Finding(kind, batch.path, batch.position,

@@ -17,10 +17,14 @@ Sources: ``clients/src/main/java/org/apache/kafka/common/compress/`` (apache/kaf
  4     zstd    standard zstd frame(s) (v2 batches only)
 =====  ======  =========================================================================
 
-Decompression is bounded: :data:`MAX_INFLATED_BYTES` caps the output of one batch, so a
-small compressed batch can never inflate without bound. When the data breaks part way, the
-bytes recovered before the break are returned with the error, as Kafka's streaming readers
-would already have handed out the records in them.
+Decompression is bounded relative to the size the batch declares for its compressed bytes
+(:func:`inflation_limit`): at most :data:`MAX_INFLATION_RATIO` times that size, never less than
+:data:`MIN_INFLATION_ALLOWANCE` and never more than :data:`MAX_INFLATED_BYTES`. A payload that
+would inflate (or declares that it inflates: a zstd frame content size, a snappy block length)
+past its limit is a decompression bomb: the bytes up to the limit are returned with an error,
+which the record readers turn into a ``decompression_error`` finding; nothing larger is ever
+allocated. When the data breaks part way, the bytes recovered before the break are returned with
+the error, as Kafka's streaming readers would already have handed out the records in them.
 """
 
 from __future__ import annotations
@@ -35,8 +39,20 @@ from xxhash import xxh32_intdigest as xxh32  # XXH32 (LZ4 frame header and block
 NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
 CODEC_NAMES = {NONE: "none", GZIP: "gzip", SNAPPY: "snappy", LZ4: "lz4", ZSTD: "zstd"}
 
-#: The most bytes one batch may inflate to before kreplica calls it a decompression bomb.
+#: The most bytes one batch may inflate to, whatever its size, before kreplica calls it a bomb.
 MAX_INFLATED_BYTES = 256 * 1024 * 1024
+#: A batch may always inflate to this much: far above what Kafka's defaults produce (a producer's
+#: ``batch.size`` is 16 KiB, ``max.request.size`` 1 MiB of uncompressed records).
+MIN_INFLATION_ALLOWANCE = 16 * 1024 * 1024
+#: Beyond the allowance, a batch may inflate to this many times its compressed size. Real record
+#: data compresses 2-20x; 256x only admits runs of nearly identical bytes (deflate's ceiling is
+#: 1032x, lz4's 255x; a zstd frame of RLE blocks reaches 32768x, 1 GiB from 32 KiB).
+MAX_INFLATION_RATIO = 256
+
+
+def inflation_limit(compressed_size: int) -> int:
+    """How many bytes a payload of ``compressed_size`` compressed bytes may inflate to."""
+    return min(MAX_INFLATED_BYTES, max(MIN_INFLATION_ALLOWANCE, MAX_INFLATION_RATIO * compressed_size))
 
 SNAPPY_MAGIC = b"\x82SNAPPY\x00"
 SNAPPY_HEADER = struct.Struct(">8sii")  # magic, version, min_compatible_version
@@ -65,13 +81,16 @@ class Inflated:
     lz4_broken_checksum: bool = False
 
 
-def decompress(codec: int, payload, *, magic: int = 2, limit: int = MAX_INFLATED_BYTES) -> Inflated:
+def decompress(codec: int, payload, *, magic: int = 2, limit: int | None = None) -> Inflated:
     """Inflate ``payload`` compressed with ``codec`` as Kafka's reader for ``magic`` would.
 
     Never raises for bad data: the error is returned in :class:`Inflated` together with the bytes
-    recovered before it. Output beyond ``limit`` is an error, not an allocation.
+    recovered before it. Output beyond ``limit`` (by default :func:`inflation_limit` of the
+    payload's size) is an error, not an allocation.
     """
     payload = bytes(payload)
+    if limit is None:
+        limit = inflation_limit(len(payload))
     try:
         if codec == NONE:
             return Inflated(payload)
@@ -88,8 +107,17 @@ def decompress(codec: int, payload, *, magic: int = 2, limit: int = MAX_INFLATED
     return Inflated(b"", f"unknown compression codec id {codec}")
 
 
+#: The words every "past the limit" error starts with (the readers recognise a bomb by them).
+BOMB_ERROR = "decompression bomb"
+
+
 def _too_big(limit: int) -> str:
-    return f"inflates past the {limit}-byte limit for one batch"
+    return f"{BOMB_ERROR}: inflates past the {limit}-byte limit for this batch"
+
+
+def is_bomb(error: str | None) -> bool:
+    """Whether an :class:`Inflated` error says the payload inflates past its limit."""
+    return error is not None and error.startswith(BOMB_ERROR)
 
 
 GZIP_INPUT_CHUNK = 512  # GZIPInputStream's default input buffer
@@ -140,7 +168,11 @@ def _gunzip_whole(payload: bytes, limit: int) -> Inflated | None:
             return None
         total += len(piece)
         pieces.append(piece)
-        if total > limit or d.unconsumed_tail or not d.eof:
+        if total > limit:  # a bomb: what the replayable path would say, without inflating it twice
+            whole = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+            del pieces, piece
+            return Inflated(whole[:limit], _too_big(limit))
+        if d.unconsumed_tail or not d.eof:
             return None
         data = d.unused_data
         if not _gzip_header_parses(data):
@@ -176,10 +208,12 @@ def _gunzip_replayable(payload: bytes, limit: int) -> Inflated:
                     break
                 if len(out) > limit:
                     break
-            return Inflated(bytes(out[:limit]), f"gzip data does not decompress: {exc}")
+            del out[limit:]
+            return Inflated(bytes(out), f"gzip data does not decompress: {exc}")
         out += piece
         if len(out) > limit or d.unconsumed_tail:
-            return Inflated(bytes(out[:limit]), _too_big(limit))
+            del out[limit:]
+            return Inflated(bytes(out), _too_big(limit))
 
 
 #: The most a snappy block can expand: a 3-byte copy element yields at most 64 bytes.

@@ -21,7 +21,7 @@ whole inner list before it hands out the first inner record, so any inner error 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from kreplica.formats import codecs
 from kreplica.formats.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE, NewRecord, Record, RecordBatch
@@ -80,12 +80,17 @@ def parse_entry(buf, position: int, size: int, *, path: str, verify_crc: bool = 
     if codec == codecs.NONE:
         return batch, None
     try:
-        first = next(iter_records(buf, batch))
+        # baseOffset() reads inner offsets only; a damaged inner key or value does not matter here
+        first = next(iter_records(buf, batch, on_damage=_ignore))
     except FormatError as exc:
         return batch, exc
     except StopIteration:  # pragma: no cover - iter_records raises on an empty set
         return batch, None
     return _with_base(batch, first.offset), None
+
+
+def _ignore(record: Record, error: FormatError) -> None:
+    pass
 
 
 def _with_base(batch: RecordBatch, base_offset: int) -> RecordBatch:
@@ -94,36 +99,66 @@ def _with_base(batch: RecordBatch, base_offset: int) -> RecordBatch:
 
 def _key_value(msg: bytes, magic: int, where: int, path: str) -> tuple[bytes | None, bytes | None]:
     """Key and value of a message body (``msg`` starts at the CRC)."""
+    key, value, error = _key_value_partial(msg, magic, where, path)
+    if error is not None:
+        raise error
+    return key, value
+
+
+def _key_value_partial(msg: bytes, magic: int, where: int, path: str,
+                       ) -> tuple[bytes | None, bytes | None, Malformed | None]:
+    """Key and value of a message body, as far as they can be read, and the error that stopped it.
+
+    Kafka's ``LegacyRecord.key()`` and ``value()`` slice by the stored lengths only when asked,
+    so a message whose value length is impossible still has its key (``value()`` throws), and
+    one whose key length is impossible has neither (``value()`` is located after the key).
+    """
     pos = (KEY_SIZE_OFFSET_V0 if magic == 0 else KEY_SIZE_OFFSET_V1) - LOG_OVERHEAD
     out: list[bytes | None] = []
     for name in ("key", "value"):
         if pos + 4 > len(msg):
-            raise Malformed(f"{name} length runs past the end of the message", path=path, position=where + pos)
+            error = Malformed(f"{name} length runs past the end of the message", path=path,
+                              position=where + pos, field=name)
+            return (out[0] if out else None), None, error
         (n,) = struct.unpack_from(">i", msg, pos)
         pos += 4
         if n < 0:
             out.append(None)
             continue
         if n > len(msg) - pos:
-            raise Malformed(f"{name} of {n} bytes runs past the end of the message", path=path, position=where + pos)
+            error = Malformed(f"{name} of {n} bytes runs past the end of the message", path=path,
+                              position=where + pos, field=name)
+            return (out[0] if out else None), None, error
         out.append(bytes(msg[pos:pos + n]))
         pos += n
-    return out[0], out[1]
+    return out[0], out[1], None
 
 
-def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
+def iter_records(buf, batch: RecordBatch, *,
+                 on_damage: Callable[[Record, FormatError], None] | None = None) -> Iterator[Record]:
     """The records of a legacy entry, as Kafka's deep iterator yields them.
 
     An uncompressed message is its own single record. A wrapper is inflated and all inner
     entries are read first (so an inner error raises before any record is yielded), then the
     records follow with absolute offsets and, in v1, the wrapper's timestamp when it says
-    LogAppendTime. An inner message that is itself compressed raises when it is reached.
+    LogAppendTime. An inner message that is itself compressed raises when it is reached, so
+    wrappers never nest: the inner value is not inflated again, whatever its depth.
+
+    A message whose key or value length is impossible raises :class:`Malformed` by default.
+    With ``on_damage``, it is yielded as Kafka's iterator yields it, with the key when that can
+    be read and ``None`` for what cannot (Kafka throws only when ``key()``/``value()`` is
+    called); ``on_damage(record, error)`` is called just before it is yielded.
     """
     path, position, end = batch.path, batch.position, batch.end
     msg = bytes(buf[position + LOG_OVERHEAD:end])
     if batch.compression == codecs.NONE:
-        key, value = _key_value(msg, batch.magic, position + LOG_OVERHEAD, path)
-        yield Record(position, batch.last_offset, batch.max_timestamp if batch.magic else -1, -1, key, value, ())
+        key, value, error = _key_value_partial(msg, batch.magic, position + LOG_OVERHEAD, path)
+        record = Record(position, batch.last_offset, batch.max_timestamp if batch.magic else -1, -1, key, value, ())
+        if error is not None:
+            if on_damage is None:
+                raise error
+            on_damage(record, error)
+        yield record
         return
     if batch.compression == codecs.ZSTD:
         raise Malformed(f"Invalid wrapper compressionType found in legacy deep record iterator {batch.magic}",
@@ -137,7 +172,10 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
                         path=path, position=position, field="value")
     inflated = codecs.decompress(batch.compression, wrapper_value, magic=batch.magic)
     data = inflated.data
-    inner: list[tuple[int, bytes]] = []
+    # NOTE: inner messages are views of the inflated bytes, not copies: a wrapper may inflate to
+    # codecs.inflation_limit() bytes, and copying every message would double that
+    view = memoryview(data)
+    inner: list[tuple[int, memoryview]] = []
     pos = 0
     while len(data) - pos >= LOG_OVERHEAD:
         offset, size = struct.unpack_from(">qi", data, pos)
@@ -146,7 +184,7 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
                             path=path, position=position, field=f"inner message at inflated byte {pos}")
         if len(data) - pos - LOG_OVERHEAD < size:
             break  # a short read ends the inner set silently (DataLogInputStream)
-        inner.append((offset, data[pos + LOG_OVERHEAD:pos + LOG_OVERHEAD + size]))
+        inner.append((offset, view[pos + LOG_OVERHEAD:pos + LOG_OVERHEAD + size]))
         pos += LOG_OVERHEAD + size
     if inflated.error is not None:
         raise Malformed(f"wrapper value does not decompress: {inflated.error}", path=path, position=position,
@@ -181,9 +219,17 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
         elif wrapper_log_append:
             timestamp = batch.max_timestamp
         else:
-            (timestamp,) = V1_TIMESTAMP.unpack_from(body + bytes(14), TIMESTAMP_OFFSET - LOG_OVERHEAD)
-        key, value = _key_value(body, imagic, position, path)
-        yield Record(position, offset, timestamp, -1, key, value, ())
+            at = TIMESTAMP_OFFSET - LOG_OVERHEAD
+            (timestamp,) = V1_TIMESTAMP.unpack_from(body if len(body) >= at + 8 else bytes(body) + bytes(8), at)
+        key, value, error = _key_value_partial(body, imagic, position, path)
+        record = Record(position, offset, timestamp, -1, key, value, ())
+        if error is not None:
+            error = Malformed(f"inner message at offset {offset}: {error.reason}", path=path, position=position,
+                              field=error.field)
+            if on_damage is None:
+                raise error
+            on_damage(record, error)
+        yield record
 
 
 # -- writer ---------------------------------------------------------------------------------

@@ -82,8 +82,40 @@ class SegmentEnd:
     stopped_by: str
 
 
-def _all_zero(buf, start: int, end: int) -> bool:
-    return _NONZERO.search(buf, start, end) is None
+#: Searches over long stretches (zeros, garbage) go a window at a time, handing the pages behind
+#: them back to the kernel: a 10 GiB hole is read once without keeping 10 GiB resident.
+SEARCH_WINDOW = 32 * 1024 * 1024
+
+
+class _Releaser:
+    """Hands pages of an mmap back to the kernel (``MADV_DONTNEED``) once a search has passed them.
+    A no-op for ``bytes`` and memoryviews not backed by an mmap."""
+
+    __slots__ = ("advise", "done")
+
+    def __init__(self, mapping) -> None:
+        self.advise = getattr(mapping, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+        self.done = 0
+
+    def upto(self, pos: int) -> None:
+        if self.advise is None:
+            return
+        end = (pos - PAGE) & ~(PAGE - 1)
+        if end - self.done >= SEARCH_WINDOW:
+            self.advise(mmap.MADV_DONTNEED, self.done, end - self.done)
+            self.done = end
+
+
+_NO_RELEASE = _Releaser(None)
+
+
+def _all_zero(buf, start: int, end: int, release: _Releaser = _NO_RELEASE) -> bool:
+    search = _NONZERO.search
+    for w in range(start, end, SEARCH_WINDOW):
+        if search(buf, w, min(end, w + SEARCH_WINDOW)) is not None:
+            return False
+        release.upto(w + SEARCH_WINDOW)
+    return True
 
 
 def is_plausible_batch(buf, pos: int, end: int, budget: list[int] | None = None) -> bool:
@@ -138,20 +170,41 @@ def is_plausible_batch(buf, pos: int, end: int, budget: list[int] | None = None)
 SEARCH_CRC_BUDGET_FACTOR = 16
 
 
-def find_next_batch(buf, start: int, end: int) -> int | None:
+def find_next_batch(buf, start: int, end: int, mapping=None) -> int | None:
     """The first position at or after ``start`` where :func:`is_plausible_batch` holds.
 
     Candidates come from a regular expression over the raw bytes (C speed), so runs of zeros
     and random garbage are skipped without a Python-level loop per byte. The checksum work is
     bounded (:data:`SEARCH_CRC_BUDGET_FACTOR`): crafted data that would make it quadratic ends
-    the search instead, and the rest of the file is reported as unreadable.
+    the search instead, and the rest of the file is reported as unreadable. The search goes
+    :data:`SEARCH_WINDOW` bytes at a time; when ``mapping`` is the mmap under ``buf``, pages it
+    has passed are released, so resident memory stays flat across gigabytes of damage.
     """
     search = _CANDIDATE.search
+    release = _Releaser(mapping) if mapping is not None else _NO_RELEASE
+    release.done = start & ~(PAGE - 1)
     pos = start
     budget = [SEARCH_CRC_BUDGET_FACTOR * (end - start) + (1 << 20)]
+    window_end = min(end, pos + SEARCH_WINDOW)
+    nonzero = _NONZERO.search
     while True:
-        m = search(buf, pos, end)
-        if m is None or budget[0] <= 0:
+        # a candidate's size field (bytes 8-11) is at least 14, so none lies wholly in zeros: skip
+        # runs of zeros (a preallocated or sparse stretch) with the cheaper search first
+        z = nonzero(buf, pos, min(end, window_end + LOG_OVERHEAD))
+        if z is None:
+            pos = window_end
+        elif z.start() - LOG_OVERHEAD > pos:
+            pos = z.start() - LOG_OVERHEAD
+        # a candidate needs 18 bytes of lookahead past its start, so the window reads a little further
+        m = search(buf, pos, min(end, window_end + HEADER_SIZE_UP_TO_MAGIC + 8)) if pos < window_end else None
+        if m is None or m.start() >= window_end:
+            if window_end >= end:
+                return None
+            pos = window_end
+            window_end = min(end, pos + SEARCH_WINDOW)
+            release.upto(pos)
+            continue
+        if budget[0] <= 0:
             return None
         q = m.start()
         if is_plausible_batch(buf, q, end, budget):
@@ -217,7 +270,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None,
         offset, size, magic = unpack_prefix(buf, pos)
         if size < MIN_ENTRY_SIZE:
             break_here(pos, STOP_EXCEPTION)
-            if _all_zero(buf, pos, end):
+            if _all_zero(buf, pos, end, _Releaser(mapping)):
                 yield Finding("trailing_zeros", path, pos,
                               f"{end - pos} zero bytes from byte {pos} to the end of the file "
                               "(preallocated space); Kafka's reader fails here with 'Found record size 0 "
@@ -228,7 +281,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None,
                           f"entry size {size} is below the minimum record overhead ({MIN_ENTRY_SIZE}); "
                           "Kafka's reader throws CorruptRecordException here",
                           details={"size": size, "minimum": MIN_ENTRY_SIZE})
-            nxt = find_next_batch(buf, pos + 1, end)
+            nxt = find_next_batch(buf, pos + 1, end, mapping)
             if nxt is None:
                 break
             yield _resync_finding(buf, path, pos, nxt)
@@ -239,7 +292,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None,
                 break_here(pos, STOP_MAX_BYTES)
                 break
             break_here(pos, STOP_INCOMPLETE)
-            nxt = find_next_batch(buf, pos + 1, end)
+            nxt = find_next_batch(buf, pos + 1, end, mapping)
             if nxt is None:
                 yield Finding("truncated_tail", path, pos,
                               f"the batch at byte {pos} declares {LOG_OVERHEAD + size} bytes but only "

@@ -487,3 +487,52 @@ def test_gzip_fast_path_is_the_replayable_path(data, extra, flips, cut, limit):
     if cut is not None:
         frame = frame[:cut % (len(frame) + 1)]
     assert codecs._gunzip(bytes(frame), limit) == codecs._gunzip_replayable(bytes(frame), limit)
+
+
+# -- the limit is relative to the compressed size (issue 14) -----------------------------------
+
+
+def test_inflation_limit_is_relative_to_the_compressed_size():
+    assert codecs.inflation_limit(0) == codecs.MIN_INFLATION_ALLOWANCE
+    assert codecs.inflation_limit(1 << 20) == codecs.MAX_INFLATION_RATIO << 20
+    assert codecs.inflation_limit(1 << 30) == codecs.MAX_INFLATED_BYTES
+
+
+@pytest.mark.parametrize(
+    "codec",
+    # snappy (~21:1) and lz4 (~255:1) cannot pass 256:1, so only gzip and zstd make bombs here
+    [pytest.param(c, id=codecs.CODEC_NAMES[c]) for c in (codecs.GZIP, codecs.ZSTD)],
+)
+def test_bomb_without_a_limit_stops_at_the_relative_limit(bombs, codec):
+    packed = bombs[codec]
+    limit = codecs.inflation_limit(len(packed))
+    assert limit < BOMB_SIZE
+    tracemalloc.start()
+    try:
+        got = codecs.decompress(codec, packed)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert codecs.is_bomb(got.error)
+    assert len(got.data) <= limit
+    assert peak < 3 * limit + 4 * len(packed)
+
+
+def _zstd_rle_frame(blocks: int) -> bytes:
+    """A zstd frame of ``blocks`` RLE blocks of 128 KiB each: 4 bytes a block, 1 GiB from 32 KiB."""
+    out = bytearray(b"\x28\xb5\x2f\xfd\x00\x38")  # no content size, window 2^17
+    for i in range(blocks):
+        out += (int(i == blocks - 1) | 2 | (128 * 1024) << 3).to_bytes(3, "little") + b"\x00"
+    return bytes(out)
+
+
+def test_zstd_rle_gigabyte_is_a_bomb_not_an_allocation():
+    frame = _zstd_rle_frame(8192)  # inflates to 1 GiB
+    tracemalloc.start()
+    try:
+        got = codecs.decompress(codecs.ZSTD, frame)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert codecs.is_bomb(got.error)
+    assert peak < 3 * codecs.inflation_limit(len(frame))

@@ -739,3 +739,25 @@ def test_every_one_and_two_byte_varint_decodes_as_the_varint_module_says():
         expected.append((delta, delta))
     assert got == expected
     assert all(read_unsigned_varint(enc, 0, len(enc))[1] == len(enc) for enc in encodings)
+
+
+def test_zstd_bomb_batch_raises_within_the_relative_limit():
+    # issue 14: a 32 KiB zstd frame of RLE blocks that inflates to 1 GiB is refused at
+    # codecs.inflation_limit(32 KiB) = 16 MiB, as a FormatError the walkers turn into a finding
+    frame = bytearray(b"\x28\xb5\x2f\xfd\x00\x38")
+    for i in range(8192):
+        frame += (int(i == 8191) | 2 | (128 * 1024) << 3).to_bytes(3, "little") + b"\x00"
+    count = 20_000_000
+    body = struct.pack(">hiqqqhii", codecs.ZSTD, count - 1, 0, 0, -1, -1, -1, count) + bytes(frame)
+    crc = reference_crc32c(body)
+    data = struct.pack(">qiib", 0, 9 + len(body), 0, 2) + struct.pack(">I", crc) + body
+    batch = default_records.parse_header(data, 0, len(data), path="bomb.log")
+    tracemalloc.start()
+    try:
+        with pytest.raises(FormatError, match="decompression bomb"):
+            for _ in default_records.iter_records(data, batch):
+                pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * codecs.inflation_limit(len(frame))

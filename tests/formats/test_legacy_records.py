@@ -413,3 +413,81 @@ def test_any_message_gives_records_or_a_format_error(body, magic, attributes):
     if attributes & 0x07 == 0:  # an uncompressed message is its own single record
         assert len(got) <= 1
         assert all(r.offset == 7 for r in got)
+
+
+# -- hardening (issue 14): damaged messages are yielded, wrappers never nest, bombs are bounded --
+
+
+@pytest.mark.parametrize(
+    ("edit", "key", "field"),
+    [
+        pytest.param(lambda d: struct.pack_into(">i", d, 25, 1000), b"key", "value", id="value-past-end"),
+        pytest.param(lambda d: struct.pack_into(">i", d, 18, 1000), None, "key", id="key-past-end"),
+        pytest.param(lambda d: d.__delitem__(slice(25, None)), b"key", "value", id="value-length-missing"),
+    ],
+)
+def test_damaged_message_is_yielded_with_its_key_when_asked(edit, key, field):
+    # Kafka's iterator yields the LegacyRecord; key() and value() throw only when called
+    data = bytearray(TV8_V0)
+    edit(data)
+    struct.pack_into(">i", data, 8, len(data) - 12)
+    data = _reseal(data)
+    batch, error = _entry(data)
+    assert error is None
+    damage = []
+    records = list(iter_records(data, batch, on_damage=lambda r, e: damage.append((r, e))))
+    assert [(r.offset, r.key, r.value) for r in records] == [(0, key, None)]
+    assert len(damage) == 1 and damage[0][0] == records[0]
+    assert isinstance(damage[0][1], Malformed) and damage[0][1].field == field
+
+
+def test_damaged_inner_message_is_yielded_and_the_set_goes_on():
+    good = build_message(0, b"k0", b"v0", magic=1, timestamp=TS)
+    bad = bytearray(build_message(1, b"k1", b"v1", magic=1, timestamp=TS))
+    struct.pack_into(">i", bad, 12 + 4 + 2 + 8 + 4 + 2, 1 << 20)  # the value length
+    last = build_message(2, b"k2", b"v2", magic=1, timestamp=TS)
+    data = _wrap(good + bytes(bad) + last, offset=2)
+    batch, error = _entry(data)
+    assert error is None and batch.base_offset == 0
+    damage = []
+    records = list(iter_records(data, batch, on_damage=lambda r, e: damage.append((r.offset, e.field))))
+    assert [(r.offset, r.key, r.value) for r in records] == [(0, b"k0", b"v0"), (1, b"k1", None), (2, b"k2", b"v2")]
+    assert damage == [(1, "value")]
+    with pytest.raises(Malformed):  # without on_damage the reader still stops there
+        list(iter_records(data, batch))
+
+
+@pytest.mark.parametrize("codec", [pytest.param(c, id=codecs.CODEC_NAMES[c])
+                                   for c in (codecs.GZIP, codecs.SNAPPY, codecs.LZ4)])
+@pytest.mark.parametrize("depth", [2, 40])
+def test_nested_wrappers_never_recurse(codec, depth):
+    entry = build_message(0, b"k", b"v", magic=1, timestamp=TS)
+    for level in range(depth):
+        entry = build_message(level, None, codecs.compress(codec, entry, magic=1), magic=1, timestamp=TS,
+                              compression=codec)
+    batch, error = _entry(entry)
+    assert isinstance(error, Malformed) and "must not be compressed" in error.reason
+    inflations = []
+    real = codecs.decompress
+
+    def counting(*args, **kwargs):
+        inflations.append(1)
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(codecs, "decompress", counting)
+        with pytest.raises(Malformed, match="must not be compressed"):
+            list(iter_records(entry, batch))
+    assert len(inflations) == 1  # the outer wrapper only, whatever the depth
+
+
+def test_wrapper_bomb_is_a_decompression_error_within_the_limit():
+    # one inner message whose value is 48 MiB of zeros, gzipped (1000:1): the wrapper is ~48 KiB
+    # (snappy and lz4 cannot pass 256:1, so the limit relative to the size never trips for them)
+    inner = build_message(0, None, bytes(48 << 20), magic=1, timestamp=TS)
+    data = build_message(0, None, codecs.compress(codecs.GZIP, inner, magic=1), magic=1, timestamp=TS,
+                         compression=codecs.GZIP)
+    assert len(data) < (48 << 20) // 100
+    batch, error = _entry(data)
+    assert isinstance(error, Malformed) and "decompression bomb" in error.reason
+    assert codecs.inflation_limit(len(data)) < 48 << 20

@@ -441,3 +441,45 @@ def test_walks_a_read_only_mmap_like_bytes(tmp_path):
         from_mmap = list(iter_segment(mm, path=PATH))
     assert from_mmap == list(iter_segment(buf, path=PATH))
     assert [type(i).__name__ for i in from_mmap].count("RecordBatch") == 2
+
+
+# -- long searches go a window at a time and release what they passed (issue 14) -------------
+
+
+@pytest.mark.parametrize("gap", [pytest.param(g, id=f"gap-{g}") for g in (0, 4096 - 30, 4096 - 5, 4096, 3 * 4096 + 7)])
+def test_resynchronisation_finds_a_batch_across_search_windows(monkeypatch, gap):
+    from kreplica.formats import segment
+    monkeypatch.setattr(segment, "SEARCH_WINDOW", 4096)
+    data = bytes(gap) + B2
+    assert find_next_batch(data, 0, len(data)) == gap
+    garbage = bytes(random.Random(gap).randrange(1, 256) for _ in range(gap)) + B2
+    assert find_next_batch(garbage, 0, len(garbage)) == gap
+
+
+class _Mapping:
+    """An mmap stand-in that records what the walk hands back to the kernel."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.released: list[tuple[int, int]] = []
+
+    def madvise(self, option, start, length):
+        self.released.append((start, length))
+
+
+def test_a_long_hole_is_searched_with_its_pages_released(monkeypatch):
+    # a sparse or preallocated stretch between real batches: read once, never kept resident
+    import mmap
+
+    from kreplica.formats import segment
+    monkeypatch.setattr(segment, "SEARCH_WINDOW", 1 << 16)
+    hole = 1 << 20
+    data = B1 + bytes(hole) + B2
+    mapping = _Mapping(data)
+    items = list(segment._walk(memoryview(data), mapping, path=PATH, verify_crc=True, max_bytes=None))
+    batches = [i for i in items if isinstance(i, RecordBatch)]
+    assert [(b.position, b.after_break) for b in batches] == [(0, False), (len(B1) + hole, True)]
+    if hasattr(mmap, "MADV_DONTNEED"):
+        released = sum(length for _, length in mapping.released)
+        assert released >= hole - 2 * (1 << 16)  # all but the last window or two
+        assert all(start + length <= len(B1) + hole for start, length in mapping.released)
