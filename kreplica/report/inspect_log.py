@@ -300,6 +300,10 @@ def emit_events(events: Iterable[Event], emitter: Emitter, payload: Payload) -> 
     return errors
 
 
+#: Records rendered in one block at most, so a batch of millions of records streams (issue 14).
+FLUSH_RECORDS = 4096
+
+
 def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) -> int:
     errors = 0
     path = ""
@@ -337,6 +341,9 @@ def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) ->
         kind = type(ev)
         if kind is Record:
             pending.append(ev)
+            if len(pending) >= FLUSH_RECORDS:  # a batch may declare millions: stream it in blocks
+                flush(pending)
+                pending = []
             continue
         if pending:
             flush(pending)
