@@ -43,7 +43,6 @@ to those bytes is invisible to the CRC (a magic of 3 still "passes").
 
 from __future__ import annotations
 
-import os
 import struct
 from collections.abc import Iterator, Sequence
 
@@ -58,6 +57,7 @@ from kreplica.formats.batch import (
     Record,
     RecordBatch,
 )
+from kreplica.formats._compiled import forced_python, import_compiled
 from kreplica.formats.checksums import crc32c
 from kreplica.formats.errors import FormatError, Malformed, Truncated
 from kreplica.formats.varint import build_varint, build_varlong, read_unsigned_varint, read_varlong
@@ -71,18 +71,14 @@ COMPILED_API_VERSION = 2
 def load_compiled():
     """The compiled record decoder (``kreplica/formats/_crecords.c``), or ``None`` when it was not
     built (no C compiler at install time) or is a stale build of another contract."""
-    try:
-        from kreplica.formats import _crecords
-    except ImportError:
-        return None
-    return _crecords if getattr(_crecords, "API_VERSION", None) == COMPILED_API_VERSION else None
+    return import_compiled("kreplica.formats._crecords", COMPILED_API_VERSION)
 
 
 # Record decoding has one reference, the pure-Python reader below (decode_records). The compiled
 # path decodes well-formed records in bounded chunks and stops before anything irregular, where
 # the reference takes over with Kafka's exact errors. KREPLICA_DECODE=python runs everything on
 # the reference.
-_crecords = None if os.environ.get("KREPLICA_DECODE", "").lower() == "python" else load_compiled()
+_crecords = None if forced_python("KREPLICA_DECODE") else load_compiled()
 #: ``"compiled"`` or ``"python"``: which record decoder this process uses for well-formed records.
 DECODE_IMPLEMENTATION = "python" if _crecords is None else "compiled"
 

@@ -22,11 +22,11 @@ segment is null when its file name carries none (stdin, renamed copies).
 from __future__ import annotations
 
 import binascii
-import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from kreplica.analysis.inspection import Event, SegmentStart, SegmentSummary
+from kreplica.formats._compiled import forced_python, import_compiled
 from kreplica.formats.batch import Record, RecordBatch
 from kreplica.formats.findings import Finding
 from kreplica.report import describe
@@ -235,17 +235,13 @@ COMPILED_API_VERSION = 1
 def load_compiled():
     """The compiled ndjson renderer (``kreplica/report/_crender.c``), or ``None`` when it was not
     built (no C compiler at install time) or is a stale build of another contract."""
-    try:
-        from kreplica.report import _crender
-    except ImportError:
-        return None
-    return _crender if getattr(_crender, "API_VERSION", None) == COMPILED_API_VERSION else None
+    return import_compiled("kreplica.report._crender", COMPILED_API_VERSION)
 
 
 # The pure-Python renderer (batch_line, record_lines) is the reference. The compiled one writes
 # the same bytes for batches and for data records with base64, hex or no payloads, and hands
 # anything else back (it returns None); KREPLICA_RENDER=python renders everything in Python.
-_crender = None if os.environ.get("KREPLICA_RENDER", "").lower() == "python" else load_compiled()
+_crender = None if forced_python("KREPLICA_RENDER") else load_compiled()
 #: ``"compiled"`` or ``"python"``: which ndjson renderer this process uses where it can.
 RENDER_IMPLEMENTATION = "python" if _crender is None else "compiled"
 
