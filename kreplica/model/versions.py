@@ -2,7 +2,7 @@
 
 Behaviour that changed across releases is chosen by an explicit version, never a hidden global
 (ARCHITECTURE.md, analysis layer). Every boundary kreplica reproduces is a row of
-:data:`FEATURES` (kafka-algorithms spec §7, "Version flags a forensic tool must carry"); code asks
+:class:`Feature` (kafka-algorithms spec §7, "Version flags a forensic tool must carry"); code asks
 ``version.has(Feature.X)`` instead of comparing version numbers itself, so a reader finds every
 version switch here. Truncation protocol generations are the :class:`Protocol` enum, chosen by
 :func:`protocol_for`.
@@ -28,9 +28,6 @@ class KafkaVersion:
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}.{self.patch}"
-
-    def at_least(self, major: int, minor: int, patch: int = 0) -> bool:
-        return (self.major, self.minor, self.patch) >= (major, minor, patch)
 
     def has(self, feature: Feature) -> bool:
         """Whether a broker of this version behaves as ``feature`` describes."""
@@ -102,10 +99,6 @@ class Feature(Enum):
     @property
     def meaning(self) -> str:
         return self.value[2]
-
-
-#: Alias used in docs and reports: the table of version-dependent behaviour.
-FEATURES = tuple(Feature)
 
 
 class Protocol(str, Enum):
