@@ -1,17 +1,20 @@
 """``fleet scan``: every segment of every replica of a fleet, walked once, into Parquet tables.
 
-Three Spark stages, each task running the same readers a single-partition command runs:
+Spark stages, each task running the same readers a single-partition command runs:
 
 1. one task per log directory: its checkpoints, partition directories and small files
    (``leader-epoch-checkpoint``, ``partition.metadata``) → ``replicas`` rows and the list of
    segment files (a few hundred bytes per file reach the driver; nothing per batch does);
 2. one task per group of segment files, balanced by size: each segment walked once over mmap
    (:func:`~kreplica.formats.segment.iter_segment`), batch headers, control markers, the
-   walker's findings and, with ``--records``, one row per record → ``batches``, ``markers``,
-   ``findings``, ``records`` and per-segment totals;
-3. the checks that span batches and segments (:func:`~kreplica.model.batch_order.check_batch`),
-   streamed over each replica's batch headers in log order → more ``findings``; then the
-   ``segments`` table with its finding counts.
+   walker's findings, the checks across batches (:func:`~kreplica.model.batch_order.check_batch`)
+   within the segment and, with ``--records``, one row per record → ``batches``, ``markers``,
+   ``findings``, ``records``, and a :class:`SegmentWalk` summary per segment to the driver;
+3. the checks across segments: from the summaries alone the driver finds the segments whose
+   findings the segments before them would change (offsets or epochs going backwards across a
+   segment boundary: damaged evidence, so none in a healthy fleet), and only those are checked
+   again, from their ``batches`` rows, under the context before them. The driver then writes
+   the ``segments`` table from the summaries.
 
 Tasks write their rows straight to Parquet files under the output directory with Arrow, in
 bounded row groups, so memory does not grow with segment size and no row passes through the
@@ -45,8 +48,8 @@ from kreplica.pipeline import tables
 from kreplica.pipeline.layout import FleetLogDir, discover, local_path
 
 ROW_GROUP = 1 << 16
-#: The published tables, and the per-segment totals stage 3 completes into ``segments``.
-_SCHEMAS = {**tables.TABLES, "_segments_walk": tables.SEGMENTS}
+#: The published tables, and the in-segment check findings stage 3 completes into ``findings``.
+_SCHEMAS = {**tables.TABLES, "_checks": tables.FINDINGS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +79,13 @@ class TableWriter:
         self.path = out / table / f"part-{part}.parquet"
         self._rows: list[tuple] = []
         self._writer: pq.ParquetWriter | None = None
+        self.rows_added = 0
 
     def add(self, row: tuple | dict) -> None:
         if isinstance(row, dict):
             row = tuple(row[name] for name in self.schema.names)
         self._rows.append(row)
+        self.rows_added += 1
         if len(self._rows) >= ROW_GROUP:
             self._flush()
 
@@ -154,22 +159,57 @@ def scan_log_dirs(out: str, index: int, log_dirs: Iterable[FleetLogDir]) -> Iter
 # -- stage 2: segments ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class SegmentWalk:
+    """What a stage 2 task tells the driver about one segment: a few hundred bytes, nothing per batch.
+
+    ``context`` is what :func:`check_batch` leaves after the segment's batches checked on their
+    own; with ``min_base_offset`` and ``min_epoch`` it lets the driver tell, without the batches,
+    whether the batches before the segment would change any of its findings (stage 3).
+    """
+
+    key: tuple
+    files: SegmentFiles
+    file_size: int
+    valid_bytes: int
+    stopped_by: str
+    txn_index_below_base: bool
+    findings: int          # the walker's and the records' findings
+    checks: int            # findings of the checks across batches, within the segment
+    check_errors: int
+    part: str              # the task's part files: its batch rows are batches/part-<part> rows
+    first_row: int         # [first_row, first_row + rows)
+    rows: int
+    min_base_offset: int | None
+    min_epoch: int | None
+    context: PartitionContext
+
+
 def scan_segments(out: str, records: bool, payloads: bool, index: int,
-                  segments: Iterable[tuple]) -> Iterator[ScanTotals]:
-    """Stage 2 task: walk each ``(key, SegmentFiles, size)`` once and write its rows."""
-    writers = _Writers(Path(out), f"segments-{index:05d}-{uuid.uuid4().hex[:8]}")
+                  segments: Iterable[tuple]) -> Iterator[tuple]:
+    """Stage 2 task: walk each ``(key, SegmentFiles, size)`` once and write its rows; yields one
+    :class:`SegmentWalk` per segment, then the task's totals."""
+    part = f"segments-{index:05d}-{uuid.uuid4().hex[:8]}"
+    writers = _Writers(Path(out), part)
     totals = ScanTotals()
     try:
         for key, files, _ in segments:
-            totals += _scan_segment(writers, key, files, records, payloads)
+            walk, seg_totals = _scan_segment(writers, part, key, files, records, payloads)
+            totals += seg_totals
+            yield ("walk", walk)
     finally:
         writers.close()
-    yield totals
+    yield ("totals", totals)
 
 
-def _scan_segment(writers: _Writers, key: tuple, files: SegmentFiles, records: bool, payloads: bool) -> ScanTotals:
-    batches = writers["batches"]
-    n_batches = n_records = n_findings = n_errors = 0
+def _scan_segment(writers: _Writers, part: str, key: tuple, files: SegmentFiles, records: bool,
+                  payloads: bool) -> tuple[SegmentWalk, ScanTotals]:
+    batches, checks = writers["batches"], writers["_checks"]
+    first_row = batches.rows_added
+    n_batches = n_records = n_findings = n_errors = n_checks = n_check_errors = 0
+    min_base = min_epoch = None
+    context = PartitionContext()
+    base = files.base_offset
     end = None
     with open_buffer(files.log) as buf:
         # NOTE: the per-batch path of a fleet scan; bench/bench_fleet.py has the figures
@@ -177,6 +217,16 @@ def _scan_segment(writers: _Writers, key: tuple, files: SegmentFiles, records: b
             if type(ev) is RecordBatch:
                 n_batches += 1
                 batches.add(tables.batch_row(key, ev))
+                if ev.crc_valid is not False:
+                    if min_base is None or ev.base_offset < min_base:
+                        min_base = ev.base_offset
+                    if ev.magic >= 2 and ev.partition_leader_epoch >= 0 and (
+                            min_epoch is None or ev.partition_leader_epoch < min_epoch):
+                        min_epoch = ev.partition_leader_epoch
+                    for f in check_batch(ev, base, context):
+                        checks.add(tables.finding_row(key, f))
+                        n_checks += 1
+                        n_check_errors += f.is_error
                 if has_marker(ev):
                     writers["markers"].add(tables.marker_row(key, files.log, read_control_marker(buf, ev)))
                 if records:
@@ -197,11 +247,11 @@ def _scan_segment(writers: _Writers, key: tuple, files: SegmentFiles, records: b
                 n_errors += ev.is_error
             else:
                 end = ev
-    txn_below = txn_index_below_base(files)
-    writers["_segments_walk"].add(tables.segment_row(key, files, end.file_size, end.valid_bytes, end.stopped_by,
-                                                     n_findings, txn_below))
-    return ScanTotals(segments=1, bytes=end.file_size, batches=n_batches, records=n_records, findings=n_findings,
-                      errors=n_errors)
+    walk = SegmentWalk(key, files, end.file_size, end.valid_bytes, end.stopped_by, txn_index_below_base(files),
+                       n_findings, n_checks, n_check_errors, part, first_row, batches.rows_added - first_row,
+                       min_base, min_epoch, context)
+    return walk, ScanTotals(segments=1, bytes=end.file_size, batches=n_batches, records=n_records,
+                            findings=n_findings + n_checks, errors=n_errors + n_check_errors)
 
 
 def _records(key: tuple, buf, batch: RecordBatch, payloads: bool) -> Iterator[tuple | Finding]:
@@ -223,29 +273,86 @@ def _records(key: tuple, buf, batch: RecordBatch, payloads: bool) -> Iterator[tu
                       details={"field": exc.field} if exc.field else {})
 
 
-# -- stage 3: checks across batches and segments -------------------------------------------------
+# -- stage 3: checks across segments -------------------------------------------------------------
 
 
-def check_replicas(out: str, index: int, rows: Iterable) -> Iterator[ScanTotals]:
-    """Stage 3 task: rows of ``batches`` sorted by replica, segment base offset and position;
-    :func:`check_batch` runs over each replica's sequence with one context, as ``inspect-dir``."""
-    writers = _Writers(Path(out), f"checks-{index:05d}")
-    totals = ScanTotals()
-    current = None
-    context = PartitionContext()
-    fields = tables.BATCH_FIELDS
+def _unchanged_by(before: PartitionContext, walk: SegmentWalk) -> bool:
+    """Whether checking the segment after ``before`` gives exactly the findings it gave alone:
+    true when every batch starts above the offsets before it and no epoch is below theirs (then
+    the first batch checked takes over the context either way, and every later one sees the same)."""
+    return ((before.last_batch is None or walk.min_base_offset is None
+             or walk.min_base_offset > before.last_batch.last_offset)
+            and (walk.min_epoch is None or walk.min_epoch >= before.max_epoch))
+
+
+def _after(before: PartitionContext, alone: PartitionContext) -> PartitionContext:
+    """The context after a segment, from the one before it and the one it leaves alone: the first
+    batch to reach the highest last offset, and the last to carry the highest epoch."""
+    last = before.last_batch
+    if alone.last_batch is not None and (last is None or alone.last_batch.last_offset > last.last_offset):
+        last = alone.last_batch
+    if alone.max_epoch_batch is not None and alone.max_epoch >= before.max_epoch:
+        return PartitionContext(last, alone.max_epoch, alone.max_epoch_batch)
+    return PartitionContext(last, before.max_epoch, before.max_epoch_batch)
+
+
+def segments_to_recheck(walks: Iterable[SegmentWalk]) -> list[tuple[SegmentWalk, PartitionContext]]:
+    """Each replica's segments in log order, with the context the segments before them leave:
+    those whose findings the earlier segments would change (none in a healthy log), each with
+    the context to check it under."""
+    by_replica: dict[tuple, list[SegmentWalk]] = {}
+    for w in walks:
+        by_replica.setdefault(w.key, []).append(w)
+    out = []
+    for seq in by_replica.values():
+        context = PartitionContext()
+        for w in sorted(seq, key=lambda w: (w.files.base_offset, w.files.log)):
+            if not _unchanged_by(context, w):
+                out.append((w, context))
+            context = _after(context, w.context)
+    return out
+
+
+def recheck_segments(out: str, part: str, work: list[tuple[SegmentWalk, PartitionContext]]) -> Iterator[tuple]:
+    """Stage 3 task, for one stage 2 part: its in-segment check findings kept except those of the
+    segments to recheck, which are checked again from their batch rows under the context before
+    them; yields ``(file, findings, errors)`` per rechecked segment."""
+    root = Path(out)
+    redo = {w.files.log for w, _ in work}
+    writers = _Writers(root, f"checks-{part}")
     try:
-        for row in rows:
-            key = tuple(row[c] for c in tables.KEY_COLUMNS)
-            if key != current:
-                current, context = key, PartitionContext()
-            batch = RecordBatch(*(row["file" if f == "path" else f] for f in fields))
-            for f in check_batch(batch, row["segment_base_offset"], context):
-                writers["findings"].add(tables.finding_row(key, f))
-                totals += ScanTotals(findings=1, errors=int(f.is_error))
+        checks = root / "_checks" / f"part-{part}.parquet"
+        if checks.is_file():
+            for rows in pq.ParquetFile(str(checks)).iter_batches(batch_size=ROW_GROUP):
+                for row in rows.to_pylist():
+                    if row["path"] not in redo:
+                        writers["findings"].add(row)
+        batches = pq.ParquetFile(str(root / "batches" / f"part-{part}.parquet"))
+        fields = tables.BATCH_FIELDS
+        for walk, before in work:
+            context = PartitionContext(before.last_batch, before.max_epoch, before.max_epoch_batch)
+            n = errors = 0
+            for row in _row_range(batches, walk.first_row, walk.rows):
+                batch = RecordBatch(*(row["file" if f == "path" else f] for f in fields))
+                for f in check_batch(batch, walk.files.base_offset, context):
+                    writers["findings"].add(tables.finding_row(walk.key, f))
+                    n += 1
+                    errors += f.is_error
+            yield (walk.files.log, n, errors)
     finally:
         writers.close()
-    yield totals
+
+
+def _row_range(parquet: pq.ParquetFile, first: int, count: int) -> Iterator[dict]:
+    """Rows ``[first, first + count)`` of a Parquet file, one row group in memory at a time."""
+    start = 0
+    for i in range(parquet.num_row_groups):
+        n = parquet.metadata.row_group(i).num_rows
+        if start + n > first and start < first + count:
+            group = parquet.read_row_group(i)
+            lo = max(first - start, 0)
+            yield from group.slice(lo, min(first + count - start, n) - lo).to_pylist()
+        start += n
 
 
 # -- the job -------------------------------------------------------------------------------------
@@ -290,8 +397,6 @@ def plan_scan(root: str, out: str) -> ScanPlan:
 
 def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = False) -> ScanTotals:
     """Scan the fleet into Parquet tables under ``plan.out``."""
-    from pyspark.sql import functions as F
-
     log_dirs, out_path = list(plan.log_dirs), plan.out
     out_s = str(out_path)
     sc = spark.sparkContext
@@ -300,36 +405,58 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
         lambda i, it: scan_log_dirs(out_s, i, it)).collect()
     segments = [(item[1], item[2], item[3]) for item in stage1 if item[0] == "segment"]
     totals = sum((item[1] for item in stage1 if item[0] == "totals"), ScanTotals())
+    walks: list[SegmentWalk] = []
     if segments:
         slices = _balanced(segments, min(len(segments), max(sc.defaultParallelism * 4, 1)))
         sc.setJobDescription("kreplica fleet scan: segments")
-        totals = sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
+        stage2 = sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
             lambda i, it: scan_segments(out_s, records, payloads, i, (seg for group in it for seg in group))
-        ).reduce(lambda a, b: a + b) + totals
+        ).collect()
+        walks = [item[1] for item in stage2 if item[0] == "walk"]
+        totals = sum((item[1] for item in stage2 if item[0] == "totals"), totals)
+    checks = {w.files.log: (w.checks, w.check_errors) for w in walks}
+    recheck = segments_to_recheck(walks)
+    by_part: dict[str, list] = {}
+    for w, before in recheck:
+        by_part.setdefault(w.part, []).append((w, before))
+    if by_part:
+        sc.setJobDescription("kreplica fleet scan: checks across segments")
+        parts = sorted(by_part.items())
+        for file, n, errors in sc.parallelize(parts, len(parts)).flatMap(
+                lambda item: recheck_segments(out_s, item[0], item[1])).collect():
+            old_n, old_errors = checks[file]
+            totals += ScanTotals(findings=n - old_n, errors=errors - old_errors)
+            checks[file] = (n, errors)
+    _publish_checks(out_path, set(by_part))
+    _write_segments(out_path, walks, checks)
     _write_empty_tables(out_path, records)
-    key = list(tables.KEY_COLUMNS)
-    walked = spark.read.parquet(str(out_path / "_segments_walk"))
-    if segments:
-        sc.setJobDescription("kreplica fleet scan: checks across batches")
-        bases = walked.select(*key, "file", F.col("base_offset").alias("segment_base_offset"))
-        ordered = (spark.read.parquet(str(out_path / "batches")).join(bases, on=[*key, "file"])
-                   .repartition(*key).sortWithinPartitions(*key, "segment_base_offset", "file", "position"))
-        totals = ordered.rdd.mapPartitionsWithIndex(lambda i, it: check_replicas(out_s, i, it)).reduce(
-            lambda a, b: a + b) + totals
-    findings = spark.read.parquet(str(out_path / "findings"))
-    per_file = (findings.where(F.col("topic").isNotNull()).groupBy(*key, F.col("path").alias("file"))
-                .agg(F.count(F.lit(1)).alias("n")))
-    final = (walked.join(per_file, on=[*key, "file"], how="left")
-             .withColumn("findings", F.coalesce(F.col("n"), F.lit(0)).cast("long")).drop("n")
-             .select(*tables.SEGMENTS.names))
-    final.write.parquet(str(out_path / "segments"))
-    shutil.rmtree(out_path / "_segments_walk", ignore_errors=True)
     return totals
+
+
+def _publish_checks(out: Path, rewritten: set[str]) -> None:
+    """The in-segment check findings of every part stage 3 did not rewrite join ``findings``."""
+    checks = out / "_checks"
+    if checks.is_dir():
+        (out / "findings").mkdir(exist_ok=True)
+        for file in checks.glob("part-*.parquet"):
+            part = file.name[len("part-"):-len(".parquet")]
+            if part not in rewritten:
+                file.rename(out / "findings" / f"part-checks-{part}.parquet")
+        shutil.rmtree(checks)
+
+
+def _write_segments(out: Path, walks: list[SegmentWalk], checks: dict[str, tuple[int, int]]) -> None:
+    """The ``segments`` table, one row per segment walked, with its finding count."""
+    writer = TableWriter(out, "segments", "00000")
+    for w in walks:
+        writer.add(tables.segment_row(w.key, w.files, w.file_size, w.valid_bytes, w.stopped_by,
+                                      w.findings + checks[w.files.log][0], w.txn_index_below_base))
+    writer.close()
 
 
 def _write_empty_tables(out: Path, records: bool) -> None:
     """Every table readable even when no task wrote a row to it."""
-    for name in ("replicas", "batches", "markers", "findings", "_segments_walk", *(("records",) if records else ())):
+    for name in ("replicas", "segments", "batches", "markers", "findings", *(("records",) if records else ())):
         directory = out / name
         if not directory.is_dir() or not any(directory.glob("*.parquet")):
             directory.mkdir(parents=True, exist_ok=True)

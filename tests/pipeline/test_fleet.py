@@ -63,6 +63,12 @@ def build_fleet(root: Path) -> dict[str, list[Path]]:
             dst = root / "broker-7" / f"data-{source}"
             _place(FIXTURES / source, part.name, dst, topic, broker=7)
             topics[topic] = [dst / f"{topic}-0"]
+    # two logs spliced: the last segment holds the offsets of the one before it (checks across segments)
+    spliced = root / "broker-7" / "data-spliced"
+    _place(FIXTURES / "logs", "orders-0", spliced, "damaged.spliced", broker=7)
+    shutil.copyfile(spliced / "damaged.spliced-0" / "00000000000000000017.log",
+                    spliced / "damaged.spliced-0" / "00000000000000000038.log")
+    topics["damaged.spliced"] = [spliced / "damaged.spliced-0"]
     if ORACLE.is_dir():
         for case in sorted(p for p in ORACLE.iterdir() if p.is_dir()):
             (part,) = [p for p in case.iterdir() if p.is_dir()]
@@ -147,15 +153,20 @@ def test_scan_findings_equal_inspect_log_on_every_replica(fleet) -> None:
 
     out, topics, scan_obj, _ = fleet
     table = pq.read_table(out / "findings").to_pylist()
-    scanned = Counter((r["path"], r["position"], r["kind"]) for r in table if r["path"].endswith(".log"))
+    scanned = Counter((r["path"], r["position"], r["kind"], r["message"]) for r in table if r["path"].endswith(".log"))
     expected: Counter = Counter()
     for replicas in topics.values():
         for p in replicas:
             _, objs = run("inspect-log", str(p), "--records")  # the scan ran with --records
-            expected.update((o["path"], o["position"], o["kind"]) for o in objs
+            expected.update((o["path"], o["position"], o["kind"], o["message"]) for o in objs
                             if o["type"] == "finding" and o["path"].endswith(".log"))
     assert scanned == expected and scanned
     assert scan_obj["errors"] >= 1
+    across = [m for (path, _, kind, m) in scanned if kind == "offset_regression" and "damaged.spliced" in path]
+    assert across and all(" of /" in m for m in across)  # found against the batch of the segment before
+    per_file = Counter(r["path"] for r in table)
+    assert {s["file"]: s["findings"] for s in pq.read_table(out / "segments").to_pylist()} == {
+        s["file"]: per_file[s["file"]] for s in pq.read_table(out / "segments").to_pylist()}
 
 
 def test_batches_table_holds_every_batch_header_once(fleet) -> None:
