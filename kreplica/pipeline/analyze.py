@@ -145,14 +145,16 @@ def facts_from_leaders(document: Mapping) -> dict[tuple[str, int], PartitionFact
 
 
 def facts_from_cluster_state(state) -> dict[tuple[str, int], PartitionFacts]:
-    """Leader, ISR and health of every partition of a :class:`~kreplica.model.cluster.ClusterState`."""
+    """Leader, ISR and health of every partition of a :class:`~kreplica.model.cluster.ClusterState`.
+
+    The health lists name partitions ``topic-p``, as ``cluster-state`` prints them."""
     offline = set(state.health.offline)
     under = set(state.health.under_min_isr)
     out = {}
     for topic in state.topics:
         for p in topic.partitions:
-            key = (topic.name, p.partition)
-            out[key] = PartitionFacts(p.leader, key in offline, key in under, tuple(p.isr))
+            name = f"{topic.name}-{p.partition}"
+            out[(topic.name, p.partition)] = PartitionFacts(p.leader, name in offline, name in under, tuple(p.isr))
     return out
 
 

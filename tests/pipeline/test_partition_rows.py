@@ -86,6 +86,18 @@ def test_leaders_documents_are_read_as_kafka_election_json_plus_leader() -> None
     assert facts == {("t", 3): analyze.PartitionFacts(5)}
 
 
+@pytest.mark.parametrize("zxid, offline", [pytest.param(0x17, True, id="no-leader-at-0x17"),
+                                           pytest.param(None, False, id="broker-3-leads-at-the-end")])
+def test_cluster_state_facts_carry_its_health_lists(zxid, offline) -> None:
+    # The health lists name partitions "orders-0"; fleet analyze once looked them up by
+    # ("orders", 0), so no partition was ever offline or under min ISR from a cluster state.
+    from kreplica.model.cluster import load_cluster_state
+
+    state = load_cluster_state([str(FIXTURES / "timeline" / "zookeeper")], at_zxid=zxid)
+    (facts,) = analyze.facts_from_cluster_state(state).values()
+    assert (facts.leader == -1, facts.offline, facts.under_min_isr) == (offline, offline, offline)
+
+
 def test_single_partition_commands_never_import_pyspark() -> None:
     code = ("import sys; from typer.testing import CliRunner; from kreplica.cli.main import app; "
             f"r = CliRunner().invoke(app, ['inspect-dir', {str(SCENARIOS / 'kip101-scenario-1' / 'broker-1')!r}, "
