@@ -213,7 +213,7 @@ def find_next_batch(buf, start: int, end: int, mapping=None) -> int | None:
 
 
 def iter_segment(buf, *, path: str, verify_crc: bool = True, max_bytes: int | None = None,
-                 ) -> Iterator[RecordBatch | Finding | SegmentEnd]:
+                 start: int = 0, stop: int | None = None) -> Iterator[RecordBatch | Finding | SegmentEnd]:
     """Walk a segment held in ``buf`` (an mmap, bytes or memoryview).
 
     Yields :class:`RecordBatch` values and :class:`Finding` values in file order, then one
@@ -222,12 +222,18 @@ def iter_segment(buf, *, path: str, verify_crc: bool = True, max_bytes: int | No
     after it, batches found by :func:`find_next_batch` come with ``after_break=True``.
     ``max_bytes`` reads only that many bytes, as ``kafka-dump-log --max-bytes`` does: a batch
     cut by the limit is not damage.
+
+    ``start`` and ``stop`` walk one stretch of a segment split at batch boundaries (the fleet
+    scan's chunks): the walk begins at ``start`` as if every byte before it had read cleanly and
+    ends at the first batch boundary at or past ``stop``. The stretch is the same as that part of
+    a whole walk exactly when the stretch before it ended cleanly at ``start``, which its
+    :class:`SegmentEnd` tells: ``scanned_bytes == valid_bytes == stop``.
     """
     # NOTE: slices of an mmap are copies; slices of a memoryview over it are not, so the CRC of a
     # 16 KiB batch reads the mapping directly (bench/README.md has the figure).
     view = buf if isinstance(buf, (bytes, memoryview)) else memoryview(buf)
     try:
-        yield from _walk(view, buf, path=path, verify_crc=verify_crc, max_bytes=max_bytes)
+        yield from _walk(view, buf, path=path, verify_crc=verify_crc, max_bytes=max_bytes, start=start, stop=stop)
     finally:
         if view is not buf:
             try:
@@ -236,19 +242,20 @@ def iter_segment(buf, *, path: str, verify_crc: bool = True, max_bytes: int | No
                 pass
 
 
-def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None,
-          ) -> Iterator[RecordBatch | Finding | SegmentEnd]:
+def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, start: int = 0,
+          stop: int | None = None) -> Iterator[RecordBatch | Finding | SegmentEnd]:
     file_size = len(buf)
     end = file_size if max_bytes is None else min(file_size, max_bytes)
     limited = end < file_size
-    pos = 0
+    pos = start
+    stop = end + 1 if stop is None else stop
     kafka_end: int | None = None
     stopped_by = STOP_END_OF_FILE
     after_break = False
     # NOTE: on an mmap, pages already walked are handed back to the kernel every RELEASE_STEP bytes,
     # so resident memory stays flat however large the segment (they fault in again if revisited).
     release = getattr(mapping, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
-    released = 0
+    released = start & ~(PAGE - 1)
     parse_v2 = default_records.parse_header
     parse_legacy = legacy_records.parse_entry
     unpack_prefix = PREFIX.unpack_from
@@ -258,7 +265,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None,
         if kafka_end is None:
             kafka_end, stopped_by = at, why
 
-    while True:
+    while pos < stop:
         remaining = end - pos
         if remaining <= HEADER_SIZE_UP_TO_MAGIC:
             if limited:
@@ -351,6 +358,8 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None,
                               "(Kafka: 'Unknown compression type id')",
                               details={"codec": batch.compression})
         pos += entry_size
+    else:  # a stretch's walk reached its stop
+        end = pos
     if kafka_end is None:
         kafka_end = pos
     yield SegmentEnd(path, file_size, end, kafka_end, stopped_by)

@@ -5,7 +5,10 @@ Spark stages, each task running the same readers a single-partition command runs
 1. one task per log directory: its checkpoints, partition directories and small files
    (``leader-epoch-checkpoint``, ``partition.metadata``) → ``replicas`` rows and the list of
    segment files (a few hundred bytes per file reach the driver; nothing per batch does);
-2. one task per group of segment files, balanced by size: each segment walked once over mmap
+2. one task per group of segment files, balanced by size (a segment large enough to keep the
+   other cores waiting is split into stretches that meet at batch boundaries,
+   :func:`plan_stretches`; a split that does not hold — damage at a boundary — is dropped and
+   that segment walked again whole, the one case a file is read twice): each walked once over mmap
    (:func:`~kreplica.formats.segment.iter_segment`), batch headers, control markers, the
    walker's findings, the checks across batches (:func:`~kreplica.model.batch_order.check_batch`)
    within the segment and, with ``--records``, one row per record → ``batches``, ``markers``,
@@ -40,7 +43,7 @@ from kreplica.formats.control_marker import has_marker, read_control_marker
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.mapped import EvidenceError, open_buffer
-from kreplica.formats.segment import iter_segment
+from kreplica.formats.segment import find_next_batch, iter_segment
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.log_dir import LogDir, SegmentFiles, read_checkpoints, scan_log_dir
 from kreplica.model.partition_log import read_partition_files, txn_index_below_base
@@ -160,50 +163,93 @@ def scan_log_dirs(out: str, index: int, log_dirs: Iterable[FleetLogDir]) -> Iter
 
 
 @dataclass(frozen=True, slots=True)
-class SegmentWalk:
-    """What a stage 2 task tells the driver about one segment: a few hundred bytes, nothing per batch.
-
-    ``context`` is what :func:`check_batch` leaves after the segment's batches checked on their
-    own; with ``min_base_offset`` and ``min_epoch`` it lets the driver tell, without the batches,
-    whether the batches before the segment would change any of its findings (stage 3).
-    """
+class Stretch:
+    """Stage 2 work: one segment, or one of ``chunks`` stretches of a large one. A stretch is
+    given by guesses (``begin`` and ``until``, byte positions); the task starts at the first
+    batch at or after ``begin`` (:func:`find_next_batch`) and walks to the first one at or after
+    ``until``, so the stretches of a segment meet at batch boundaries every task finds alike."""
 
     key: tuple
     files: SegmentFiles
+    size: int
+    chunk: int = 0
+    chunks: int = 1
+    begin: int = 0
+    until: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentWalk:
+    """What a stage 2 task tells the driver about one segment or stretch: a few hundred bytes,
+    nothing per batch.
+
+    ``context`` is what :func:`check_batch` leaves after the stretch's batches checked on their
+    own; with ``min_base_offset`` and ``min_epoch`` it lets the driver tell, without the batches,
+    whether the batches before would change any of its findings (stage 3). A stretch ``start``
+    to ``stop`` (``None``: the end of the file; ``start`` ``None``: no batch to walk) is part
+    of the whole walk when the stretch before it ended cleanly: ``scanned_bytes`` and
+    ``valid_bytes`` both at its ``stop``.
+    """
+
+    stretch: Stretch
+    start: int | None
+    stop: int | None
     file_size: int
+    scanned_bytes: int
     valid_bytes: int
     stopped_by: str
     txn_index_below_base: bool
     findings: int          # the walker's and the records' findings
-    checks: int            # findings of the checks across batches, within the segment
+    checks: int            # findings of the checks across batches, within the stretch
     check_errors: int
-    part: str              # the task's part files: its batch rows are batches/part-<part> rows
+    part: str              # part files: its batch rows are batches/part-<part> rows
     first_row: int         # [first_row, first_row + rows)
     rows: int
     min_base_offset: int | None
     min_epoch: int | None
     context: PartitionContext
+    totals: ScanTotals
+
+    @property
+    def key(self) -> tuple:
+        return self.stretch.key
+
+    @property
+    def files(self) -> SegmentFiles:
+        return self.stretch.files
+
+    @property
+    def order(self) -> tuple:
+        return (self.files.base_offset, self.files.log, self.start or 0)
+
+    @property
+    def ends_cleanly(self) -> bool:
+        return self.stop is None or self.scanned_bytes == self.valid_bytes == self.stop
 
 
 def scan_segments(out: str, records: bool, payloads: bool, index: int,
-                  segments: Iterable[tuple]) -> Iterator[tuple]:
-    """Stage 2 task: walk each ``(key, SegmentFiles, size)`` once and write its rows; yields one
-    :class:`SegmentWalk` per segment, then the task's totals."""
+                  stretches: Iterable[Stretch]) -> Iterator[SegmentWalk]:
+    """Stage 2 task: walk each segment or stretch once, write its rows, yield its summary. A
+    stretch of a split segment writes part files of its own, dropped if the split fails."""
     part = f"segments-{index:05d}-{uuid.uuid4().hex[:8]}"
     writers = _Writers(Path(out), part)
-    totals = ScanTotals()
     try:
-        for key, files, _ in segments:
-            walk, seg_totals = _scan_segment(writers, part, key, files, records, payloads)
-            totals += seg_totals
-            yield ("walk", walk)
+        for n, stretch in enumerate(stretches):
+            if stretch.chunks == 1:
+                yield _scan_segment(writers, part, stretch, records, payloads)
+                continue
+            own_part = f"{part}-s{n:05d}"
+            own = _Writers(Path(out), own_part)
+            try:
+                yield _scan_segment(own, own_part, stretch, records, payloads)
+            finally:
+                own.close()
     finally:
         writers.close()
-    yield ("totals", totals)
 
 
-def _scan_segment(writers: _Writers, part: str, key: tuple, files: SegmentFiles, records: bool,
-                  payloads: bool) -> tuple[SegmentWalk, ScanTotals]:
+def _scan_segment(writers: _Writers, part: str, stretch: Stretch, records: bool, payloads: bool) -> SegmentWalk:
+    key, files = stretch.key, stretch.files
     batches, checks = writers["batches"], writers["_checks"]
     first_row = batches.rows_added
     n_batches = n_records = n_findings = n_errors = n_checks = n_check_errors = 0
@@ -212,8 +258,15 @@ def _scan_segment(writers: _Writers, part: str, key: tuple, files: SegmentFiles,
     base = files.base_offset
     end = None
     with open_buffer(files.log) as buf:
+        start = stop = None
+        if stretch.chunk == 0:
+            start = 0
+        elif stretch.begin < len(buf):
+            start = find_next_batch(buf, stretch.begin, len(buf))
+        if stretch.until is not None and stretch.until < len(buf):
+            stop = find_next_batch(buf, stretch.until, len(buf))
         # NOTE: the per-batch path of a fleet scan; bench/bench_fleet.py has the figures
-        for ev in iter_segment(buf, path=files.log):
+        for ev in iter_segment(buf, path=files.log, start=len(buf) if start is None else start, stop=stop):
             if type(ev) is RecordBatch:
                 n_batches += 1
                 batches.add(tables.batch_row(key, ev))
@@ -247,11 +300,12 @@ def _scan_segment(writers: _Writers, part: str, key: tuple, files: SegmentFiles,
                 n_errors += ev.is_error
             else:
                 end = ev
-    walk = SegmentWalk(key, files, end.file_size, end.valid_bytes, end.stopped_by, txn_index_below_base(files),
-                       n_findings, n_checks, n_check_errors, part, first_row, batches.rows_added - first_row,
-                       min_base, min_epoch, context)
-    return walk, ScanTotals(segments=1, bytes=end.file_size, batches=n_batches, records=n_records,
-                            findings=n_findings + n_checks, errors=n_errors + n_check_errors)
+    first = stretch.chunk == 0
+    totals = ScanTotals(segments=int(first), bytes=end.file_size if first else 0, batches=n_batches,
+                        records=n_records, findings=n_findings + n_checks, errors=n_errors + n_check_errors)
+    return SegmentWalk(stretch, start, stop, end.file_size, end.scanned_bytes, end.valid_bytes, end.stopped_by,
+                       txn_index_below_base(files) if first else False, n_findings, n_checks, n_check_errors,
+                       part, first_row, batches.rows_added - first_row, min_base, min_epoch, context, totals)
 
 
 def _records(key: tuple, buf, batch: RecordBatch, payloads: bool) -> Iterator[tuple | Finding]:
@@ -306,7 +360,7 @@ def segments_to_recheck(walks: Iterable[SegmentWalk]) -> list[tuple[SegmentWalk,
     out = []
     for seq in by_replica.values():
         context = PartitionContext()
-        for w in sorted(seq, key=lambda w: (w.files.base_offset, w.files.log)):
+        for w in sorted(seq, key=lambda w: w.order):
             if not _unchanged_by(context, w):
                 out.append((w, context))
             context = _after(context, w.context)
@@ -316,7 +370,7 @@ def segments_to_recheck(walks: Iterable[SegmentWalk]) -> list[tuple[SegmentWalk,
 def recheck_segments(out: str, part: str, work: list[tuple[SegmentWalk, PartitionContext]]) -> Iterator[tuple]:
     """Stage 3 task, for one stage 2 part: its in-segment check findings kept except those of the
     segments to recheck, which are checked again from their batch rows under the context before
-    them; yields ``(file, findings, errors)`` per rechecked segment."""
+    them; yields ``((file, start), findings, errors)`` per rechecked segment or stretch."""
     root = Path(out)
     redo = {w.files.log for w, _ in work}
     writers = _Writers(root, f"checks-{part}")
@@ -338,7 +392,7 @@ def recheck_segments(out: str, part: str, work: list[tuple[SegmentWalk, Partitio
                     writers["findings"].add(tables.finding_row(walk.key, f))
                     n += 1
                     errors += f.is_error
-            yield (walk.files.log, n, errors)
+            yield ((walk.files.log, walk.start), n, errors)
     finally:
         writers.close()
 
@@ -370,15 +424,60 @@ def prepare_output(out: str) -> Path:
     return path
 
 
-def _balanced(segments: list[tuple], slices: int) -> list[list[tuple]]:
-    """Segments dealt largest first to the least loaded slice (longest-processing-time first)."""
-    bins: list[list[tuple]] = [[] for _ in range(slices)]
+def _balanced(stretches: list[Stretch], slices: int) -> list[list[Stretch]]:
+    """Work dealt largest first to the least loaded slice (longest-processing-time first)."""
+    bins: list[list[Stretch]] = [[] for _ in range(slices)]
     loads = [0] * slices
-    for seg in sorted(segments, key=lambda s: -s[2]):
+    for item in sorted(stretches, key=lambda s: -s.size):
         i = loads.index(min(loads))
-        bins[i].append(seg)
-        loads[i] += seg[2]
+        bins[i].append(item)
+        loads[i] += item.size
     return [b for b in bins if b]
+
+
+#: A segment is split only into stretches of at least this many bytes.
+MIN_STRETCH = 64 << 20
+
+
+def plan_stretches(segments: list[tuple], parallelism: int) -> list[Stretch]:
+    """One unit of work per segment, and large segments split when that helps: when a segment
+    is over twice the share of bytes each of ``4 × parallelism`` tasks would get (a straggler
+    the other cores would wait for), into stretches of about that share."""
+    total = sum(size for _, _, size in segments)
+    share = max(MIN_STRETCH, -(-total // max(4 * parallelism, 1)))
+    out = []
+    for key, files, size in segments:
+        if size <= 2 * share:
+            out.append(Stretch(key, files, size))
+            continue
+        n = -(-size // share)
+        for k in range(n):
+            out.append(Stretch(key, files, size // n, k, n, k * size // n, (k + 1) * size // n if k < n - 1 else None))
+    return out
+
+
+def join_stretches(walks: list[SegmentWalk]) -> tuple[list[SegmentWalk], list[SegmentWalk]]:
+    """The walks that stand, and the stretches of segments whose split failed: a stretch did not
+    end cleanly at the batch the next one began at (damage, or a batch-like payload there). Those
+    segments are walked again whole; nothing else is read twice."""
+    by_file: dict[str, list[SegmentWalk]] = {}
+    kept, failed = [], []
+    for w in walks:
+        if w.stretch.chunks == 1:
+            kept.append(w)
+        else:
+            by_file.setdefault(w.files.log, []).append(w)
+    for seq in by_file.values():
+        seq.sort(key=lambda w: w.stretch.chunk)
+        ok = len(seq) == seq[0].stretch.chunks and all(w.ends_cleanly for w in seq[:-1])
+        (kept if ok else failed).extend(seq)
+    return kept, failed
+
+
+def _drop_parts(out: Path, walks: list[SegmentWalk]) -> None:
+    for w in walks:
+        for file in out.glob(f"*/part-{w.part}.parquet"):
+            file.unlink()
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,28 +504,33 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
         lambda i, it: scan_log_dirs(out_s, i, it)).collect()
     segments = [(item[1], item[2], item[3]) for item in stage1 if item[0] == "segment"]
     totals = sum((item[1] for item in stage1 if item[0] == "totals"), ScanTotals())
-    walks: list[SegmentWalk] = []
-    if segments:
-        slices = _balanced(segments, min(len(segments), max(sc.defaultParallelism * 4, 1)))
-        sc.setJobDescription("kreplica fleet scan: segments")
-        stage2 = sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
-            lambda i, it: scan_segments(out_s, records, payloads, i, (seg for group in it for seg in group))
-        ).collect()
-        walks = [item[1] for item in stage2 if item[0] == "walk"]
-        totals = sum((item[1] for item in stage2 if item[0] == "totals"), totals)
-    checks = {w.files.log: (w.checks, w.check_errors) for w in walks}
-    recheck = segments_to_recheck(walks)
+
+    def walk(stretches: list[Stretch], what: str) -> list[SegmentWalk]:
+        if not stretches:
+            return []
+        slices = _balanced(stretches, min(len(stretches), max(sc.defaultParallelism * 4, 1)))
+        sc.setJobDescription(f"kreplica fleet scan: {what}")
+        return sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
+            lambda i, it: scan_segments(out_s, records, payloads, i, (s for group in it for s in group))).collect()
+
+    walks, failed = join_stretches(walk(plan_stretches(segments, sc.defaultParallelism), "segments"))
+    if failed:
+        _drop_parts(out_path, failed)
+        whole = {w.files.log: Stretch(w.key, w.files, w.file_size) for w in failed}
+        walks += walk(list(whole.values()), "segments whose split failed, whole")
+    totals = sum((w.totals for w in walks), totals)
+    checks = {(w.files.log, w.start): (w.checks, w.check_errors) for w in walks}
     by_part: dict[str, list] = {}
-    for w, before in recheck:
+    for w, before in segments_to_recheck(walks):
         by_part.setdefault(w.part, []).append((w, before))
     if by_part:
         sc.setJobDescription("kreplica fleet scan: checks across segments")
         parts = sorted(by_part.items())
-        for file, n, errors in sc.parallelize(parts, len(parts)).flatMap(
+        for at, n, errors in sc.parallelize(parts, len(parts)).flatMap(
                 lambda item: recheck_segments(out_s, item[0], item[1])).collect():
-            old_n, old_errors = checks[file]
+            old_n, old_errors = checks[at]
             totals += ScanTotals(findings=n - old_n, errors=errors - old_errors)
-            checks[file] = (n, errors)
+            checks[at] = (n, errors)
     _publish_checks(out_path, set(by_part))
     _write_segments(out_path, walks, checks)
     _write_empty_tables(out_path, records)
@@ -445,12 +549,19 @@ def _publish_checks(out: Path, rewritten: set[str]) -> None:
         shutil.rmtree(checks)
 
 
-def _write_segments(out: Path, walks: list[SegmentWalk], checks: dict[str, tuple[int, int]]) -> None:
-    """The ``segments`` table, one row per segment walked, with its finding count."""
-    writer = TableWriter(out, "segments", "00000")
+def _write_segments(out: Path, walks: list[SegmentWalk], checks: dict[tuple, tuple[int, int]]) -> None:
+    """The ``segments`` table, one row per segment (its stretches joined), with its finding count."""
+    by_file: dict[str, list[SegmentWalk]] = {}
     for w in walks:
-        writer.add(tables.segment_row(w.key, w.files, w.file_size, w.valid_bytes, w.stopped_by,
-                                      w.findings + checks[w.files.log][0], w.txn_index_below_base))
+        by_file.setdefault(w.files.log, []).append(w)
+    writer = TableWriter(out, "segments", "00000")
+    for seq in by_file.values():
+        seq.sort(key=lambda w: w.stretch.chunk)
+        first = seq[0]
+        last = next(w for w in seq if w.stop is None)  # the stretch that walked to the end of the file
+        findings = sum(w.findings + checks[(w.files.log, w.start)][0] for w in seq)
+        writer.add(tables.segment_row(first.key, first.files, first.file_size, last.valid_bytes, last.stopped_by,
+                                      findings, first.txn_index_below_base))
     writer.close()
 
 

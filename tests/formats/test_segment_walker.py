@@ -483,3 +483,37 @@ def test_a_long_hole_is_searched_with_its_pages_released(monkeypatch):
         released = sum(length for _, length in mapping.released)
         assert released >= hole - 2 * (1 << 16)  # all but the last window or two
         assert all(start + length <= len(B1) + hole for start, length in mapping.released)
+
+
+# -- a segment walked in stretches split at batch boundaries (the fleet scan's chunks) --------
+
+
+def _stretches(buf, cuts: list[int]) -> tuple[list, list]:
+    bounds = [0, *cuts, None]
+    items, ends = [], []
+    for start, stop in zip(bounds, bounds[1:]):
+        part = list(iter_segment(buf, path=PATH, start=start, stop=stop))
+        items += part[:-1]
+        ends.append(part[-1])
+    return items, ends
+
+
+@pytest.mark.parametrize("damage", [False, True], ids=["clean", "damaged-last-stretch"])
+def test_stretches_cut_at_batch_boundaries_walk_exactly_as_the_whole(damage):
+    bad = bytearray(B3)
+    bad[-3] ^= 0x40
+    buf, pos = _segment(B1, B2, bytes(bad) if damage else B3, b"\x01" + GARBAGE, _batch(9))
+    whole = list(iter_segment(buf, path=PATH))
+    for cuts in ([pos[1]], [pos[1], pos[2]], [pos[2], pos[2]]):
+        items, ends = _stretches(buf, cuts)
+        assert items == whole[:-1]
+        assert all(e.scanned_bytes == e.valid_bytes == cut for e, cut in zip(ends, cuts))  # each ended cleanly
+        assert (ends[-1].valid_bytes, ends[-1].stopped_by) == (whole[-1].valid_bytes, whole[-1].stopped_by)
+
+
+def test_a_stretch_that_breaks_or_passes_its_stop_does_not_end_cleanly():
+    buf, pos = _segment(B1, b"\x01" + GARBAGE, B2, B3)
+    _, (first, _) = _stretches(buf, [pos[2]])          # the walk breaks before the cut
+    assert first.valid_bytes < first.scanned_bytes == pos[2]
+    _, (first, _) = _stretches(buf, [pos[2] + 5])      # a cut inside a batch
+    assert first.scanned_bytes != pos[2] + 5

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kreplica.formats.batch import RecordBatch
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.log_dir import SegmentFiles
-from kreplica.pipeline.scan import SegmentWalk, segments_to_recheck
+from kreplica.pipeline.scan import ScanTotals, SegmentWalk, Stretch, segments_to_recheck
 
 KEY = (1, "/data", "t", 0)
 
@@ -41,8 +41,9 @@ def _walk(files: SegmentFiles, batches: list[RecordBatch]) -> tuple[SegmentWalk,
     for b in batches:
         findings += check_batch(b, files.base_offset, context)
     epochs = [b.partition_leader_epoch for b in valid if b.magic >= 2 and b.partition_leader_epoch >= 0]
-    walk = SegmentWalk(KEY, files, 0, 0, "end_of_file", False, 0, len(findings), 0, "p", 0, len(batches),
-                       min((b.base_offset for b in valid), default=None), min(epochs, default=None), context)
+    walk = SegmentWalk(Stretch(KEY, files, 0), 0, None, 0, 0, 0, "end_of_file", False, 0, len(findings), 0, "p", 0,
+                       len(batches), min((b.base_offset for b in valid), default=None), min(epochs, default=None),
+                       context, ScanTotals())
     return walk, findings
 
 
