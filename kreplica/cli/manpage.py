@@ -3,12 +3,17 @@
 ``python -m kreplica.cli.manpage man/`` rewrites ``man/kreplica.1`` and one
 ``man/kreplica-<command>.1`` per command; ``tests/cli/test_manpages.py`` regenerates them and
 fails when the committed pages differ, so the pages cannot drift from ``--help``.
+
+Each page ends with :data:`EXAMPLES`: command lines that run from the root of a source tree on
+the sample evidence in ``fixtures/``; ``tests/cli/test_examples.py`` runs every one and checks the
+exit status the page states.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import typer
 import typer.core
@@ -18,6 +23,153 @@ from kreplica.cli.main import app
 
 DATE = "2026"
 SEE_ALSO_EXTRA = ("kafka-dump-log.sh(1)",)
+
+
+class Example(NamedTuple):
+    """One entry of a page's EXAMPLES section.
+
+    ``lines`` are typed in order from the root of a source tree; every line but the last exits 0
+    and the last exits ``exit_code``, which the page states when it is not 0. Files an example
+    writes go under ``/tmp``.
+    """
+
+    text: str
+    lines: tuple[str, ...]
+    exit_code: int = 0
+
+
+def _ex(text: str, *lines: str, exit_code: int = 0) -> Example:
+    return Example(text, lines, exit_code)
+
+
+_KIP279 = "fixtures/scenarios/kip279-fast-failover"
+_THREE = "fixtures/scenarios/three-replicas"
+_ZK = "fixtures/timeline/zookeeper"
+_KRAFT = "fixtures/elections/kraft"
+_ASSIGNMENT = ("--assignment fixtures/reassign/assignment.json --brokers 1-6 "
+               "--racks 1:a,2:b,3:a,4:b,5:a,6:b")
+_LOG_DIRS = f"--log-dirs 1={_THREE}/broker-1 --log-dirs 2={_THREE}/broker-2 --log-dirs 3={_THREE}/broker-3"
+_TRUNCATE = f"kreplica truncate-plan --leader {_KIP279}/broker-1/orders-0 --follower {_KIP279}/broker-2/orders-0"
+
+#: command ("zk dump" for a nested one; "" for kreplica(1) itself) -> its EXAMPLES, 1 to 3 each;
+#: tests/cli/test_examples.py runs them all and asserts each exit status
+EXAMPLES: dict[str, tuple[Example, ...]] = {
+    "": (
+        _ex("Read the sample partitions (every magic and codec): the batches of each segment and a verdict line.",
+            "kreplica inspect-log fixtures/logs -f text"),
+        _ex("Simulate a follower's truncation against its leader: the follower loses a committed record.",
+            f"{_TRUNCATE} -f text", exit_code=1),
+        _ex("The cluster state ZooKeeper held at zxid 0x17, just after broker 1's session expired: orders-0 is "
+            "offline.", f"kreplica cluster-state {_ZK} --at-zxid 0x17 -f text", exit_code=1),
+    ),
+    "inspect-log": (
+        _ex("Read every partition of a log directory: the batches of each segment and a verdict line.",
+            "kreplica inspect-log fixtures/logs -f text"),
+        _ex("A segment with a damaged batch: the crc_mismatch finding, and the byte at which a broker recovering "
+            "it after an unclean shutdown would truncate.",
+            "kreplica inspect-log fixtures/damaged/crc-flip-0 -f text", exit_code=1),
+        _ex("The records of offsets 20 to 22 as ndjson, keys and values as text.",
+            "kreplica inspect-log fixtures/logs/orders-0 --records --offsets 20:22 --payload utf8 -f ndjson"),
+    ),
+    "inspect-index": (
+        _ex("Check every index of a partition against its segments, one verdict line per index file.",
+            "kreplica inspect-index fixtures/logs/orders-0 --verify-only -f text"),
+        _ex("List the entries of one offset index.",
+            "kreplica inspect-index fixtures/logs/orders-0/00000000000000000000.index -f text"),
+    ),
+    "inspect-dir": (
+        _ex("Every partition of a log directory, problems first: offsets, epochs, and what a restart would do.",
+            "kreplica inspect-dir fixtures/logs -f text"),
+        _ex("What an unclean restart would do to a partition whose last batch is cut off: truncate 157 bytes.",
+            "kreplica inspect-dir fixtures/damaged/truncated-tail-0 --shutdown unclean -f text", exit_code=1),
+    ),
+    "epochs": (
+        _ex("Two replicas' epoch lineages side by side: batch headers, checkpoint and the cache a broker loads.",
+            f"kreplica epochs {_KIP279}/broker-1/orders-0 {_KIP279}/broker-2/orders-0 -f text"),
+        _ex("The same for three brokers' log directories, choosing the partition.",
+            f"kreplica epochs {_THREE}/broker-1 {_THREE}/broker-2 {_THREE}/broker-3 --partition orders-0 -f text"),
+    ),
+    "offset-for-epoch": (
+        _ex("What broker 1 would answer, as leader, to a follower asking for the end of epoch 1.",
+            f"kreplica offset-for-epoch {_KIP279}/broker-1/orders-0 --epoch 1 -f text"),
+        _ex("The same request answered by Kafka 0.11, which returns an offset only.",
+            f"kreplica offset-for-epoch {_KIP279}/broker-1/orders-0 --epoch 1 --kafka-version 0.11.0 -f text"),
+        _ex("A request from a follower that knows a newer leader epoch than the replica: UNKNOWN_LEADER_EPOCH.",
+            f"kreplica offset-for-epoch {_KIP279}/broker-1/orders-0 --epoch 1 --current-leader-epoch 5 -f text",
+            exit_code=1),
+    ),
+    "truncate-plan": (
+        _ex("Truncation as current Kafka does it: the follower drops offset 2, a committed record no other replica "
+            "holds.", f"{_TRUNCATE} -f text", exit_code=1),
+        _ex("The pre-2.0 KIP-101 rule on the same replicas: nothing is truncated, and offset 2 stays different.",
+            f"{_TRUNCATE} --protocol kip101 -f text"),
+        _ex("Keep what the truncation would discard: the batches as a segment file and the records as ndjson.",
+            f"{_TRUNCATE} --export /tmp/salvage -f text", exit_code=1),
+    ),
+    "diverge": (
+        _ex("Two replicas that differ in the middle of their logs, under an identical tail.",
+            "kreplica diverge fixtures/scenarios/divergent-middle/broker-1/orders-0 "
+            "fixtures/scenarios/divergent-middle/broker-2/orders-0 -f text", exit_code=1),
+        _ex("Every pair of three brokers' replicas of orders-0, as ndjson.",
+            f"kreplica diverge {_THREE}/broker-1 {_THREE}/broker-2 {_THREE}/broker-3 --partition orders-0 -f ndjson",
+            exit_code=1),
+    ),
+    "zk dump": (
+        _ex("The registered brokers at the end of the transaction logs.",
+            f"kreplica zk dump {_ZK} --path '/brokers/ids/*' -f text"),
+        _ex("The controller znode at zxid 0x17, its data as text.",
+            f"kreplica zk dump {_ZK} --at-zxid 0x17 --path /controller --payload utf8 -f text"),
+        _ex("One snapshot file exactly as written, as ndjson.",
+            f"kreplica zk dump {_ZK}/version-2/snapshot.f -f ndjson"),
+    ),
+    "zk log": (
+        _ex("Every transaction of the logs, in zxid order.", f"kreplica zk log {_ZK} -f text"),
+        _ex("The transactions from broker 1's session expiry to the unclean election, as ndjson.",
+            f"kreplica zk log {_ZK} --from-zxid 0x15 --to-zxid 0x18 -f ndjson"),
+    ),
+    "cluster-state": (
+        _ex("The cluster state at the end of the ZooKeeper logs.", f"kreplica cluster-state {_ZK} -f text"),
+        _ex("The same at zxid 0x17, when orders-0 had no leader.",
+            f"kreplica cluster-state {_ZK} --at-zxid 0x17 -f text", exit_code=1),
+        _ex("A KRaft metadata log: orders-0 is under its min.insync.replicas.",
+            f"kreplica cluster-state {_KRAFT} -f text", exit_code=1),
+    ),
+    "plan-elect": (
+        _ex("What a controller taking over now would elect: nothing.", f"kreplica plan-elect {_KRAFT} -f text"),
+        _ex("Broker 1 fails: orders-0 goes offline, its replicas' data ranks broker 2 as the best unclean choice, "
+            "and the election JSON for kafka-leader-election.sh is written.",
+            f"kreplica plan-elect {_KRAFT} --fail 1 {_LOG_DIRS} --emit-election-json /tmp/election.json -f text",
+            exit_code=1),
+        _ex("The blast radius of losing one or both racks.", f"kreplica plan-elect {_KRAFT} --sweep 2 --by-rack -f text",
+            exit_code=1),
+    ),
+    "timeline": (
+        _ex("Every leader, epoch and ISR change from ZooKeeper's logs, time-ordered: an unclean election.",
+            f"kreplica timeline {_ZK} -f text", exit_code=1),
+        _ex("The same history joined with the three replicas' data: the offsets the unclean election lost.",
+            f"kreplica timeline {_ZK} --log-dirs 1=fixtures/timeline/broker-1 --log-dirs 2=fixtures/timeline/broker-2 "
+            "--log-dirs 3=fixtures/timeline/broker-3 --partition orders-0 -f text", exit_code=1),
+        _ex("A KRaft metadata log's history, as ndjson.", f"kreplica timeline {_KRAFT} -f ndjson"),
+    ),
+    "plan-reassign": (
+        _ex("Add brokers 5 and 6 with the fewest moves, balancing bytes from kafka-log-dirs.sh output.",
+            f"kreplica plan-reassign {_ASSIGNMENT} add-brokers 5,6 --sizes fixtures/reassign/log-dirs.json -f text"),
+        _ex("Move everything off broker 4 in two phases, throttled, writing Kafka's reassignment JSON files.",
+            f"kreplica plan-reassign {_ASSIGNMENT} decommission 4 --output-dir /tmp/plan --phases 2 --throttle 50 "
+            "-f text"),
+        _ex("Kafka's own --generate placement, drawn reproducibly.",
+            f"kreplica plan-reassign {_ASSIGNMENT} generate --topics orders --seed 7 -f ndjson"),
+    ),
+    "fleet scan": (
+        _ex("Scan three brokers' replicas into Parquet tables on Spark's local mode.",
+            f"kreplica fleet scan {_THREE} --out /tmp/tables"),
+    ),
+    "fleet analyze": (
+        _ex("Scan, then rank the partitions at risk: orders-0's replicas diverge.",
+            f"kreplica fleet scan {_THREE} --out /tmp/tables",
+            "kreplica fleet analyze /tmp/tables -f text", exit_code=1),
+    ),
+}
 
 
 def _roff(text: str) -> str:
@@ -66,6 +218,18 @@ def _argument_lines(cmd) -> list[str]:
     return lines
 
 
+def _example_lines(examples: tuple[Example, ...]) -> list[str]:
+    """The roff EXAMPLES section: a description (with the exit status when it is not 0), then the
+    command lines unfilled and indented."""
+    lines = [".SH EXAMPLES", ".PP",
+             "The examples run from the root of a kreplica source tree, on the sample evidence in "
+             "\\fI\\%fixtures/\\fR; files they write go under \\fI/tmp\\fR."]
+    for example in examples:
+        text = example.text + (f" Exit status {example.exit_code}." if example.exit_code else "")
+        lines += [".PP", _roff(text), ".RS 4", ".nf", *(_roff(line) for line in example.lines), ".fi", ".RE"]
+    return lines
+
+
 def command_page(name: str, cmd, root) -> str:
     """The roff page of ``kreplica <name>`` (``name`` may be ``"group sub"`` for a nested command)."""
     ctx = cmd.context_class(cmd, info_name=f"kreplica {name}", parent=root.context_class(root, info_name="kreplica"))
@@ -87,6 +251,7 @@ def command_page(name: str, cmd, root) -> str:
               "the run completed and found problems in the evidence", ".TP", "2",
               "bad usage, or unreadable or unrecognised input (one line on stderr names the file and byte position)",
               ".TP", "3", "an internal error (\\fB\\-\\-debug\\fR shows the traceback)"]
+    lines += _example_lines(EXAMPLES[name])
     lines += [".SH SEE ALSO", ", ".join(["\\fBkreplica\\fR(1)", *SEE_ALSO_EXTRA])]
     return "\n".join(lines) + "\n"
 
@@ -127,6 +292,7 @@ def main_page(root) -> str:
                     "text|json|ndjson|msgpack). Diagnostics and progress go to stderr."),
               ".SH EXIT STATUS", ".PP", "0 nothing wrong; 1 problems found in the evidence; 2 bad usage or "
               "unreadable input; 3 internal error.",
+              *_example_lines(EXAMPLES[""]),
               ".SH SEE ALSO",
               ", ".join(f"\\fBkreplica\\-{_roff(n.replace(' ', '-'))}\\fR(1)" for n, _ in commands)]
     return "\n".join(lines) + "\n"
