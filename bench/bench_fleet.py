@@ -7,8 +7,8 @@ of ~1 KiB, uncompressed, ~16 KiB a batch), so the fleet holds ``--size`` bytes o
 
 What is timed, whole process, warm page cache, best of ``--runs``:
 
-  startup       ``fleet scan`` of a one-segment fleet: Spark's fixed cost (JVM, session, three
-                stages) — subtracted from the scans below to give throughput
+  startup[N]    ``fleet scan --master local[N]`` of a one-segment fleet: Spark's fixed cost (JVM,
+                session, the stages) — subtracted from scan[N] to give throughput
   inspect_log   ``kreplica inspect-log -f ndjson`` over every replica directory, one process:
                 the single-core batch-scan speed a fleet scan is compared with
   scan[N]       ``fleet scan --master local[N]`` for N in ``--cores``
@@ -145,29 +145,38 @@ def main() -> int:
     tiny = build_fleet(1 << 20, 1, 1)
     data_bytes = sum(f.stat().st_size for f in root.rglob("*.log"))
     replicas = sorted(str(p.parent) for p in root.rglob("*.log"))
+    cores = [int(c) for c in args.cores.split(",")]
     rows = {}
-    rows["startup"] = best(lambda: scan_argv(tiny, 2), args.runs)
+    for n in cores:
+        rows[f"startup[{n}]"] = best(lambda n=n: scan_argv(tiny, n), args.runs)
     rows["inspect_log"] = best(lambda: [KREPLICA, "inspect-log", "-f", "ndjson", *replicas], args.runs)
-    for n in (int(c) for c in args.cores.split(",")):
+    for n in cores:
         rows[f"scan[{n}]"] = best(lambda n=n: scan_argv(root, n), args.runs)
-    rows["scan[2] quarter fleet"] = best(lambda: scan_argv(quarter, 2), 1)
-    fixed = rows["startup"][0]
+    rows[f"scan[{cores[-1]}] quarter fleet"] = best(lambda: scan_argv(quarter, cores[-1]), 1)
     print(f"fleet: {root} ({data_bytes / 2**30:.2f} GiB, {len(replicas)} replicas); machine: {os.cpu_count()} cores")
     print(f"{'case':<24}{'seconds':>9}{'GB/s':>8}{'GB/s w/o startup':>18}{'driver peak MiB':>17}")
     report = {}
     for name, (secs, peak) in rows.items():
-        n_bytes = {"startup": 1 << 20, "scan[2] quarter fleet": data_bytes // 4}.get(name, data_bytes)
+        n_bytes = data_bytes // 4 if "quarter" in name else 1 << 20 if name.startswith("startup") else data_bytes
         gbs = n_bytes / secs / 1e9
-        # start-up varies run to run; when a scan took no longer than it, throughput is unknown
-        net = n_bytes / (secs - fixed) / 1e9 if name.startswith("scan") and secs > fixed * 1.05 else None
+        net = None
+        if name.startswith("scan"):
+            # start-up varies run to run; when a scan took no longer than it, throughput is unknown
+            fixed = rows[f"startup[{name[5:name.index(']')]}]"][0]
+            net = n_bytes / (secs - fixed) / 1e9 if secs > fixed * 1.05 else None
         print(f"{name:<24}{secs:>9.2f}{gbs:>8.2f}{(f'{net:.2f}' if net else '-'):>18}{peak / 2**20:>17.0f}")
         report[name] = {"seconds": secs, "gb_per_s": gbs, "gb_per_s_without_startup": net,
                         "driver_peak_mib": peak / 2**20}
-    one = report.get("scan[1]")
-    if one and one["gb_per_s_without_startup"]:
-        ratio = one["gb_per_s_without_startup"] / report["inspect_log"]["gb_per_s"]
-        print(f"fleet scan per core (local[1], start-up excluded) / inspect-log batch scan: {ratio:.2f} (target >= 0.80)")
-        report["per_core_ratio"] = ratio
+    for n in cores:
+        net = report[f"scan[{n}]"]["gb_per_s_without_startup"]
+        if net:
+            ratio = net / n / report["inspect_log"]["gb_per_s"]
+            print(f"fleet scan per core (local[{n}], start-up excluded) / inspect-log batch scan: {ratio:.2f} "
+                  "(target >= 0.80)")
+            report[f"per_core_ratio[{n}]"] = ratio
+    full, part = report[f"scan[{cores[-1]}]"], report[f"scan[{cores[-1]}] quarter fleet"]
+    print(f"driver peak: {full['driver_peak_mib']:.0f} MiB for the fleet, {part['driver_peak_mib']:.0f} MiB "
+          "for a quarter of it")
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     out = RESULTS / f"fleet-{stamp}.json"

@@ -58,7 +58,7 @@ def scan(
     if payloads and not records:
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     plan = plan_scan(root, out)
-    with spark_session(master) as spark:
+    with spark_session(master, light_driver=True) as spark:
         totals = run_scan(spark, plan, records=records, payloads=payloads)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
