@@ -201,7 +201,8 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
     if restart.truncated_bytes:
         where = restart.truncate_at
         findings.append(Finding("restart_truncation", where[0] if where else partition.path, where[1] if where else 0,
-                                f"a {restart.shutdown} restart would truncate {restart.truncated_bytes} bytes"
+                                f"{'an' if restart.shutdown == 'unclean' else 'a'} {restart.shutdown} restart "
+                                f"would truncate {restart.truncated_bytes} bytes"
                                 + (f" from byte {where[1]} of {where[0]}" if where else "")
                                 + (f" and delete {len(restart.deleted_segments)} later segment(s)"
                                    if restart.deleted_segments else ""),

@@ -42,7 +42,8 @@ def render_text(obj: dict, findings: tuple[Finding, ...] | list[Finding], consol
     partitions = sum(len(t["partitions"]) for t in obj["topics"])
     problems = bool(health["offline"] or health["under_min_isr"])
     verdict = "[red]PROBLEMS[/red]" if problems else "[green]OK[/green]"
-    console.print(f"{verdict} cluster {escape(str(obj['cluster_id']))} ({obj['source_kind']}, {position}): "
+    cluster = "cluster" if obj["cluster_id"] is None else f"cluster {escape(str(obj['cluster_id']))}"
+    console.print(f"{verdict} {cluster} ({obj['source_kind']}, {position}): "
                   f"{len(obj['brokers'])} brokers, {len(obj['topics'])} topics, {partitions} partitions; "
                   f"{len(health['offline'])} offline, {len(health['under_min_isr'])} under min ISR")
 
