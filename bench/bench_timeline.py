@@ -10,37 +10,49 @@ the leader (plain setData from the leader's session), two controller writes (gua
 move leadership within the ISR, one that bumps the epoch only, an error txn, a failed multi, and
 a session created or closed. Every partition event is classified and written.
 
-Cases, each in a fresh process (min and median of ``--runs``), peak RSS from ``/usr/bin/time``:
+Cases, each in a fresh process (min and median of ``--runs``, interleaved), wall and CPU seconds
+(user + sys of the process, from ``getrusage``) and peak RSS from ``/usr/bin/time``:
 
   walk     the analysis alone: ``iter_zookeeper_timeline`` consumed (events counted)
-  cli      ``kreplica timeline DIR -f ndjson > /dev/null``
+  ndjson   ``kreplica timeline DIR -f ndjson > /dev/null``
+  text     ``kreplica timeline DIR -f text > /dev/null`` (the streamed table, 160 columns)
 
 Flat memory: the same cases on a history a tenth as long (``--txns / 10``) must peak at about
-the same RSS; both figures are printed.
+the same RSS; both figures are printed. CPU time is the figure to compare on a shared machine
+(wall time waits for other processes). ``--tree DIR`` runs another source tree's kreplica (say a
+``git worktree`` of an older commit) for before/after figures; ``--label`` names the results file,
+``bench/results/timeline-<UTC date>[-label].json``.
 
 Usage::
 
     python bench/bench_timeline.py                 # 1,000,000 txns (generation ~1 min)
     python bench/bench_timeline.py --txns 100000 --runs 1
+    python bench/bench_timeline.py --tree /tmp/kreplica-before --cases walk,ndjson --label before
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import shutil
 import statistics
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent))
 
-from bench_zookeeper import DATA_DIR, KREPLICA, LOG_ROLL, SESSION_BASE, T0, run_process  # noqa: E402
+from bench_zookeeper import DATA_DIR, KREPLICA, LOG_ROLL, RESULTS_DIR, SESSION_BASE, T0, run_process  # noqa: E402
 
 BROKERS = 6
+CASES = ("walk", "ndjson", "text")
+#: the source tree a ``--tree`` walk child imports kreplica from
+_TREE_ENV = "KREPLICA_BENCH_TREE"
 
 
 def _state(leader: int, epoch: int, isr) -> bytes:
@@ -138,6 +150,9 @@ def generate(out: Path, partitions: int, txns: int) -> Path:
 def child(path: str) -> dict:
     import resource
 
+    tree = os.environ.get(_TREE_ENV)
+    if tree:
+        sys.path.insert(0, tree)
     from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
     from kreplica.model.zookeeper import find_zk_files
 
@@ -162,14 +177,38 @@ def _data(partitions: int, txns: int) -> Path:
     return out / "version-2"
 
 
-def _case(case: str, data: Path) -> dict:
+def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds (user + sys of the finished child and its waited-for children),
+    peak RSS (KiB) and stdout of ``argv``."""
+    import resource
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall, maxrss, out, _err = run_process(argv)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, maxrss, out
+
+
+def _case(case: str, data: Path, tree: str | None) -> dict:
     if case == "walk":
-        _, maxrss, out, _ = run_process([sys.executable, __file__, "--child", str(data)])
+        _wall, cpu, maxrss, out = _timed([sys.executable, __file__, "--child", str(data)],
+                                         {_TREE_ENV: tree} if tree else {})
         res = json.loads(out)
+        res["cpu_seconds"] = cpu
         res["maxrss_kib"] = max(res["maxrss_kib"], maxrss)
         return res
-    wall, maxrss, _, _ = run_process(["sh", "-c", f'exec "{KREPLICA}" timeline "{data}" -f ndjson > /dev/null'])
-    return {"seconds": wall, "maxrss_kib": maxrss}
+    wall, cpu, maxrss, _ = _timed(["sh", "-c", f'exec "{KREPLICA}" timeline "{data}" -f {case} > /dev/null'],
+                                  {"PYTHONPATH": tree} if tree else {})
+    return {"seconds": wall, "cpu_seconds": cpu, "maxrss_kib": maxrss}
 
 
 def main() -> None:
@@ -177,26 +216,63 @@ def main() -> None:
     ap.add_argument("--txns", type=int, default=1_000_000)
     ap.add_argument("--partitions", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {','.join(CASES)}")
+    ap.add_argument("--sizes", default="tenth,full", help="tenth (--txns / 10), full, or both")
+    ap.add_argument("--tree", help="run the kreplica of this source tree (PYTHONPATH) instead of this one")
+    ap.add_argument("--label", default="", help="suffix of the results file name (e.g. before, after)")
     ap.add_argument("--child", metavar="PATH", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(args.child)))
         return
-    rows = []
-    for txns in (args.txns // 10, args.txns):
-        data = _data(args.partitions, txns)
-        for case in ("walk", "cli"):
-            runs = [_case(case, data) for _ in range(args.runs)]
-            secs = [r["seconds"] for r in runs]
-            rows.append((case, txns, min(secs), statistics.median(secs), max(r["maxrss_kib"] for r in runs) / 1024,
-                         runs[0].get("counts")))
-    print(f"kreplica timeline benchmark: {args.partitions:,} partitions, {BROKERS} brokers")
-    print(f"{'case':<6} {'txns':>10} {'min s':>8} {'median s':>9} {'txns/s':>10} {'peak RSS MiB':>13}")
-    for case, txns, mn, med, rss, _counts in rows:
-        print(f"{case:<6} {txns:>10,} {mn:>8.2f} {med:>9.2f} {txns / med:>10,.0f} {rss:>13.0f}")
-    counts = rows[2][5]
-    if counts:
-        print("events of the long history: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
+    cases = [c for c in args.cases.split(",") if c]
+    if set(cases) - set(CASES):
+        ap.error(f"unknown case(s): {', '.join(sorted(set(cases) - set(CASES)))}")
+    sizes = [{"tenth": args.txns // 10, "full": args.txns}[s] for s in args.sizes.split(",") if s]
+    tree = str(Path(args.tree).resolve()) if args.tree else None
+    # children run with a bytecode cache, as a normal install has .pyc files
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(DATA_DIR / "pycache"))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    dirs = {txns: _data(args.partitions, txns) for txns in sizes}
+    for d in dirs.values():   # warm the page cache
+        for p in sorted(d.iterdir()):
+            with open(p, "rb", buffering=0) as fh:
+                while fh.read(1 << 24):
+                    pass
+    runs: dict[tuple[str, int], list[dict]] = {(c, t): [] for t in sizes for c in cases}
+    for i in range(args.runs):          # interleaved: each round runs every case once
+        for txns in sizes:
+            for case in cases:
+                r = _case(case, dirs[txns], tree)
+                runs[(case, txns)].append(r)
+                print(f"  round {i + 1}: {case} {txns:,} txns: {r['seconds']:.2f} s wall, "
+                      f"{r['cpu_seconds']:.2f} s CPU, {r['maxrss_kib'] / 1024:.0f} MiB", file=sys.stderr)
+    results: dict[str, dict] = {}
+    print(f"kreplica timeline benchmark: {args.partitions:,} partitions, {BROKERS} brokers; "
+          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs; "
+          f"load {os.getloadavg()[0]:.1f}" + (f"; tree {tree}" if tree else ""))
+    print(f"{'case':<7} {'txns':>10} {'min s':>8} {'median s':>9} {'min CPU s':>10} {'median CPU s':>13} "
+          f"{'txns/CPU s':>11} {'peak RSS MiB':>13}")
+    for (case, txns), rs in runs.items():
+        secs = [r["seconds"] for r in rs]
+        cpu = [r["cpu_seconds"] for r in rs]
+        row = {"txns": txns, "min_s": min(secs), "median_s": statistics.median(secs), "min_cpu_s": min(cpu),
+               "median_cpu_s": statistics.median(cpu), "maxrss_mib": max(r["maxrss_kib"] for r in rs) / 1024,
+               "runs": rs}
+        results.setdefault(case, {})[str(txns)] = row
+        print(f"{case:<7} {txns:>10,} {row['min_s']:>8.2f} {row['median_s']:>9.2f} {row['min_cpu_s']:>10.2f} "
+              f"{row['median_cpu_s']:>13.2f} {txns / row['median_cpu_s']:>11,.0f} {row['maxrss_mib']:>13.0f}")
+    walk = runs.get(("walk", sizes[-1]))
+    if walk and walk[0].get("counts"):
+        print("events of the longest history: " + ", ".join(f"{k} {v:,}" for k, v in sorted(walk[0]["counts"].items())))
+    RESULTS_DIR.mkdir(exist_ok=True)
+    stamp = datetime.now(timezone.utc)
+    doc = {"date": stamp.isoformat(timespec="seconds"), "python": platform.python_version(),
+           "machine": platform.machine(), "cpus": os.cpu_count(), "loadavg": os.getloadavg(),
+           "label": args.label, "tree": tree, "partitions": args.partitions, "results": results}
+    name = f"timeline-{stamp:%Y-%m-%d}{'-' + args.label if args.label else ''}.json"
+    (RESULTS_DIR / name).write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"results: {RESULTS_DIR / name}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 NO_LEADER = -1
 
@@ -73,8 +74,13 @@ BY_CONTROLLER = "controller"
 BY_LEADER = "leader"
 
 
-@dataclass(frozen=True, slots=True)
-class LeaderIsr:
+# NOTE: the values a walk builds per change (states, contexts, causes, events) are NamedTuples,
+# not frozen dataclasses: a history of a million transactions builds several of each per
+# transaction, and a frozen dataclass's __init__ (one object.__setattr__ per field) cost 14% of
+# the walk (bench/bench_timeline.py). Attribute names are the same; they are still immutable.
+
+
+class LeaderIsr(NamedTuple):
     """A partition's leader and ISR as the metadata records them. ``partition_epoch`` is the
     state znode's dataVersion (ZooKeeper) or the KRaft partition epoch."""
 
@@ -90,8 +96,7 @@ class LeaderIsr:
                 and self.isr == other.isr)
 
 
-@dataclass(frozen=True, slots=True)
-class ChangeContext:
+class ChangeContext(NamedTuple):
     """What the evidence says around one change.
 
     ``alive``: brokers registered (ZooKeeper) or registered and unfenced (KRaft) just before it;
@@ -135,15 +140,13 @@ class ChangeContext:
         return frozenset(out)
 
 
-@dataclass(frozen=True, slots=True)
-class Cause:
+class Cause(NamedTuple):
     cause: str
     by: str | None
     evidence: str
 
 
-@dataclass(frozen=True, slots=True)
-class PartitionEvent:
+class PartitionEvent(NamedTuple):
     """One change of a partition's leader, leader epoch or ISR (or its creation, deletion, or the
     state a history starts from). ``position`` is the zxid or the metadata-log offset."""
 
@@ -170,8 +173,7 @@ class PartitionEvent:
         return self.cause == UNCLEAN_LEADER_ELECTION
 
 
-@dataclass(frozen=True, slots=True)
-class BrokerEvent:
+class BrokerEvent(NamedTuple):
     """A broker registration changing. ``event``: ``snapshot`` (registered as the history starts),
     ``registered``, ``session_closed`` (the broker closed its ZooKeeper session), ``session_expired``
     (ZooKeeper expired it: the broker stopped heartbeating), ``deregistered`` (its znode deleted
@@ -185,8 +187,7 @@ class BrokerEvent:
     session: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ControllerEvent:
+class ControllerEvent(NamedTuple):
     """The active controller changing: ``snapshot``, ``elected``, ``resigned`` (it deleted its own
     znode), ``session_closed`` / ``session_expired`` (its ZooKeeper session ended), ``none`` (a
     KRaft epoch with no leader). ``controller_epoch`` is ``/controller_epoch`` or the Raft epoch."""
@@ -217,13 +218,12 @@ def _ids(values: Iterable[int]) -> str:
 def classify(before: LeaderIsr, after: LeaderIsr, ctx: ChangeContext) -> Cause | None:
     """The cause of a change from ``before`` to ``after`` (``None``: no change of leader, leader
     epoch or ISR, so no event). See the module docstring for the rules."""
-    if before.same_as(after):
-        return None
     old, new = before.leader, after.leader
+    bumped = after.leader_epoch != before.leader_epoch
+    if new == old and not bumped and before.isr == after.isr:
+        return None
     removed = [r for r in before.isr if r not in after.isr]
     added = [r for r in after.isr if r not in before.isr]
-    bumped = after.leader_epoch != before.leader_epoch
-    leaving = ctx.being_removed
     if new != old:
         if new == NO_LEADER:
             return Cause(LEADER_ELECTION, BY_CONTROLLER,
@@ -234,8 +234,8 @@ def classify(before: LeaderIsr, after: LeaderIsr, ctx: ChangeContext) -> Cause |
                          f"new leader {new} was not in the ISR {_ids(before.isr)}"
                          + ("; the leader is RECOVERING" if after.leader_recovery_state == 1 else ""))
         old_live = old != NO_LEADER and old in ctx.alive and old not in ctx.gone_since
-        if ctx.reassigning and old_live and (old in leaving or (ctx.replicas and old not in ctx.replicas)
-                                                or ctx.replicas_changed):
+        if ctx.reassigning and old_live and (old in ctx.being_removed or ctx.replicas_changed
+                                                or (ctx.replicas and old not in ctx.replicas)):
             return Cause(REASSIGNMENT, BY_CONTROLLER,
                          f"leader {old} is being moved off by a reassignment; {new} takes over"
                          if not ctx.replicas_changed else f"the record that moves the replicas makes {new} leader")
@@ -333,15 +333,14 @@ class TimelineSummary:
         self._open: dict[tuple[str, int], OfflinePeriod] = {}
 
     def feed(self, ev) -> None:
-        if isinstance(ev, BrokerEvent):
-            self.counts["broker"] += 1
-            return
-        if isinstance(ev, ControllerEvent):
-            self.counts["controller"] += 1
+        if not isinstance(ev, PartitionEvent):
+            self.counts["broker" if isinstance(ev, BrokerEvent) else "controller"] += 1
             return
         self.counts["partition"] += 1
-        if ev.unclean:
+        if ev.cause == UNCLEAN_LEADER_ELECTION:
             self.unclean.append(ev)
+        if not ev.offline and not self._open:   # NOTE: the common case: nothing offline (bench_timeline.py)
+            return
         key = (ev.topic, ev.partition)
         period = self._open.get(key)
         if period is not None and (not ev.offline or ev.after is None):

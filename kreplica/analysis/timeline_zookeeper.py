@@ -45,6 +45,10 @@ except ImportError:  # a source checkout without it: same values, slower
     _loads = json.loads
 
 
+#: NOTE: the per-transaction values (states, events) are built with ``tuple.__new__`` (NamedTuples)
+_new = tuple.__new__
+
+
 def _json(data: bytes | None):
     if not data:
         return None
@@ -58,7 +62,7 @@ def _json(data: bytes | None):
 
 
 def _int(value, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+    return value if type(value) is int or (isinstance(value, int) and not isinstance(value, bool)) else default
 
 
 def _ints(value) -> tuple[int, ...]:
@@ -75,8 +79,8 @@ def parse_partition_state(data: bytes | None, version: int | None = None) -> tup
     if not isinstance(s, dict):
         return None
     ce = s.get("controller_epoch")
-    return (LeaderIsr(_int(s.get("leader"), -1), _int(s.get("leader_epoch"), -1), _ints(s.get("isr")),
-                      _int(s.get("leader_recovery_state"), 0), version),
+    return (_new(LeaderIsr, (_int(s.get("leader"), -1), _int(s.get("leader_epoch"), -1), _ints(s.get("isr")),
+                             _int(s.get("leader_recovery_state"), 0), version)),
             ce if isinstance(ce, int) else None)
 
 
@@ -115,6 +119,7 @@ class _Kafka:
         #: partition state znode path -> (its parts under the chroot, its partition key): written
         #: over and over, so each is split once (one entry per partition, not per transaction)
         self.paths: dict[str, tuple] = {}
+        self.epoch_path = f"{self.root}/controller_epoch"
 
     @property
     def alive(self) -> frozenset[int]:
@@ -158,7 +163,7 @@ class _Kafka:
         return session
 
     def context(self, key: tuple[str, int], since: int, by_controller: bool | None) -> ChangeContext:
-        replicas, adding, removing = self.assign.get(key[0], {}).get(key[1], ((), (), ()))
+        replicas, adding, removing = self.assign.get(key[0], _UNASSIGNED).get(key[1], _NO_REPLICAS)
         return ChangeContext(
             alive=self.alive,
             gone_since=frozenset(b for b, z in self.gone_at.items() if z > since) if self.gone_at else _NONE,
@@ -172,6 +177,10 @@ class _Kafka:
 
 
 _NONE: frozenset[int] = frozenset()
+_UNASSIGNED: dict = {}                 # never written to
+_NO_REPLICAS = ((), (), ())
+#: the context of a change that keeps the leader and epoch: only who wrote it (built once)
+_WRITER_ONLY = {b: ChangeContext(by_controller=b) for b in (True, False, None)}
 
 
 def _split(rel: str) -> list[str]:
@@ -254,12 +263,16 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
     The history starts at the oldest loadable snapshot, or at ``from_zxid``/``from_time`` (the
     state replayed there), with one ``snapshot`` event per partition, broker and controller it
     holds (at the zxid that wrote each), and runs to the end of the logs or to ``to_zxid``/
-    ``to_time``. Findings (damaged logs, unreadable state znodes) come in the stream where they
-    arise. Raises :class:`~kreplica.formats.errors.FormatError` when no snapshot loads.
+    ``to_time``. When the logs begin with the ensemble's first transaction, before any snapshot,
+    it starts from the empty tree (:func:`~kreplica.model.zookeeper.history.start_state`): no
+    ``snapshot`` events, every partition ``created``. Findings (damaged logs, unreadable state
+    znodes) come in the stream where they arise. Raises
+    :class:`~kreplica.formats.errors.FormatError` when there is no start.
     """
     state = start_state(files, from_zxid=from_zxid, from_time=from_time)
     end = TimelineEnd("zookeeper", files.source, state.zxid, state.zxid,
-                      "snapshot" if from_zxid is None and from_time is None else "replay")
+                      "replay" if from_zxid is not None or from_time is not None
+                      else ("snapshot" if state.snapshot else "empty"))
     for f in state.findings:
         yield f
     k = _Kafka(chroot)
@@ -271,7 +284,8 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
             yield item
             continue
         end.end = item.entry.zxid
-        yield from _step_events(k, item)
+        if item.changes:   # errors, failed multis and sessions without ephemerals change no znode
+            yield from _step_events(k, item)
     yield end
 
 
@@ -284,7 +298,7 @@ def _guarded(e: zkl.TxnEntry, epoch_path: str) -> bool:
 def _step_events(k: _Kafka, step: ZkStep) -> Iterator:
     e = step.entry
     zxid, time = e.zxid, e.time
-    by_controller = _guarded(e, f"{k.root}/controller_epoch")
+    by_controller = _guarded(e, k.epoch_path)
     pending_controller: ControllerEvent | None = None
     paths = k.paths
     for ch in step.changes:
@@ -299,7 +313,9 @@ def _step_events(k: _Kafka, step: ZkStep) -> Iterator:
         if parts is None:
             continue
         if key is not None:
-            yield from _partition_change(k, key, ch, e, by_controller)
+            out = _partition_change(k, key, ch, e, by_controller)
+            if out is not None:
+                yield out
         elif len(parts) == 3 and parts[:2] == ["brokers", "topics"]:
             if ch.after is None:
                 k.assign.pop(parts[2], None)
@@ -349,47 +365,49 @@ def _ended(e: zkl.TxnEntry, otherwise: str) -> str:
     return otherwise
 
 
-def _partition_change(k: _Kafka, key: tuple[str, int], ch, e: zkl.TxnEntry, by_controller: bool) -> Iterator:
+def _partition_change(k: _Kafka, key: tuple[str, int], ch, e: zkl.TxnEntry,
+                      by_controller: bool) -> PartitionEvent | Finding | None:
+    """The event (or finding) of one write to a partition state znode; ``None`` when it changes
+    nothing a timeline reports. NOTE: a function, not a generator: it runs for most
+    transactions of a Kafka cluster's history (bench/bench_timeline.py)."""
     topic, pid = key
     zxid, time = e.zxid, e.time
     writer = k.sessions.get(e.client_id)
-    replicas = k.assign.get(topic, {}).get(pid, ((),))[0]
+    replicas = k.assign.get(topic, _UNASSIGNED).get(pid, _NO_REPLICAS)[0]
     current = k.parts.get(key)
     if ch.after is None:
-        if current is not None:
-            del k.parts[key]
-            yield PartitionEvent(topic, pid, zxid, time, None, current[0], None, DELETED,
-                                 BY_CONTROLLER if by_controller else None,
-                                 "the partition state znode was deleted"
-                                 + (" (topic queued for deletion)" if topic in k.deleting else ""),
-                                 replicas, False, writer)
-        return
+        if current is None:
+            return None
+        del k.parts[key]
+        return PartitionEvent(topic, pid, zxid, time, None, current[0], None, DELETED,
+                              BY_CONTROLLER if by_controller else None,
+                              "the partition state znode was deleted"
+                              + (" (topic queued for deletion)" if topic in k.deleting else ""),
+                              replicas, False, writer)
     parsed = parse_partition_state(ch.after.data, ch.after.version)
     if parsed is None:
-        yield Finding("kafka_invalid_znode", e.path, e.position,
-                      f"zxid {zxid:#x} wrote {ch.path} with data that is not a partition state; ignored",
-                      details={"zxid": zxid, "znode": ch.path})
-        return
+        return Finding("kafka_invalid_znode", e.path, e.position,
+                       f"zxid {zxid:#x} wrote {ch.path} with data that is not a partition state; ignored",
+                       details={"zxid": zxid, "znode": ch.path})
     after, ce = parsed
     alive = k.alive
     if current is None:
         k.parts[key] = [after, zxid]
-        yield PartitionEvent(topic, pid, zxid, time, ce, None, after, CREATED,
-                             BY_CONTROLLER if by_controller else None,
-                             f"state created: leader {after.leader}, ISR {list(after.isr)}", replicas,
-                             is_offline(after, alive), writer)
-        return
+        return PartitionEvent(topic, pid, zxid, time, ce, None, after, CREATED,
+                              BY_CONTROLLER if by_controller else None,
+                              f"state created: leader {after.leader}, ISR {list(after.isr)}", replicas,
+                              is_offline(after, alive), writer)
     before, since = current
     if before.leader == after.leader and before.leader_epoch == after.leader_epoch:
         # NOTE: the most common write by far (a leader's ISR change, no epoch bump); its rule needs
         # nothing of the context but who wrote it, so the context is not built (bench_timeline.py)
-        ctx = ChangeContext(by_controller=by_controller)
+        ctx = _WRITER_ONLY[by_controller]
     else:
         ctx = k.context(key, since, by_controller)
     cause = classify(before, after, ctx)
     current[0] = after
     if cause is None:
-        return
+        return None
     current[1] = zxid
-    yield PartitionEvent(topic, pid, zxid, time, ce, before, after, cause.cause, cause.by, cause.evidence,
-                         replicas, is_offline(after, alive), writer)
+    return _new(PartitionEvent, (topic, pid, zxid, time, ce, before, after, cause.cause, cause.by, cause.evidence,
+                                 replicas, is_offline(after, alive), writer))

@@ -63,8 +63,9 @@ def timeline(
     from_: Annotated[Optional[str], typer.Option(
         "--from", metavar="TIME|ZXID",
         help="Start here: the state at this point becomes the 'snapshot' events. A zxid or offset (0xb6, 182) "
-             "or a time (epoch ms with 12+ digits, or ISO-8601, UTC by default). Default: the oldest snapshot, "
-             "or the start of a KRaft log that begins at offset 0.")] = None,
+             "or a time (epoch ms with 12+ digits, or ISO-8601, UTC by default). Default: the oldest snapshot "
+             "(the empty tree when the ZooKeeper logs begin before it with the ensemble's first transaction, "
+             "zxid 0x1 or 0x100000001), or the start of a KRaft log that begins at offset 0.")] = None,
     to: Annotated[Optional[str], typer.Option(
         "--to", metavar="TIME|ZXID", help="Stop after this zxid, offset or time (inclusive). Default: the end.")] = None,
     log_dirs: Annotated[Optional[list[str]], typer.Option(
@@ -111,9 +112,19 @@ def timeline(
     findings: list[Finding] = []
     joined: dict[str, list] = {}
     end = None
-    emitter = Emitter(fmt) if fmt is not OutputFormat.text else None
-    objs: list[dict] = []
-    out = emitter.emit if emitter is not None else objs.append
+    selecting = wanted is not None or brokers is not None
+    if fmt is OutputFormat.text:
+        from kreplica.report.timeline_text import TextReport
+
+        console = text_console()
+        if not console.is_terminal:
+            console.width = max(console.width, 160)   # a file or a pipe: room for the evidence column
+        emitter = None
+        report = TextReport(console, per_partition=per_partition)
+        out = report.event
+    else:
+        emitter = Emitter(fmt)
+        out = emitter.emit_plain     # the timeline's objects hold no float
     for item in items:
         if isinstance(item, Finding):
             findings.append(item)
@@ -123,28 +134,28 @@ def timeline(
         if isinstance(item, TimelineEnd):
             end = item
             continue
-        if not matches(item, wanted, brokers):
+        if selecting and not matches(item, wanted, brokers):
             continue
         summary.feed(item)
         out(event_to_dict(item, kind))
-        name = getattr(item, "name", None)
-        if name is not None and name in data:
-            joined.setdefault(name, []).append(item)
+        if data:
+            name = getattr(item, "name", None)
+            if name is not None and name in data:
+                joined.setdefault(name, []).append(item)
     evidence = _join(joined, data)
+    objs: list[dict] = []
     for pe in evidence:
         for obj in evidence_to_dicts(pe, kind):
-            out(obj)
+            if emitter is not None:
+                emitter.emit_plain(obj)
+            else:
+                objs.append(obj)
     summary_obj = summary_to_dict(end, summary, evidence)
     if emitter is not None:
-        emitter.emit(summary_obj)
+        emitter.emit_plain(summary_obj)
         emitter.close()
     else:
-        from kreplica.report.timeline_text import render_text
-
-        console = text_console()
-        if not console.is_terminal:
-            console.width = max(console.width, 160)   # a file or a pipe: room for the evidence column
-        render_text(objs, summary_obj, findings, console, per_partition=per_partition)
+        report.finish(objs, summary_obj, findings)
     damaged = any(f.is_error for f in findings)
     return ExitCode.PROBLEMS if (summary.has_problems or damaged or any(pe.has_problems for pe in evidence)) \
         else ExitCode.OK

@@ -50,17 +50,18 @@ def position(value: int | None, kind: str):
 def _state(s: LeaderIsr | None) -> dict | None:
     if s is None:
         return None
-    return {"leader": s.leader, "leader_epoch": s.leader_epoch, "isr": list(s.isr),
+    return {"leader": s.leader, "leader_epoch": s.leader_epoch, "isr": s.isr,
             "leader_recovery_state": s.leader_recovery_state, "partition_epoch": s.partition_epoch}
 
 
 def event_to_dict(ev, kind: str) -> dict:
-    """The object of one partition, broker or controller event."""
+    """The object of one partition, broker or controller event. Lists are the events' own tuples
+    (every encoder writes them as arrays; no copy per event)."""
     if isinstance(ev, PartitionEvent):
         return {"type": "partition_event", "partition": ev.name, "topic": ev.topic, "partition_id": ev.partition,
                 "position": position(ev.position, kind), "time": ev.time, "controller_epoch": ev.controller_epoch,
                 "before": _state(ev.before), "after": _state(ev.after), "cause": ev.cause, "by": ev.by,
-                "unclean": ev.unclean, "offline": ev.offline, "replicas": list(ev.replicas), "writer": ev.writer,
+                "unclean": ev.unclean, "offline": ev.offline, "replicas": ev.replicas, "writer": ev.writer,
                 "evidence": ev.evidence}
     if isinstance(ev, BrokerEvent):
         return {"type": "broker_event", "broker": ev.broker, "event": ev.event, "position": position(ev.position, kind),

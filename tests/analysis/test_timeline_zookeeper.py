@@ -8,9 +8,11 @@ import pytest
 
 from kreplica.analysis.timeline import BrokerEvent, ControllerEvent, PartitionEvent, TimelineEnd
 from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
+from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.model.zookeeper import find_zk_files, load_zk_state
-from tests.zk_history import ZkHistory
+from tests.zk_history import SKELETON, ZkHistory
 
 
 def _run(h: ZkHistory, tmp_path, **kw) -> list:
@@ -193,3 +195,82 @@ def test_a_damaged_oldest_snapshot_is_passed_over_for_the_next(tmp_path):
     rejected = [x for x in items if isinstance(x, Finding)]
     assert [f.kind for f in rejected] == ["zk_snapshot_rejected"] and rejected[0].path.endswith("snapshot.1")
     assert [ev.cause for ev in items if isinstance(ev, PartitionEvent)] == ["created"]
+
+
+# -- histories whose logs begin before the oldest snapshot ------------------------------------------
+
+def _fresh(first: int, *, purged_before: int = 0) -> ZkHistory:
+    """An ensemble's life logged from zxid ``first``: Kafka's skeleton, three brokers, the
+    controller and a topic are all created by logged transactions. With ``purged_before``, that
+    many skeleton nodes were created earlier (zxids from 1) and their log is gone."""
+    h = ZkHistory(brokers=(), controller=None)
+    h.nodes, h.sessions, h.entries, h.zxid = {}, {}, [], 0
+    skeleton = [*SKELETON, "/controller_epoch"]
+    for p in skeleton[:purged_before]:
+        h.admin_create(p, b"0" if p == "/controller_epoch" else None)
+    h.entries, h.zxid = [], max(h.zxid, first - 1)
+    h.first = first
+    for p in skeleton[purged_before:]:
+        h.admin_create(p, b"0" if p == "/controller_epoch" else None)
+    for b in (1, 2, 3):
+        h.register(b)
+    h.elect_controller(1)
+    h.create_topic("orders", {0: [1, 2, 3]})
+    return h
+
+
+def _timeline(h: ZkHistory, tmp_path, snapshot: bytes | None = None) -> list:
+    d = tmp_path / "zk" / "version-2"
+    d.mkdir(parents=True)
+    (d / f"log.{h.first:x}").write_bytes(zkl.build_txnlog(h.entries))
+    if snapshot is not None:
+        (d / f"snapshot.{h.snapshot_zxid:x}").write_bytes(snapshot)
+    return list(iter_zookeeper_timeline(find_zk_files([d.parent])))
+
+
+def _snapshot_now(h: ZkHistory) -> bytes:
+    """The state after the last transaction so far, as a (non-fuzzy) snapshot named after it."""
+    h.snapshot_zxid = h.zxid
+    return h._snapshot()
+
+
+@pytest.mark.parametrize("first", [pytest.param(0x1, id="standalone-zxid-1"),
+                                   pytest.param(0x100000001, id="quorum-epoch-1")])
+@pytest.mark.parametrize("with_snapshot", [pytest.param(False, id="logs-only"),
+                                           pytest.param(True, id="snapshot-purged-to-a-later-one")])
+def test_logs_from_the_ensembles_first_transaction_are_told_from_the_start(tmp_path, first, with_snapshot):
+    """A fresh data directory's snapshot.0 is the empty tree ZooKeeper starts with; when it is
+    gone (purged, or only the logs were copied) but the logs still begin at the first zxid an
+    ensemble logs, the history starts from that empty tree, as FileTxnSnapLog restores it from
+    snapshot.0 (or from none, with zookeeper.snapshot.trust.empty): every transaction is told."""
+    h = _fresh(first)
+    snap = _snapshot_now(h) if with_snapshot else None
+    shrink = h.set_state("orders", 0, 1, 0, [1, 2], by_broker=1)
+    items = _timeline(h, tmp_path, snap)
+    end = items[-1]
+    assert isinstance(end, TimelineEnd) and (end.start, end.start_from, end.end) == (0, "empty", shrink)
+    assert not [x for x in items if isinstance(x, Finding)]
+    assert [(ev.broker, ev.event) for ev in items if isinstance(ev, BrokerEvent)] == [
+        (1, "registered"), (2, "registered"), (3, "registered")]
+    assert [(ev.event, ev.controller, ev.controller_epoch) for ev in items
+            if isinstance(ev, ControllerEvent)] == [("elected", 1, 1)]
+    assert _changes(items) == [("created", "controller", None, (1, 0, (1, 2, 3))),
+                               ("isr_shrink", "leader", (1, 0, (1, 2, 3)), (1, 0, (1, 2)))]
+    assert not [ev for ev in items if getattr(ev, "event", getattr(ev, "cause", None)) == "snapshot"]
+
+
+def test_logs_that_do_not_begin_the_ensemble_start_at_the_snapshot(tmp_path):
+    """Epoch 1's first zxid, but the snapshot holds nodes created before it (a standalone server's
+    epoch 0, its logs purged): the logs are not the ensemble's whole life, the snapshot starts."""
+    h = _fresh(0x100000001, purged_before=3)
+    snap = _snapshot_now(h)
+    h.set_state("orders", 0, 1, 0, [1, 2], by_broker=1)
+    items = _timeline(h, tmp_path, snap)
+    assert (items[-1].start, items[-1].start_from) == (h.snapshot_zxid, "snapshot")
+    assert [ev.cause for ev in items if isinstance(ev, PartitionEvent)] == ["snapshot", "isr_shrink"]
+
+
+def test_logs_from_a_later_zxid_and_no_snapshot_have_no_start(tmp_path):
+    h = _fresh(0x200000001)
+    with pytest.raises(FormatError, match="no ZooKeeper snapshot"):
+        _timeline(h, tmp_path)

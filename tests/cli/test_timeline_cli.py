@@ -102,8 +102,10 @@ def test_text_report():
                 Console(file=out, width=200, color_system=None, highlight=False), per_partition=True)
     text = out.getvalue()
     lines = text.splitlines()
-    assert lines[0] == ("PROBLEMS zookeeper history 0xf .. 0x1b: 6 partition, 5 broker, 3 controller events; "
-                        "1 unclean elections, 1 offline periods")
+    # the verdict needs the whole history: it comes last, after the streamed table
+    assert lines[-1] == ("PROBLEMS zookeeper history 0xf .. 0x1b: 6 partition, 5 broker, 3 controller events; "
+                         "1 unclean elections, 1 offline periods")
+    assert lines[0] == "orders-0"
     assert any("0x18" in line and "unclean_leader_election" in line and "none→2" in line for line in lines)
     assert any("0x17" in line and "leader_election OFFLINE" in line for line in lines)
     assert "offline orders-0 from 0x17 (2023-11-14 22:13:43.000) until 0x18 (2023-11-14 22:13:44.000)" in text

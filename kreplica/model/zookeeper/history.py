@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import dataclass
+from types import MappingProxyType
+from typing import NamedTuple
 
 from kreplica.formats import zookeeper_txnlog as zkl
 from kreplica.formats.errors import FormatError
@@ -29,8 +30,12 @@ from kreplica.model.zookeeper.replay import replay
 from kreplica.model.zookeeper.tree import ZkNode, ZkState, ZkTree
 
 
-@dataclass(frozen=True, slots=True)
-class ZnodeChange:
+# NOTE: NamedTuples, not frozen dataclasses, and built with ``tuple.__new__`` where it counts: one
+# step per logged transaction (bench/bench_timeline.py)
+_new = tuple.__new__
+
+
+class ZnodeChange(NamedTuple):
     """One znode a transaction changed. ``before``/``after`` are the node (``None`` when it did
     not exist); the node objects are the tree's own, so read ``after`` before the next step."""
 
@@ -48,12 +53,17 @@ class ZnodeChange:
         return self.before is not None and self.after is None
 
 
-@dataclass(frozen=True, slots=True)
-class ZkStep:
+class ZkStep(NamedTuple):
     """One logged transaction and the znodes it changed (in the order it names them)."""
 
     entry: zkl.TxnEntry
     changes: tuple[ZnodeChange, ...]
+
+
+#: The first zxid an ensemble ever logs: counter 1 of epoch 0 (a standalone server) or of epoch 1
+#: (the first epoch a quorum elects). Before it the tree is the one ``DataTree``'s constructor
+#: makes, which a fresh data directory saves as ``snapshot.0`` (zookeeper-formats.md §3.9).
+FIRST_ZXIDS = (0x1, 0x100000001)
 
 
 def start_state(files: ZkFiles, *, from_zxid: int | None = None, from_time: int | None = None) -> ZkState:
@@ -62,12 +72,21 @@ def start_state(files: ZkFiles, *, from_zxid: int | None = None, from_time: int 
     With ``from_zxid``/``from_time``: the state :func:`replay` restores at that point. Without:
     the *oldest* snapshot ZooKeeper could load, as it holds it (so the history covers as much of
     the logs as the evidence allows); a snapshot that does not load is passed over for the next.
-    Raises :class:`FormatError` when no snapshot loads.
+
+    When the logs begin with the ensemble's first transaction (:data:`FIRST_ZXIDS`) before that
+    snapshot, or there is no snapshot at all, the history starts from the empty tree instead, at
+    zxid 0: what ZooKeeper restores from the ``snapshot.0`` of a fresh data directory, or from no
+    snapshot with ``zookeeper.snapshot.trust.empty`` (``FileTxnSnapLog.restore``): an empty
+    ``DataTree`` and every logged transaction from zxid 1. Not when the snapshot holds a node
+    created before the logs begin (they are not the ensemble's first, whatever their zxid says).
+
+    Raises :class:`FormatError` when no snapshot loads and the logs do not begin at the start.
     """
     if from_zxid is not None or from_time is not None:
         return replay(files, at_zxid=from_zxid, at_time=from_time)
     failures: list[Finding] = []
     last_error: FormatError | None = None
+    state = None
     for snap in files.snapshots:
         try:
             state = replay(ZkFiles((snap,), (), files.source))
@@ -76,19 +95,58 @@ def start_state(files: ZkFiles, *, from_zxid: int | None = None, from_time: int 
             failures.append(Finding("zk_snapshot_rejected", snap.path, exc.position or 0,
                                     f"snapshot not loadable ({exc.one_line()}); the history starts at a later one"))
             continue
-        if failures:
-            return ZkState(state.source, state.zxid, state.time, state.nodes, state.sessions, state.snapshot,
-                           state.snapshot_zxid, state.logs, state.applied, state.digest,
-                           tuple(failures) + tuple(state.findings))
-        return state
-    if last_error is not None:
-        raise last_error
-    raise FormatError("no ZooKeeper snapshot to start a history from", path=files.source or None)
+        break
+    first = _first_logged_zxid(files)
+    if first in FIRST_ZXIDS and (state is None or (first <= state.zxid and not _created_before(state, first))):
+        return _initial_state(files.source, tuple(failures))
+    if state is None:
+        if last_error is not None:
+            raise last_error
+        raise FormatError("no ZooKeeper snapshot to start a history from", path=files.source or None)
+    if failures:
+        return ZkState(state.source, state.zxid, state.time, state.nodes, state.sessions, state.snapshot,
+                       state.snapshot_zxid, state.logs, state.applied, state.digest,
+                       tuple(failures) + tuple(state.findings))
+    return state
 
 
-def tree_of(state: ZkState) -> ZkTree:
+def _first_logged_zxid(files: ZkFiles) -> int | None:
+    """The zxid of the first entry of the oldest log (``None``: no readable entry)."""
+    with closing(iter_log_entries(files.logs[:1])) as entries:
+        for item in entries:
+            if isinstance(item, zkl.TxnEntry):
+                return item.zxid if item.checksum_valid else None
+    return None
+
+
+def _created_before(state: ZkState, zxid: int) -> bool:
+    """A node of ``state`` was created by a transaction before ``zxid`` (the tree ``DataTree``
+    starts with is created at zxid 0)."""
+    return any(0 < n.czxid < zxid for n in state.nodes.values())
+
+
+#: ``DataTree``'s constructor: the root, ``/zookeeper``, its ``quota`` and (3.5+) ``config`` nodes,
+#: each with empty data, created at zxid 0.
+_INITIAL_NODES = {"/": {"zookeeper"}, "/zookeeper": {"quota", "config"}, "/zookeeper/quota": None,
+                  "/zookeeper/config": None}
+
+
+def _initial_state(source: str, findings: tuple[Finding, ...]) -> ZkState:
+    """The empty tree a fresh ensemble starts from, at zxid 0 (no snapshot file: ``snapshot`` is "")."""
+    tree = ZkTree()
+    for path, children in _INITIAL_NODES.items():
+        n = tree.nodes[path] = ZkNode.of(b"", None, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        for c in children or ():
+            n.add_child(c)
+    tree.drop_digest()   # summed over these nodes if read
+    return ZkState(source, 0, None, MappingProxyType(tree.nodes), MappingProxyType(tree.sessions), "", 0, (), 0,
+                   tree.exact_digest, findings)
+
+
+def tree_of(state: ZkState, *, digest: bool = True) -> ZkTree:
     """A mutable tree holding ``state`` (the node objects are shared, not copied: ``state`` must
-    not be used once the tree has been changed)."""
+    not be used once the tree has been changed). With ``digest=False`` the tree does not keep
+    ZooKeeper's digest change by change (see :meth:`ZkTree.drop_digest`)."""
     tree = ZkTree()
     tree.nodes = dict(state.nodes)
     tree.sessions = dict(state.sessions)
@@ -96,7 +154,10 @@ def tree_of(state: ZkState) -> ZkTree:
         owner = node.ephemeral_owner
         if owner and node.client_ephemeral_owner:
             tree.ephemerals.setdefault(owner, set()).add(path)
-    tree.digest = state.digest
+    if digest:
+        tree.digest = state.digest
+    else:
+        tree.drop_digest()
     tree.last_zxid = state.zxid
     return tree
 
@@ -121,7 +182,10 @@ def iter_zk_steps(files: ZkFiles, start: ZkState, *, to_zxid: int | None = None,
     a jump in the zxid counter within an epoch is a ``zk_zxid_gap`` finding. Log findings are
     passed on. The tree of ``start`` is taken over (see :func:`tree_of`).
     """
-    tree = tree_of(start)
+    # NOTE: a history checks no step against a logged digest (cluster-state's replay does), so
+    # the tree keeps none: CRC-ing each changed node twice per transaction was 5% of a
+    # timeline (bench/bench_timeline.py)
+    tree = tree_of(start, digest=False)
     positioned = False
     expected_next = start.zxid + 1
     with closing(iter_log_entries(log_files_for(files.logs, start.zxid))) as entries:
@@ -158,9 +222,9 @@ def iter_zk_steps(files: ZkFiles, start: ZkState, *, to_zxid: int | None = None,
                 tree.apply(e)
                 new = nodes.get(body.path)
                 if old is new and (new is None or new.data is old_data):
-                    yield ZkStep(e, ())
+                    yield _new(ZkStep, (e, ()))
                 else:
-                    yield ZkStep(e, (ZnodeChange(body.path, old_data, old, new),))
+                    yield _new(ZkStep, (e, (_new(ZnodeChange, (body.path, old_data, old, new)),)))
                 continue
             before = [(p, nodes.get(p)) for p in _named_paths(tree, e)]
             before_data = [n.data if n is not None else None for _p, n in before]

@@ -259,6 +259,13 @@ class ZkTree:
             self._deferred = True
         return self._deferred
 
+    def drop_digest(self) -> None:
+        """Keep no digest from here on, for a tree whose digest is not checked (a history's): the
+        changes only mark it stale, and it is summed over the nodes if it is ever read."""
+        self._deferred = True
+        self._stale = True
+        self._is_sum = True
+
     def keep_digest(self) -> None:
         """Keep the digest change by change again (summing it once if changes were deferred)."""
         if self._deferred:
