@@ -9,8 +9,9 @@
 
 Files are built in ``--dir`` (default ``/tmp/kreplica-bench-memory``; never in the
 repository) and kept for reruns; ``--clean`` removes them. Each command runs under
-``/usr/bin/time -f %M`` (peak RSS in KiB) with stdout to ``/dev/null``. Results go to
-``bench/results/memory-<date>.json`` and a table to stdout.
+``/usr/bin/time -f "%M %U %S"`` (peak RSS in KiB, user and system CPU seconds) with stdout to
+``/dev/null``; CPU time is the figure to compare, wall time depends on the machine's load.
+Results go to ``bench/results/memory-<date>.json`` and a table to stdout.
 
     python bench/bench_memory.py               # both cases
     python bench/bench_memory.py --case batch-20M
@@ -91,14 +92,15 @@ def build_sparse(path: Path, size: int = 10 * GiB, edge: int = 64 * MiB) -> None
         f.write(tail)
 
 
-def peak_rss(cmd: list[str]) -> tuple[int, float, int]:
-    """(peak RSS KiB, seconds, exit code) of ``cmd`` under /usr/bin/time -f %M."""
+def peak_rss(cmd: list[str], env: dict[str, str] | None = None) -> tuple[int, float, float, int]:
+    """(peak RSS KiB, wall seconds, CPU seconds, exit code) of ``cmd`` under /usr/bin/time,
+    with ``env`` added to the environment."""
     t0 = time.monotonic()
-    p = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
+    p = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", *cmd], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
     seconds = time.monotonic() - t0
-    kib = int(p.stderr.strip().splitlines()[-1])
-    return kib, seconds, p.returncode
+    kib, user, system = p.stderr.strip().splitlines()[-1].split()
+    return int(kib), seconds, float(user) + float(system), p.returncode
 
 
 def main() -> int:
@@ -113,16 +115,19 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     kreplica = [sys.executable, "-m", "kreplica"]
     rows = []
-    runs = []  # (case, command label, file, kreplica arguments)
+    runs = []  # (case, command label, file, kreplica arguments[, environment])
     if "batch-20M" in cases:
         seg = work / "batch20m-0" / "00000000000000000000.log"
         if not seg.exists():
             seg.parent.mkdir(exist_ok=True)
             print("building the 20M-record batch ...", file=sys.stderr, flush=True)
             build_20m_batch(seg)
-        runs += [("batch-20M", "inspect-log --records --payload none", seg,
-                  ["inspect-log", "--records", "--payload", "none", "--format", "ndjson", str(seg)]),
-                 ("batch-20M", "inspect-log", seg, ["inspect-log", "--format", "ndjson", str(seg)])]
+        records = ["inspect-log", "--records", "--payload", "none", "--format", "ndjson", str(seg)]
+        runs += [("batch-20M", "inspect-log --records --payload none", seg, records),
+                 ("batch-20M", "the same, KREPLICA_DECODE=python", seg, records, {"KREPLICA_DECODE": "python"}),
+                 ("batch-20M", "inspect-log", seg, ["inspect-log", "--format", "ndjson", str(seg)]),
+                 ("batch-20M", "inspect-log --no-verify-crc", seg,
+                  ["inspect-log", "--no-verify-crc", "--format", "ndjson", str(seg)])]
     if "sparse-10GiB" in cases:
         seg = work / "sparse10g-0" / "00000000000000000000.log"
         if not seg.exists():
@@ -131,21 +136,21 @@ def main() -> int:
             build_sparse(seg)
         runs += [("sparse-10GiB", "inspect-log", seg, ["inspect-log", "--format", "ndjson", str(seg)]),
                  ("sparse-10GiB", "inspect-dir", seg, ["inspect-dir", "--format", "ndjson", str(seg.parent)])]
-    for case, label, seg, cmd in runs:
-        kib, s, rc = peak_rss([*kreplica, *cmd])
+    for case, label, seg, cmd, *env in runs:
+        kib, s, cpu, rc = peak_rss([*kreplica, *cmd], *env)
         rows.append({"case": case, "command": label, "file_bytes": seg.stat().st_size,
                      "allocated_bytes": seg.stat().st_blocks * 512, "peak_rss_kib": kib,
-                     "seconds": round(s, 1), "exit": rc})
+                     "seconds": round(s, 1), "cpu_seconds": round(cpu, 1), "exit": rc})
     if args.clean:
         shutil.rmtree(work, ignore_errors=True)
     doc = {"date": _dt.date.today().isoformat(), "machine": platform.platform(), "cpus": os.cpu_count(),
            "python": sys.version.split()[0], "decoder": default_records.DECODE_IMPLEMENTATION, "rows": rows}
     out = Path(args.out) if args.out else REPO / "bench" / "results" / f"memory-{doc['date']}.json"
     out.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"{'case':<14} {'command':<40} {'file':>10} {'peak RSS':>10} {'seconds':>8} exit")
+    print(f"{'case':<14} {'command':<40} {'file':>10} {'peak RSS':>10} {'CPU s':>8} {'wall s':>8} exit")
     for r in rows:
         print(f"{r['case']:<14} {r['command']:<40} {r['file_bytes'] / GiB:>8.2f}Gi {r['peak_rss_kib'] / 1024:>8.0f}Mi "
-              f"{r['seconds']:>8.1f} {r['exit']}")
+              f"{r['cpu_seconds']:>8.1f} {r['seconds']:>8.1f} {r['exit']}")
     return 0
 
 

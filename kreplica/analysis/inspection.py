@@ -135,7 +135,7 @@ def inspect_segment(segment: SegmentFile, options: InspectOptions, context: Part
                     first = batch.base_offset
                 if last is None or batch.last_offset > last:
                     last = batch.last_offset
-                if not batch.after_break:
+                if judge_recovery and not batch.after_break:  # no verdict without CRCs
                     feed(batch)
                 pending = check_batch(batch, segment.base_offset, context)
                 listed = not filtering or options.wants(batch)

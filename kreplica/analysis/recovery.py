@@ -24,6 +24,7 @@ from kreplica.formats import default_records
 from kreplica.formats.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
 from kreplica.formats.checksums import crc32, crc32c
 from kreplica.formats.control_marker import ControlMarker, read_control_marker
+from kreplica.formats.mapped import PageReleaser
 from kreplica.model.epoch_cache import LeaderEpochCache
 
 #: ``index.interval.bytes`` default.
@@ -100,9 +101,9 @@ class SegmentRecovery:
                 return self._stop(position, f"Record batch is corrupt (the size {size} is smaller "
                                             f"than the minimum allowed overhead 61)")
             if valid is None:
-                valid = crc32c(self._buf[position + default_records.ATTRIBUTES_OFFSET:position + size]) == crc
+                valid = self._checksum(crc32c, position, position + default_records.ATTRIBUTES_OFFSET, size) == crc
         elif valid is None:
-            valid = crc32(self._buf[position + 16:position + size]) == crc
+            valid = self._checksum(crc32, position, position + 16, size) == crc
         if not valid:
             return self._stop(position, f"Record is corrupt (stored crc = {crc})")
         if self._first_position_reaching_base is None and last_offset >= self._base:
@@ -134,6 +135,10 @@ class SegmentRecovery:
                 self._latest_epoch = epoch
             if is_control and producer_id != -1 and count != 0:
                 self._check_marker(batch)
+
+    def _checksum(self, crc, position: int, start: int, size: int) -> int:
+        # a huge batch is summed a window at a time with its pages released (formats/mapped.py)
+        return PageReleaser(self._buf, position).checksum(crc, self._buf, start, position + size)
 
     def _invalid_offset(self, batch: RecordBatch, reason: str) -> None:
         # LogLoader.recoverLog catches InvalidOffsetException and truncates the segment to its base

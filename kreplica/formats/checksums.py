@@ -28,12 +28,12 @@ def _reference(name: str):
     return crcmod.predefined.mkCrcFun(name)
 
 
-def _reference_crc32c(data: bytes) -> int:
-    return _reference("crc-32c")(data)
+def _reference_crc32c(data: bytes, value: int = 0) -> int:
+    return _reference("crc-32c")(data, value)
 
 
-def _reference_crc32(data: bytes) -> int:
-    return _reference("crc-32")(data)
+def _reference_crc32(data: bytes, value: int = 0) -> int:
+    return _reference("crc-32")(data, value)
 
 
 def _load_crc32c():
@@ -63,24 +63,28 @@ if CRC_IMPLEMENTATION == "fast":
     #: True when the fast CRC-32C runs on CPU instructions rather than a software table.
     CRC32C_HARDWARE = bool(_crc32c_package.hardware_based)
 
-    def crc32c(data) -> int:
-        """CRC-32C of a bytes-like object, as an unsigned int."""
-        return _crc32c_package.crc32c(data)
+    def crc32c(data, value: int = 0) -> int:
+        """CRC-32C of a bytes-like object, as an unsigned int; ``value`` is the CRC of the bytes
+        before ``data`` when a checksum is computed in pieces."""
+        return _crc32c_package.crc32c(data, value)
 
-    def crc32(data) -> int:
-        """CRC-32 (IEEE) of a bytes-like object, as an unsigned int."""
-        return zlib.crc32(data)
+    def crc32(data, value: int = 0) -> int:
+        """CRC-32 (IEEE) of a bytes-like object, as an unsigned int; ``value`` continues a
+        checksum computed in pieces."""
+        return zlib.crc32(data, value)
 
 else:
     CRC32C_HARDWARE = False
 
-    def crc32c(data) -> int:
-        """CRC-32C of a bytes-like object, as an unsigned int (crcmod reference)."""
-        return _reference_crc32c(bytes(data))
+    def crc32c(data, value: int = 0) -> int:
+        """CRC-32C of a bytes-like object, as an unsigned int (crcmod reference); ``value``
+        continues a checksum computed in pieces."""
+        return _reference_crc32c(bytes(data), value)
 
-    def crc32(data) -> int:
-        """CRC-32 (IEEE) of a bytes-like object, as an unsigned int (crcmod reference)."""
-        return _reference_crc32(bytes(data))
+    def crc32(data, value: int = 0) -> int:
+        """CRC-32 (IEEE) of a bytes-like object, as an unsigned int (crcmod reference); ``value``
+        continues a checksum computed in pieces."""
+        return _reference_crc32(bytes(data), value)
 
 
 def reference_crc32c(data) -> int:

@@ -44,7 +44,7 @@ to those bytes is invisible to the CRC (a magic of 3 still "passes").
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 
 from kreplica.formats import codecs
 from kreplica.formats.batch import (
@@ -60,6 +60,7 @@ from kreplica.formats.batch import (
 from kreplica.formats._compiled import forced_python, import_compiled
 from kreplica.formats.checksums import crc32c
 from kreplica.formats.errors import FormatError, Malformed, Truncated
+from kreplica.formats.mapped import PAGE, RELEASE_WINDOW, PageReleaser
 from kreplica.formats.varint import build_varint, build_varlong, read_unsigned_varint, read_varlong
 
 MAGIC = 2
@@ -136,13 +137,16 @@ def increment_sequence(sequence: int, increment: int) -> int:
 
 
 def parse_header(buf, position: int, size: int, *, path: str, verify_crc: bool = True,
-                 after_break: bool = False) -> RecordBatch:
+                 after_break: bool = False, mapping=None) -> RecordBatch:
     """The batch whose 12-byte prefix starts at ``position`` (``size`` includes the prefix).
 
     Read for any magic the file reader sends to the v2 parser (2 and anything above 2). A batch
     shorter than the 61-byte header is still returned, with its header completed from the bytes
     that follow it (zeros past the end of the buffer) and ``crc_valid`` false, as Kafka's
-    ``isValid()`` says for it; callers report the impossible length.
+    ``isValid()`` says for it; callers report the impossible length. When ``mapping`` is the
+    mmap under ``buf``, the CRC of a batch larger than :data:`~kreplica.formats.mapped.RELEASE_WINDOW`
+    is computed a window at a time with the pages behind released, so one huge batch does not
+    stay resident.
     """
     end = position + size
     if position + RECORD_BATCH_OVERHEAD <= len(buf):
@@ -156,8 +160,10 @@ def parse_header(buf, position: int, size: int, *, path: str, verify_crc: bool =
         crc_valid = None
     elif size < RECORD_BATCH_OVERHEAD:
         crc_valid = False
-    else:
+    elif mapping is None or size <= RELEASE_WINDOW:
         crc_valid = crc32c(buf[position + ATTRIBUTES_OFFSET:end]) == crc
+    else:
+        crc_valid = PageReleaser(mapping, position).checksum(crc32c, buf, position + ATTRIBUTES_OFFSET, end) == crc
     last_offset = base_offset + last_delta
     if not -_I64 <= last_offset < _I64:  # Kafka's long addition wraps
         last_offset = _i64(last_offset)
@@ -187,7 +193,10 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
     returning it, so a batch with bytes to spare yields every record but the last, then raises.
     Raises :class:`FormatError` (position = the batch) at the first record Kafka cannot read,
     after yielding the ones before it. A control batch's records carry their control type and,
-    for transaction markers, the coordinator epoch.
+    for transaction markers, the coordinator epoch. When ``buf`` is an mmap and the batch is
+    uncompressed and longer than :data:`~kreplica.formats.mapped.RELEASE_WINDOW`, the pages the
+    decoder has passed are handed back to the kernel as it goes (and the rest at the end), so a
+    huge batch is decoded in bounded memory.
     """
     if batch.count < 0:
         raise Malformed(f"Found invalid record count {batch.count} in magic v2 batch",
@@ -204,35 +213,51 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
     data = inflated.data
     count = batch.count
     pos = index = 0
+    releaser = release = None
+    if batch.compression == codecs.NONE and len(data) > RELEASE_WINDOW:
+        releaser = PageReleaser(buf, batch.position + RECORDS_OFFSET)
+        if releaser.active:
+            section = batch.position + RECORDS_OFFSET
+
+            def release(at: int) -> None:
+                releaser.upto(section + at)
+        else:
+            releaser = None
     compiled = _crecords
-    if compiled is not None and not batch.is_control and inflated.error is None:
-        # NOTE: the compiled path hands out bounded chunks (at most 512 records or 256 KiB of
-        # section each), so a batch is streamed whatever its declared count (bench/README.md).
-        decode = compiled.decode
-        while index < count:
-            chunk, pos, irregular = decode(data, pos, index, count, batch.base_offset, batch.base_timestamp,
-                                           batch.base_sequence, log_append_time, batch.position, Record, Header)
-            index += len(chunk)
-            yield from chunk
-            if irregular:
-                break
-        if index >= count:
-            return
     try:
-        yield from decode_records(
-            data, count, batch.base_offset, batch.base_timestamp,
-            batch.base_sequence, log_append_time, batch.position, batch.is_control,
-            tail_error=inflated.error, start_index=index, start_pos=pos,
-        )
-    except FormatError as exc:
+        if compiled is not None and not batch.is_control and inflated.error is None:
+            # NOTE: the compiled path hands out bounded chunks (at most 512 records or 256 KiB of
+            # section each), so a batch is streamed whatever its declared count (bench/README.md).
+            decode = compiled.decode
+            while index < count:
+                chunk, pos, irregular = decode(data, pos, index, count, batch.base_offset, batch.base_timestamp,
+                                               batch.base_sequence, log_append_time, batch.position, Record, Header)
+                index += len(chunk)
+                yield from chunk
+                if release is not None:
+                    release(pos)
+                if irregular:
+                    break
+            if index >= count:
+                return
+        try:
+            yield from decode_records(
+                data, count, batch.base_offset, batch.base_timestamp,
+                batch.base_sequence, log_append_time, batch.position, batch.is_control,
+                tail_error=inflated.error, start_index=index, start_pos=pos, release=release,
+            )
+        except FormatError as exc:
+            if inflated.error is not None:
+                raise Malformed(f"records do not decompress: {inflated.error}", path=batch.path,
+                                position=batch.position, field="records") from exc
+            raise exc.at(path=batch.path, offset=batch.position + RECORDS_OFFSET
+                         if batch.compression == codecs.NONE else 0) from exc
         if inflated.error is not None:
             raise Malformed(f"records do not decompress: {inflated.error}", path=batch.path,
-                            position=batch.position, field="records") from exc
-        raise exc.at(path=batch.path, offset=batch.position + RECORDS_OFFSET
-                     if batch.compression == codecs.NONE else 0) from exc
-    if inflated.error is not None:
-        raise Malformed(f"records do not decompress: {inflated.error}", path=batch.path,
-                        position=batch.position, field="records")
+                            position=batch.position, field="records")
+    finally:
+        if releaser is not None:  # the pages the decoder passed last (fewer than a window)
+            releaser.upto(batch.end + PAGE, 0)
 
 
 def _record_uvarint(buf, pos: int, end: int) -> tuple[int, int]:
@@ -259,10 +284,16 @@ def _record_varlong(buf, pos: int, end: int) -> tuple[int, int]:
         raise Malformed("Found invalid record structure (varlong is too long)", position=exc.position) from None
 
 
+#: A records section that is not already ``bytes`` (one read straight from a mapping) and is
+#: longer than this is decoded by the pure reader a window of this many bytes at a time.
+DECODE_WINDOW = 4 << 20
+
+
 def decode_records(data, count: int, base_offset: int, base_timestamp: int, base_sequence: int,
                    log_append_time: int | None, batch_position: int,
                    is_control: bool = False, tail_error: str | None = None, *,
-                   start_index: int = 0, start_pos: int = 0) -> Iterator[Record]:
+                   start_index: int = 0, start_pos: int = 0,
+                   release: Callable[[int], None] | None = None) -> Iterator[Record]:
     """Decode ``count`` records from the bytes of a records section (positions are relative).
 
     ``tail_error`` is a decompression error met after the last byte of ``data``: Kafka hits it
@@ -271,21 +302,73 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
     at byte ``start_pos`` (where the compiled path stopped): records are read one after the
     other, so what follows does not depend on how the ones before were decoded.
 
-    NOTE: the hot loop of ``--records`` where the compiled path is not built. The section is
-    copied to ``bytes`` once (indexing and slicing ``bytes`` beats a ``memoryview``), and names
-    are bound as locals. Varints of one and two bytes -- nearly all of them -- are decoded
-    inline: that is :func:`varint.read_unsigned_varint`'s own loop unrolled for those lengths
-    (a test checks every one- and two-byte encoding against it); longer ones call it.
-    bench/README.md has the figures.
+    A section given as ``bytes`` (an inflated one) is read in place. Any other buffer is copied
+    to ``bytes`` (indexing and slicing ``bytes`` beats a ``memoryview``): whole when it is short,
+    else :data:`DECODE_WINDOW` bytes at a time, so a huge uncompressed batch is streamed in
+    bounded memory; ``release(pos)`` is then called once the bytes before ``pos`` are copied
+    (the caller hands their pages back). Windows give exactly the records and errors of one
+    whole copy: a record a window cuts short is read again from a window that starts with it,
+    and an error is only raised from a window that reaches the end of the section.
     """
+    if not isinstance(data, bytes) and len(data) - start_pos > DECODE_WINDOW:
+        return _decode_windows(data, count, base_offset, base_timestamp, base_sequence, log_append_time,
+                               batch_position, is_control, tail_error, start_index, start_pos, release)
     buf = data if isinstance(data, bytes) else bytes(data)
+    return _decode_span(buf, len(buf), count, base_offset, base_timestamp, base_sequence, log_append_time,
+                        batch_position, is_control, tail_error, start_index, start_pos)
+
+
+def _decode_windows(data, count: int, base_offset: int, base_timestamp: int, base_sequence: int,
+                    log_append_time: int | None, batch_position: int, is_control: bool, tail_error: str | None,
+                    index: int, pos: int, release: Callable[[int], None] | None) -> Iterator[Record]:
+    """:func:`decode_records` over ``data`` a window at a time (see there)."""
+    total = len(data)
+    window = DECODE_WINDOW
+    while True:
+        stop = min(total, pos + window)
+        buf = bytes(data[pos:stop])
+        if release is not None:
+            release(stop)
+        try:
+            resume = yield from _decode_span(buf, total - pos, count, base_offset, base_timestamp, base_sequence,
+                                             log_append_time, batch_position, is_control, tail_error, index, 0)
+        except FormatError as exc:
+            if pos == 0:
+                raise
+            raise exc.at(offset=pos) from exc
+        if resume is None:
+            return
+        next_index, at = resume
+        # a record longer than the window (or damaged): read a window twice as long from it
+        window = window * 2 if (next_index, at) == (index, 0) else DECODE_WINDOW
+        index, pos = next_index, pos + at
+
+
+def _decode_span(buf: bytes, last_end: int, count: int, base_offset: int, base_timestamp: int, base_sequence: int,
+                 log_append_time: int | None, batch_position: int, is_control: bool, tail_error: str | None,
+                 start_index: int, start_pos: int) -> Generator[Record, None, tuple[int, int] | None]:
+    """Records ``start_index`` .. ``count - 1`` from ``buf``, the section from some byte on;
+    ``last_end`` is where the section ends, relative to ``buf``.
+
+    When ``buf`` does not reach the end of the section (a window), a record that cannot be read
+    from it is not judged: the generator returns ``(index, position)`` of that record, to be read
+    again from a longer window. Otherwise it returns ``None`` after the last record.
+
+    NOTE: the hot loop of ``--records`` where the compiled path is not built. Names are bound as
+    locals. Varints of one and two bytes -- nearly all of them -- are decoded inline: that is
+    :func:`varint.read_unsigned_varint`'s own loop unrolled for those lengths (a test checks
+    every one- and two-byte encoding against it); longer ones call it. bench/README.md has the
+    figures.
+    """
     end = len(buf)
+    final = end >= last_end
     pos = start_pos
     new = tuple.__new__  # NOTE: skips NamedTuple's Python-level __new__ (bench/README.md)
     record_cls = Record
     no_sequence = base_sequence < 0
     for index in range(start_index, count):
         try:
+            first = pos
             # Length => Varint
             b = buf[pos]
             if b < 0x80:
@@ -386,9 +469,15 @@ def decode_records(data, count: int, base_offset: int, base_timestamp: int, base
                 raise Malformed(f"Invalid record size: expected to read {length} bytes in record "
                                 f"payload, but instead read {pos - start}", position=start)
         except IndexError:
+            if not final:
+                return index, first
             raise Truncated("Found invalid record structure (a field runs past the end)", position=pos) from None
+        except FormatError:
+            if not final:
+                return index, first
+            raise
         if index == count - 1:
-            if pos != end:
+            if pos != last_end:
                 raise Malformed("Incorrect declared batch size, records still remaining in file",
                                 position=pos, field=f"record {index}")
             if tail_error is not None:

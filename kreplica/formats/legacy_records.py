@@ -27,6 +27,7 @@ from kreplica.formats import codecs
 from kreplica.formats.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE, NewRecord, Record, RecordBatch
 from kreplica.formats.checksums import crc32
 from kreplica.formats.errors import FormatError, Malformed
+from kreplica.formats.mapped import RELEASE_WINDOW, PageReleaser
 
 V0_HEADER = struct.Struct(
     ">"
@@ -52,12 +53,14 @@ TIMESTAMP_TYPE_MASK = 0x08
 
 
 def parse_entry(buf, position: int, size: int, *, path: str, verify_crc: bool = True,
-                after_break: bool = False) -> tuple[RecordBatch, FormatError | None]:
+                after_break: bool = False, mapping=None) -> tuple[RecordBatch, FormatError | None]:
     """The shallow message at ``position`` as Kafka's file reader presents it, and the error
     that reading its inner messages raised (``None`` if fine or uncompressed).
 
     ``base_offset`` of a compressed wrapper is its first inner offset, which takes inflating the
     wrapper, as Kafka's ``baseOffset()`` does; when that fails it falls back to the wrapper offset.
+    When ``mapping`` is the mmap under ``buf``, the CRC of a message larger than
+    :data:`~kreplica.formats.mapped.RELEASE_WINDOW` is computed with the pages behind released.
     """
     end = position + size
     raw = bytes(buf[position:min(end, position + KEY_SIZE_OFFSET_V1)])
@@ -70,8 +73,10 @@ def parse_entry(buf, position: int, size: int, *, path: str, verify_crc: bool = 
         (timestamp,) = V1_TIMESTAMP.unpack_from(raw, TIMESTAMP_OFFSET)
     if not verify_crc:
         crc_valid = None
-    else:
+    elif mapping is None or size <= RELEASE_WINDOW:
         crc_valid = size >= LOG_OVERHEAD + RECORD_OVERHEAD_V0 and crc32(buf[position + MAGIC_OFFSET:end]) == crc
+    else:
+        crc_valid = PageReleaser(mapping, position).checksum(crc32, buf, position + MAGIC_OFFSET, end) == crc
     codec = attributes & COMPRESSION_CODEC_MASK
     batch = RecordBatch(
         path, position, size, magic, offset, offset, None, -1, crc, crc_valid, attributes & 0xFF,

@@ -10,6 +10,12 @@ to a temporary file so it can be mapped too and memory stays flat whatever its s
 A path that cannot be opened or mapped raises :class:`EvidenceError`, a
 :class:`~kreplica.formats.errors.FormatError`, so the CLI reports it as bad input (exit 2)
 with the path, never as an internal error.
+
+Readers that pass through more than a few megabytes of one mapping (a segment walk, a search over
+damage, the CRC or records of a huge batch) hand the pages behind them back to the kernel with
+:class:`PageReleaser` (``MADV_DONTNEED``): file pages mapped read-only are dropped from the
+process and fault in again from the page cache if read again, so resident memory stays flat
+whatever the size of the file or of one batch.
 """
 
 from __future__ import annotations
@@ -32,6 +38,10 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 Buffer = bytes | mmap.mmap
+
+PAGE = mmap.PAGESIZE
+#: How far a reader inside one span (a batch's CRC or records) gets ahead of the pages it releases.
+RELEASE_WINDOW = 16 << 20
 
 
 class EvidenceError(FormatError):
@@ -109,6 +119,48 @@ def read_small_file(path: str | os.PathLike, limit: int = SMALL_FILE_LIMIT) -> b
             return fh.read(limit + 1)[:limit]
     finally:
         os.close(fd)
+
+
+class PageReleaser:
+    """Hands pages of an mmap back to the kernel (``MADV_DONTNEED``) once a reader has passed them.
+
+    ``mapping`` is the ``mmap`` under the reader's buffer; for anything else (``bytes``, a
+    ``memoryview``, ``None``, or a platform without ``MADV_DONTNEED``) every call is a no-op.
+    ``start`` is where the reader begins: nothing before its page is released.
+    """
+
+    __slots__ = ("advise", "done")
+
+    def __init__(self, mapping=None, start: int = 0) -> None:
+        self.advise = getattr(mapping, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+        self.done = max(start, 0) & ~(PAGE - 1)
+
+    @property
+    def active(self) -> bool:
+        """True when calls release anything (the buffer is an mmap)."""
+        return self.advise is not None
+
+    def upto(self, pos: int, step: int | None = None) -> None:
+        """Release the pages wholly before the page preceding ``pos``, once ``step`` bytes of them
+        are pending (default :data:`RELEASE_WINDOW`; ``0``: whatever is pending). The page before
+        ``pos`` is kept because readers look a few bytes back."""
+        if self.advise is None:
+            return
+        end = (pos - PAGE) & ~(PAGE - 1)
+        if end - self.done >= max(RELEASE_WINDOW if step is None else step, PAGE):
+            self.advise(mmap.MADV_DONTNEED, self.done, end - self.done)
+            self.done = end
+
+    def checksum(self, crc, buf, start: int, end: int) -> int:
+        """``crc(buf[start:end])`` computed :data:`RELEASE_WINDOW` bytes at a time, releasing each
+        window's pages once it is summed. ``crc(data, value)`` continues a running checksum (as
+        :func:`~kreplica.formats.checksums.crc32c` does); ``buf`` is a buffer over the mapping."""
+        window = RELEASE_WINDOW
+        value = 0
+        for w in range(start, end, window):
+            value = crc(buf[w:min(end, w + window)], value)
+            self.upto(min(end, w + window) + PAGE, window)
+        return value
 
 
 def _map_fd(fd: int, label: str) -> Iterator[Buffer]:

@@ -34,6 +34,7 @@ from kreplica.formats.batch import RecordBatch
 from kreplica.formats.checksums import crc32, crc32c
 from kreplica.formats.errors import Truncated
 from kreplica.formats.findings import Finding
+from kreplica.formats.mapped import PageReleaser
 
 PREFIX = struct.Struct(
     ">"
@@ -323,7 +324,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, s
                 released = upto
         if magic < 2:
             batch, error = parse_legacy(buf, pos, entry_size, path=path, verify_crc=verify_crc,
-                                        after_break=after_break)
+                                        after_break=after_break, mapping=mapping)
             yield batch
             if magic < 0:
                 yield Finding("invalid_magic", path, pos + legacy_records.MAGIC_OFFSET,
@@ -331,11 +332,12 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, s
                               "or 2; Kafka's file reader treats magic values below 2 as legacy messages",
                               details={"magic": magic})
             if batch.crc_valid is False:
-                yield _crc_finding(buf, batch)
+                yield _crc_finding(buf, batch, mapping)
             if error is not None:
                 yield _inner_finding(batch, error)
         else:
-            batch = parse_v2(buf, pos, entry_size, path=path, verify_crc=verify_crc, after_break=after_break)
+            batch = parse_v2(buf, pos, entry_size, path=path, verify_crc=verify_crc, after_break=after_break,
+                             mapping=mapping)
             yield batch
             if magic > 2:
                 yield Finding("invalid_magic", path, pos + default_records.MAGIC_OFFSET,
@@ -351,7 +353,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, s
                               f"{default_records.RECORD_BATCH_OVERHEAD})'",
                               details={"size": size, "minimum": default_records.MIN_BATCH_LENGTH})
             elif batch.crc_valid is False:
-                yield _crc_finding(buf, batch)
+                yield _crc_finding(buf, batch, mapping)
             if batch.compression > 4:
                 yield Finding("unknown_codec", path, pos + default_records.ATTRIBUTES_OFFSET,
                               f"compression codec id {batch.compression} is not defined "
@@ -384,12 +386,14 @@ def _resync_finding(buf, path: str, start: int, nxt: int) -> Finding:
                    details={"skipped_bytes": nxt - start, "resumed_at": nxt})
 
 
-def _crc_finding(buf, batch: RecordBatch) -> Finding:
+def _crc_finding(buf, batch: RecordBatch, mapping=None) -> Finding:
+    # a huge batch is summed a window at a time with its pages released (formats/mapped.py)
+    summed = PageReleaser(mapping, batch.position).checksum
     if batch.magic < 2:
-        computed = crc32(buf[batch.position + legacy_records.MAGIC_OFFSET:batch.end])
+        computed = summed(crc32, buf, batch.position + legacy_records.MAGIC_OFFSET, batch.end)
         what = "CRC-32 of the message"
     else:
-        computed = crc32c(buf[batch.position + default_records.ATTRIBUTES_OFFSET:batch.end])
+        computed = summed(crc32c, buf, batch.position + default_records.ATTRIBUTES_OFFSET, batch.end)
         what = "CRC-32C of the batch"
     return Finding("crc_mismatch", batch.path, batch.position,
                    f"{what} at byte {batch.position} (offsets {batch.base_offset}-{batch.last_offset}) "

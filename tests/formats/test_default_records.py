@@ -9,6 +9,7 @@ CRC with the *reference* CRC-32C, so the reader's checks are exercised, not its 
 
 from __future__ import annotations
 
+import mmap
 import os
 import struct
 import tracemalloc
@@ -21,6 +22,7 @@ from kreplica.formats import codecs, default_records
 from kreplica.formats.batch import CREATE_TIME, LOG_APPEND_TIME, Header, NewRecord, Record
 from kreplica.formats.checksums import reference_crc32c
 from kreplica.formats.default_records import (
+    RECORDS_OFFSET,
     build_batch,
     build_control_record,
     increment_sequence,
@@ -761,3 +763,90 @@ def test_zstd_bomb_batch_raises_within_the_relative_limit():
     finally:
         tracemalloc.stop()
     assert peak < 3 * codecs.inflation_limit(len(frame))
+
+
+# -- a huge uncompressed batch is decoded a window at a time (issue 14) -----------------------
+
+
+def _outcome(data: bytes):
+    """Records, then the error as (type, reason, position) or None, of iter_records on ``data``."""
+    out = []
+    try:
+        for r in iter_records(data, _parse(data)):
+            out.append(r)
+    except FormatError as exc:
+        return out, (type(exc), exc.reason, exc.position, exc.field)
+    return out, None
+
+
+_windowed_records = st.lists(
+    st.tuples(st.one_of(st.none(), st.binary(max_size=40)), st.one_of(st.none(), st.binary(max_size=300)),
+              st.lists(st.tuples(st.text(max_size=5), st.one_of(st.none(), st.binary(max_size=20))), max_size=2)),
+    max_size=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(recs=_windowed_records, window=st.integers(1, 200), data=st.data())
+def test_windowed_decoding_gives_what_one_whole_copy_gives(recs, window, data):
+    # the pure reader copies a long section from the mapping a window at a time: records cut by
+    # a window are read again from the next, and only a window reaching the end may raise
+    section = b"".join(default_records.build_record(i, i, k, v, h) for i, (k, v, h) in enumerate(recs))
+    mutated = bytearray(section)
+    for _ in range(data.draw(st.integers(0, 3))):
+        if mutated and data.draw(st.booleans()):
+            mutated[data.draw(st.integers(0, len(mutated) - 1))] = data.draw(st.integers(0, 255))
+        else:
+            mutated = mutated[:data.draw(st.integers(0, len(mutated)))]
+    count = max(0, len(recs) + data.draw(st.integers(-1, 1)))
+    batch = _batch_with_section(bytes(mutated), count)
+    whole = _outcome(batch)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(default_records, "DECODE_WINDOW", window)
+        assert _outcome(batch) == whole
+
+
+def test_a_record_longer_than_the_window_is_read_whole(monkeypatch):
+    monkeypatch.setattr(default_records, "DECODE_WINDOW", 16)
+    recs = [NewRecord(i, TS, b"k" * 100 * i, b"v" * 1000, (("h", b"x" * 50),)) for i in range(5)]
+    data = build_batch(recs, base_offset=0)
+    assert list(iter_records(data, _parse(data))) == [
+        Record(0, r.offset, r.timestamp, -1, r.key, r.value, (Header("h", b"x" * 50),)) for r in recs]
+
+
+class _RecordingMap(mmap.mmap):
+    """A real read-only mapping that records what readers hand back to the kernel."""
+
+    def madvise(self, option, start=0, length=None):
+        self.released = getattr(self, "released", []) + [(option, start, length)]
+        return super().madvise(option, start, length)
+
+
+@pytest.mark.skipif(not hasattr(mmap, "MADV_DONTNEED"), reason="no madvise(MADV_DONTNEED) here")
+def test_a_huge_mapped_batch_is_checksummed_and_decoded_with_its_pages_released(monkeypatch, tmp_path):
+    from kreplica.formats import legacy_records, mapped, segment
+
+    window = 4 * mmap.PAGESIZE
+    for module in (mapped, default_records, legacy_records):
+        monkeypatch.setattr(module, "RELEASE_WINDOW", window)
+    monkeypatch.setattr(default_records, "DECODE_WINDOW", window // 2)
+    recs = [NewRecord(i, TS + i, None, bytes([i % 251]) * 300, ()) for i in range(2000)]
+    data = build_batch(recs, base_offset=0)
+    assert len(data) > 20 * window
+    path = tmp_path / PATH
+    path.write_bytes(data)
+    with open(path, "rb") as f:
+        mm = _RecordingMap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        (batch, end) = list(segment.iter_segment(mm, path=PATH))
+        assert batch.crc_valid is True and end.valid_bytes == len(data)
+        after_crc = list(mm.released)
+        assert sum(length for _, _, length in after_crc) >= len(data) - 3 * window  # all but the last window
+        decoded = list(iter_records(mm, batch))
+        assert [(r.offset, r.value) for r in decoded] == [(r.offset, r.value) for r in recs]
+        during = mm.released[len(after_crc):]
+        assert len(during) >= 5 and all(option == mmap.MADV_DONTNEED for option, _, _ in during)
+        assert sum(length for _, _, length in during) >= len(data) - 2 * mmap.PAGESIZE - RECORDS_OFFSET
+        assert all(s >= RECORDS_OFFSET - mmap.PAGESIZE and s + n <= len(data) + mmap.PAGESIZE
+                   for _, s, n in during)
+    finally:
+        mm.close()
