@@ -96,16 +96,49 @@ class TableWriter:
         if not self._rows:
             return
         columns = [pa.array(col, type=field.type) for col, field in zip(zip(*self._rows), self.schema)]
+        self._rows.clear()
+        self._write(columns)
+
+    def _write(self, columns: list) -> None:
         if self._writer is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._writer = pq.ParquetWriter(str(self.path), self.schema)
         self._writer.write_table(pa.Table.from_arrays(columns, schema=self.schema))
-        self._rows.clear()
 
     def close(self) -> None:
         self._flush()
         if self._writer is not None:
             self._writer.close()
+
+
+class BatchWriter(TableWriter):
+    """The ``batches`` table: headers kept as the walker yields them, a replica key per run of
+    them, and turned into columns only when a row group is written (no row tuple per batch)."""
+
+    def __init__(self, out: Path, table: str, part: str) -> None:
+        super().__init__(out, table, part)
+        self._runs: list[tuple[tuple, list[RecordBatch]]] = []
+        self._pending = 0
+
+    def add_run(self, key: tuple, batches: list[RecordBatch]) -> None:
+        self._runs.append((key, batches))
+        self._pending += len(batches)
+        self.rows_added += len(batches)
+        if self._pending >= ROW_GROUP:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._runs:
+            return
+        columns: list[list] = [[] for _ in self.schema]
+        n_key = len(tables.KEY_COLUMNS)
+        for key, batches in self._runs:
+            for i, value in enumerate(key):
+                columns[i].extend([value] * len(batches))
+            for i, values in enumerate(zip(*batches), n_key):
+                columns[i].extend(values)
+        self._runs, self._pending = [], 0
+        self._write([pa.array(col, type=field.type) for col, field in zip(columns, self.schema)])
 
 
 class _Writers(dict):
@@ -114,7 +147,7 @@ class _Writers(dict):
         self._out, self._part = out, part
 
     def __missing__(self, table: str) -> TableWriter:
-        writer = self[table] = TableWriter(self._out, table, self._part)
+        writer = self[table] = (BatchWriter if table == "batches" else TableWriter)(self._out, table, self._part)
         return writer
 
     def close(self) -> None:
@@ -253,9 +286,11 @@ def _scan_segment(writers: _Writers, part: str, stretch: Stretch, records: bool,
     batches, checks = writers["batches"], writers["_checks"]
     first_row = batches.rows_added
     n_batches = n_records = n_findings = n_errors = n_checks = n_check_errors = 0
-    min_base = min_epoch = None
+    first_valid = first_epoch = None  # the first batch check_batch reads, and the first with an epoch
+    min_base = min_epoch = None       # below those only where check_batch found a regression
     context = PartitionContext()
     base = files.base_offset
+    run: list[RecordBatch] = []
     end = None
     with open_buffer(files.log) as buf:
         start = stop = None
@@ -268,19 +303,27 @@ def _scan_segment(writers: _Writers, part: str, stretch: Stretch, records: bool,
         # NOTE: the per-batch path of a fleet scan; bench/bench_fleet.py has the figures
         for ev in iter_segment(buf, path=files.log, start=len(buf) if start is None else start, stop=stop):
             if type(ev) is RecordBatch:
-                n_batches += 1
-                batches.add(tables.batch_row(key, ev))
+                run.append(ev)
+                if len(run) >= ROW_GROUP:
+                    batches.add_run(key, run)
+                    n_batches += len(run)
+                    run = []
                 if ev.crc_valid is not False:
-                    if min_base is None or ev.base_offset < min_base:
-                        min_base = ev.base_offset
-                    if ev.magic >= 2 and ev.partition_leader_epoch >= 0 and (
-                            min_epoch is None or ev.partition_leader_epoch < min_epoch):
-                        min_epoch = ev.partition_leader_epoch
-                    for f in check_batch(ev, base, context):
-                        checks.add(tables.finding_row(key, f))
-                        n_checks += 1
-                        n_check_errors += f.is_error
-                if has_marker(ev):
+                    if first_valid is None:
+                        first_valid = ev
+                    if first_epoch is None and ev.magic >= 2 and ev.partition_leader_epoch >= 0:
+                        first_epoch = ev
+                    found = check_batch(ev, base, context)
+                    if found:  # offsets or epochs going backwards: the only way below the first
+                        min_base = ev.base_offset if min_base is None else min(min_base, ev.base_offset)
+                        if ev.magic >= 2 and ev.partition_leader_epoch >= 0:
+                            epoch = ev.partition_leader_epoch
+                            min_epoch = epoch if min_epoch is None else min(min_epoch, epoch)
+                        for f in found:
+                            checks.add(tables.finding_row(key, f))
+                            n_checks += 1
+                            n_check_errors += f.is_error
+                if ev.is_control and has_marker(ev):
                     writers["markers"].add(tables.marker_row(key, files.log, read_control_marker(buf, ev)))
                 if records:
                     for item in _records(key, buf, ev, payloads):
@@ -292,14 +335,23 @@ def _scan_segment(writers: _Writers, part: str, stretch: Stretch, records: bool,
                             writers["records"].add(item)
                             n_records += 1
                 else:
-                    n_records += ev.count if ev.count is not None and ev.count > 0 else (
-                        max(ev.last_offset - ev.base_offset + 1, 1) if ev.count is None else 0)
+                    count = ev.count
+                    n_records += count if count is not None and count > 0 else (
+                        max(ev.last_offset - ev.base_offset + 1, 1) if count is None else 0)
             elif isinstance(ev, Finding):
                 writers["findings"].add(tables.finding_row(key, ev))
                 n_findings += 1
                 n_errors += ev.is_error
             else:
                 end = ev
+    if run:
+        batches.add_run(key, run)
+        n_batches += len(run)
+    if first_valid is not None:
+        min_base = first_valid.base_offset if min_base is None else min(min_base, first_valid.base_offset)
+    if first_epoch is not None:
+        epoch = first_epoch.partition_leader_epoch
+        min_epoch = epoch if min_epoch is None else min(min_epoch, epoch)
     first = stretch.chunk == 0
     totals = ScanTotals(segments=int(first), bytes=end.file_size if first else 0, batches=n_batches,
                         records=n_records, findings=n_findings + n_checks, errors=n_errors + n_check_errors)
@@ -435,16 +487,20 @@ def _balanced(stretches: list[Stretch], slices: int) -> list[list[Stretch]]:
     return [b for b in bins if b]
 
 
+#: Tasks per core in each stage: enough to even out segments of unequal size, few enough that
+#: PySpark's cost per task stays small beside the walking.
+TASKS_PER_CORE = 2
+
 #: A segment is split only into stretches of at least this many bytes.
 MIN_STRETCH = 64 << 20
 
 
 def plan_stretches(segments: list[tuple], parallelism: int) -> list[Stretch]:
     """One unit of work per segment, and large segments split when that helps: when a segment
-    is over twice the share of bytes each of ``4 × parallelism`` tasks would get (a straggler
-    the other cores would wait for), into stretches of about that share."""
+    is over twice the share of bytes each task would get (a straggler the other cores would
+    wait for), into stretches of about half that share, so the tasks can be balanced."""
     total = sum(size for _, _, size in segments)
-    share = max(MIN_STRETCH, -(-total // max(4 * parallelism, 1)))
+    share = max(MIN_STRETCH, -(-total // max(2 * TASKS_PER_CORE * parallelism, 1)))
     out = []
     for key, files, size in segments:
         if size <= 2 * share:
@@ -500,7 +556,9 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
     out_s = str(out_path)
     sc = spark.sparkContext
     sc.setJobDescription("kreplica fleet scan: log directories")
-    stage1 = sc.parallelize(log_dirs, len(log_dirs)).mapPartitionsWithIndex(
+    # NOTE: a PySpark task costs ~0.1-0.2 s however small; bench/bench_fleet.py has the figures
+    tasks = max(sc.defaultParallelism * TASKS_PER_CORE, 1)
+    stage1 = sc.parallelize(log_dirs, min(len(log_dirs), tasks)).mapPartitionsWithIndex(
         lambda i, it: scan_log_dirs(out_s, i, it)).collect()
     segments = [(item[1], item[2], item[3]) for item in stage1 if item[0] == "segment"]
     totals = sum((item[1] for item in stage1 if item[0] == "totals"), ScanTotals())
@@ -508,7 +566,7 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
     def walk(stretches: list[Stretch], what: str) -> list[SegmentWalk]:
         if not stretches:
             return []
-        slices = _balanced(stretches, min(len(stretches), max(sc.defaultParallelism * 4, 1)))
+        slices = _balanced(stretches, min(len(stretches), tasks))
         sc.setJobDescription(f"kreplica fleet scan: {what}")
         return sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
             lambda i, it: scan_segments(out_s, records, payloads, i, (s for group in it for s in group))).collect()

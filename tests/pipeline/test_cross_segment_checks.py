@@ -76,3 +76,23 @@ def test_a_healthy_replica_rechecks_nothing_and_a_spliced_one_rechecks_the_segme
     spliced = _segments([(0, [(0, 4, 3, 2, True), (5, 4, 3, 2, True)]), (10, [(3, 4, 2, 2, True)])])
     (walk, before), = segments_to_recheck(_walk(f, b)[0] for f, b in spliced)
     assert walk.files.base_offset == 10 and before.last_batch.last_offset == 9 and before.max_epoch == 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 2), st.integers(-1, 5)), min_size=1, max_size=8))
+def test_a_walk_reports_the_lowest_offset_and_epoch_of_the_batches_checked(tmp_path_factory, drawn) -> None:
+    # the task keeps the first batch's values and looks further only where check_batch found a
+    # regression; that must be the minimum over every batch check_batch reads
+    from kreplica.formats.batch import NewRecord
+    from kreplica.formats.default_records import build_batch
+    from kreplica.pipeline.scan import scan_segments
+
+    tmp = tmp_path_factory.mktemp("walk")
+    data = b"".join(build_batch([NewRecord(base + i, 0, None, b"v") for i in range(n + 1)], base_offset=base,
+                                partition_leader_epoch=epoch) for base, n, epoch in drawn)
+    (tmp / "00000000000000000000.log").write_bytes(data)
+    (walk,) = scan_segments(str(tmp / "out"), False, False, 0,
+                            [Stretch(KEY, SegmentFiles(0, str(tmp / "00000000000000000000.log")), len(data))])
+    assert walk.min_base_offset == min(base for base, _, _ in drawn)
+    assert walk.min_epoch == min((epoch for _, _, epoch in drawn if epoch >= 0), default=None)
+    assert walk.rows == len(drawn)
