@@ -15,11 +15,14 @@ Readers that pass through more than a few megabytes of one mapping (a segment wa
 damage, the CRC or records of a huge batch) hand the pages behind them back to the kernel with
 :class:`PageReleaser` (``MADV_DONTNEED``): file pages mapped read-only are dropped from the
 process and fault in again from the page cache if read again, so resident memory stays flat
-whatever the size of the file or of one batch.
+whatever the size of the file or of one batch. Searches over long runs of zeros also skip the
+holes of a sparse file (:func:`data_extent`, ``SEEK_DATA``/``SEEK_HOLE``) instead of faulting
+in their pages: a hole reads as zeros, so skipping it changes no finding.
 """
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import shutil
@@ -163,20 +166,53 @@ class PageReleaser:
         return value
 
 
+class _FileMap(mmap.mmap):
+    """The mapping :func:`open_buffer` yields: an ``mmap`` that also knows the open descriptor of
+    its file while the file is open (``fd``; ``None`` after), for :func:`data_extent`."""
+
+    fd: int | None = None
+
+
+def data_extent(mapping, pos: int, end: int) -> tuple[int, int]:
+    """``(start, stop)``: the first stretch at or after ``pos`` and before ``end`` that may hold
+    data, as the file system tells (``lseek`` with ``SEEK_DATA`` and ``SEEK_HOLE``). The bytes
+    from ``pos`` to ``start``, and from ``stop`` up to the next such stretch, lie in holes of a
+    sparse file and read as zeros; a stretch that may hold data can hold zeros too. Gives
+    ``(end, end)`` when only holes are left, and ``(pos, end)`` when ``mapping`` is not one
+    :func:`open_buffer` made or the file system cannot tell.
+    """
+    fd = getattr(mapping, "fd", None) if isinstance(mapping, _FileMap) else None
+    if fd is None or pos >= end or not hasattr(os, "SEEK_DATA"):
+        return pos, end
+    try:
+        start = os.lseek(fd, pos, os.SEEK_DATA)
+    except OSError as exc:  # ENXIO: no data from pos to the end of the file
+        return (end, end) if exc.errno == errno.ENXIO else (pos, end)
+    if start >= end:
+        return end, end
+    try:
+        stop = os.lseek(fd, start, os.SEEK_HOLE)
+    except OSError:
+        return start, end
+    return (start, min(stop, end)) if stop > start else (start, end)
+
+
 def _map_fd(fd: int, label: str) -> Iterator[Buffer]:
     size = os.fstat(fd).st_size
     if size == 0:
         yield b""
         return
     try:
-        mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        mm = _FileMap(fd, 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError) as exc:
         raise EvidenceError(f"cannot map the file: {exc}", path=label) from exc
     try:
         if hasattr(mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
             mm.madvise(mmap.MADV_SEQUENTIAL)
+        mm.fd = fd
         yield mm
     finally:
+        mm.fd = None  # the descriptor is closed next; a view kept past this must not seek it
         try:
             mm.close()
         except BufferError:  # a consumer still holds a view; the mapping goes with it

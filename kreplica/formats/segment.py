@@ -34,7 +34,7 @@ from kreplica.formats.batch import RecordBatch
 from kreplica.formats.checksums import crc32, crc32c
 from kreplica.formats.errors import Truncated
 from kreplica.formats.findings import Finding
-from kreplica.formats.mapped import PageReleaser
+from kreplica.formats.mapped import PageReleaser, data_extent
 
 PREFIX = struct.Struct(
     ">"
@@ -84,38 +84,25 @@ class SegmentEnd:
 
 
 #: Searches over long stretches (zeros, garbage) go a window at a time, handing the pages behind
-#: them back to the kernel: a 10 GiB hole is read once without keeping 10 GiB resident.
+#: them back to the kernel: a 10 GiB run of zeros is read once without keeping 10 GiB resident.
+#: The holes of a sparse file are not read at all (:func:`~kreplica.formats.mapped.data_extent`).
 SEARCH_WINDOW = 32 * 1024 * 1024
 
 
-class _Releaser:
-    """Hands pages of an mmap back to the kernel (``MADV_DONTNEED``) once a search has passed them.
-    A no-op for ``bytes`` and memoryviews not backed by an mmap."""
-
-    __slots__ = ("advise", "done")
-
-    def __init__(self, mapping) -> None:
-        self.advise = getattr(mapping, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
-        self.done = 0
-
-    def upto(self, pos: int) -> None:
-        if self.advise is None:
-            return
-        end = (pos - PAGE) & ~(PAGE - 1)
-        if end - self.done >= SEARCH_WINDOW:
-            self.advise(mmap.MADV_DONTNEED, self.done, end - self.done)
-            self.done = end
-
-
-_NO_RELEASE = _Releaser(None)
-
-
-def _all_zero(buf, start: int, end: int, release: _Releaser = _NO_RELEASE) -> bool:
+def _all_zero(buf, start: int, end: int, mapping=None) -> bool:
+    """Whether ``buf[start:end]`` is all zeros. Holes of a sparse file read as zeros, so only the
+    stretches the file system says may hold data are searched, a window at a time, with the pages
+    behind released when ``mapping`` is the mmap under ``buf``."""
     search = _NONZERO.search
-    for w in range(start, end, SEARCH_WINDOW):
-        if search(buf, w, min(end, w + SEARCH_WINDOW)) is not None:
-            return False
-        release.upto(w + SEARCH_WINDOW)
+    release = PageReleaser(mapping, start)
+    pos = start
+    while pos < end:
+        data, stop = data_extent(mapping, pos, end)
+        for w in range(data, stop, SEARCH_WINDOW):
+            if search(buf, w, min(stop, w + SEARCH_WINDOW)) is not None:
+                return False
+            release.upto(w + SEARCH_WINDOW, SEARCH_WINDOW)
+        pos = stop
     return True
 
 
@@ -179,16 +166,26 @@ def find_next_batch(buf, start: int, end: int, mapping=None) -> int | None:
     bounded (:data:`SEARCH_CRC_BUDGET_FACTOR`): crafted data that would make it quadratic ends
     the search instead, and the rest of the file is reported as unreadable. The search goes
     :data:`SEARCH_WINDOW` bytes at a time; when ``mapping`` is the mmap under ``buf``, pages it
-    has passed are released, so resident memory stays flat across gigabytes of damage.
+    has passed are released, so resident memory stays flat across gigabytes of damage, and the
+    holes of a sparse file are skipped without being read.
     """
     search = _CANDIDATE.search
-    release = _Releaser(mapping) if mapping is not None else _NO_RELEASE
-    release.done = start & ~(PAGE - 1)
-    pos = start
+    release = PageReleaser(mapping, start)
+    pos = window_end = start
     budget = [SEARCH_CRC_BUDGET_FACTOR * (end - start) + (1 << 20)]
-    window_end = min(end, pos + SEARCH_WINDOW)
     nonzero = _NONZERO.search
     while True:
+        if pos >= window_end:
+            if pos >= end:
+                return None
+            # a hole reads as zeros, and a candidate's size field (bytes 8-11) is not zero: none
+            # starts more than LOG_OVERHEAD bytes before the data that follows a hole
+            data, stop = data_extent(mapping, pos, end)
+            if data >= end:
+                return None
+            pos = max(pos, data - LOG_OVERHEAD)
+            window_end = min(stop, pos + SEARCH_WINDOW)
+            release.upto(pos, SEARCH_WINDOW)
         # a candidate's size field (bytes 8-11) is at least 14, so none lies wholly in zeros: skip
         # runs of zeros (a preallocated or sparse stretch) with the cheaper search first
         z = nonzero(buf, pos, min(end, window_end + LOG_OVERHEAD))
@@ -199,11 +196,7 @@ def find_next_batch(buf, start: int, end: int, mapping=None) -> int | None:
         # a candidate needs 18 bytes of lookahead past its start, so the window reads a little further
         m = search(buf, pos, min(end, window_end + HEADER_SIZE_UP_TO_MAGIC + 8)) if pos < window_end else None
         if m is None or m.start() >= window_end:
-            if window_end >= end:
-                return None
             pos = window_end
-            window_end = min(end, pos + SEARCH_WINDOW)
-            release.upto(pos)
             continue
         if budget[0] <= 0:
             return None
@@ -278,7 +271,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, s
         offset, size, magic = unpack_prefix(buf, pos)
         if size < MIN_ENTRY_SIZE:
             break_here(pos, STOP_EXCEPTION)
-            if _all_zero(buf, pos, end, _Releaser(mapping)):
+            if _all_zero(buf, pos, end, mapping):
                 yield Finding("trailing_zeros", path, pos,
                               f"{end - pos} zero bytes from byte {pos} to the end of the file "
                               "(preallocated space); Kafka's reader fails here with 'Found record size 0 "

@@ -12,6 +12,8 @@ import random
 import struct
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kreplica.formats import default_records, legacy_records
 from kreplica.formats.batch import NewRecord, RecordBatch
@@ -517,3 +519,125 @@ def test_a_stretch_that_breaks_or_passes_its_stop_does_not_end_cleanly():
     assert first.valid_bytes < first.scanned_bytes == pos[2]
     _, (first, _) = _stretches(buf, [pos[2] + 5])      # a cut inside a batch
     assert first.scanned_bytes != pos[2] + 5
+
+
+# -- the holes of a sparse file are skipped, not read (issue 14) -------------------------------
+
+HOLE = 4 << 20
+
+
+def _sparse_file(tmp_path, *parts) -> tuple[str, bytes]:
+    """A file of ``parts``: bytes are written, an int leaves a hole that long. Returns its path and
+    its content as plain bytes (what reading it gives)."""
+    path = str(tmp_path / "00000000000000000000.log")
+    content = bytearray()
+    with open(path, "wb") as f:
+        for part in parts:
+            if isinstance(part, int):
+                f.seek(part, 1)
+                content += bytes(part)
+            else:
+                f.write(part)
+                content += part
+        f.truncate(len(content))
+    return path, bytes(content)
+
+
+def _has_holes(path: str) -> bool:
+    import os
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return hasattr(os, "SEEK_HOLE") and os.lseek(fd, 0, os.SEEK_HOLE) < os.fstat(fd).st_size
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+class _Searches:
+    """A compiled pattern that records which ranges were searched."""
+
+    def __init__(self, pattern, log: list[tuple[int, int]]) -> None:
+        self.pattern, self.log = pattern, log
+
+    def search(self, buf, pos, endpos):
+        self.log.append((pos, endpos))
+        return self.pattern.search(buf, pos, endpos)
+
+
+@pytest.mark.parametrize("parts", [
+    pytest.param((B1, HOLE, B2, B3), id="resync-across-a-hole"),
+    pytest.param((B1, B2, HOLE), id="trailing-hole"),
+    pytest.param((HOLE, B1, B2), id="hole-first"),
+    pytest.param((B1, b"\x01" + GARBAGE, HOLE, B2), id="garbage-then-hole"),
+    pytest.param((B1, HOLE, bytes(70_000), HOLE, B2), id="written-zeros-between-holes"),
+    pytest.param((B1, B2[:40], HOLE, B3), id="cut-batch-before-a-hole"),
+    pytest.param((B1, HOLE, b"\x05" * 30), id="hole-then-a-short-tail"),
+])
+@pytest.mark.parametrize("window", [pytest.param(None, id="default-window"), pytest.param(1 << 18, id="256KiB-window")])
+def test_holes_are_skipped_with_the_findings_of_reading_them(tmp_path, monkeypatch, parts, window):
+    # a hole reads as zeros: walking the mapping (holes skipped) must say exactly what walking the
+    # same bytes in memory says, without searching through the hole
+    from kreplica.formats import mapped, segment
+
+    if window is not None:
+        monkeypatch.setattr(segment, "SEARCH_WINDOW", window)
+    path, content = _sparse_file(tmp_path, *parts)
+    expected = list(iter_segment(content, path=PATH))
+    log: list[tuple[int, int]] = []
+    monkeypatch.setattr(segment, "_NONZERO", _Searches(segment._NONZERO, log))
+    monkeypatch.setattr(segment, "_CANDIDATE", _Searches(segment._CANDIDATE, log))
+    with mapped.open_buffer(path) as buf:
+        assert list(iter_segment(buf, path=PATH)) == expected
+    if not _has_holes(path):
+        pytest.skip("this file system does not report holes (SEEK_HOLE)")
+    holes, pos = [], 0
+    for part in parts:
+        size = part if isinstance(part, int) else len(part)
+        if isinstance(part, int):
+            holes.append((pos + 4096, pos + size - 4096))  # the blocks wholly inside the hole
+        pos += size
+    searched_in_holes = sum(max(0, min(e, he) - max(s, hs)) for s, e in log for hs, he in holes)
+    assert searched_in_holes <= 2 * 4096
+
+
+def test_data_extent_says_where_the_holes_are(tmp_path):
+    from kreplica.formats import mapped
+
+    path, content = _sparse_file(tmp_path, B1, HOLE, B2)
+    end = len(content)
+    with mapped.open_buffer(path) as buf:
+        assert mapped.data_extent(content, 5, end) == (5, end)  # not a file mapping: no idea
+        if not _has_holes(path):
+            pytest.skip("this file system does not report holes (SEEK_HOLE)")
+        start, stop = mapped.data_extent(buf, 0, end)
+        assert start == 0 and len(B1) <= stop < len(B1) + HOLE
+        start, stop = mapped.data_extent(buf, len(B1) + 8192, end)
+        assert len(B1) + 8192 < start <= len(B1) + HOLE and stop == end
+        assert content[len(B1) + 8192:start] == bytes(start - len(B1) - 8192)
+        assert mapped.data_extent(buf, end - 10, end - 20) == (end - 10, end - 20)
+    path, _ = _sparse_file(tmp_path, B1, HOLE)
+    with mapped.open_buffer(path) as buf:
+        assert mapped.data_extent(buf, len(B1) + 8192, len(buf)) == (len(buf), len(buf))
+    assert buf.fd is None  # the descriptor is forgotten when the file is closed
+
+
+_sparse_parts = st.lists(st.one_of(
+    st.sampled_from([B1, B2, B3, TV8_V0, TV8_V1, b"\x01" + GARBAGE[:300], bytes(5000), B2[:30], B3[7:]]),
+    st.integers(1, 5).map(lambda blocks: blocks * 65536 + 123),  # a hole, not block-aligned
+), min_size=1, max_size=6)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=_sparse_parts)
+def test_any_layout_of_holes_walks_as_the_same_bytes_in_memory(parts):
+    import tempfile
+    from pathlib import Path
+
+    from kreplica.formats import mapped, segment
+
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(segment, "SEARCH_WINDOW", 1 << 16)
+        path, content = _sparse_file(Path(tmp), *parts)
+        with mapped.open_buffer(path) as buf:
+            assert list(iter_segment(buf, path=PATH)) == list(iter_segment(content, path=PATH))
