@@ -4,6 +4,14 @@
 stream's objects, written incrementally so memory stays flat); ``ndjson`` is one object a line;
 ``msgpack`` is the ndjson stream as a sequence of msgpack objects. With no ``--format``, text
 goes to a terminal and ndjson everywhere else, so pipelines get data. Only data goes to stdout.
+
+A file name that is not valid UTF-8 reaches kreplica as a string with lone surrogates (Python's
+``surrogateescape``: byte 0xff becomes U+DCFF). Machine formats write such a name as the exact
+bytes it has on disk, whatever the locale: json and ndjson encode with ``surrogateescape`` (a
+stream whose handler is ``strict`` included), and msgpack packs it as a str holding those bytes.
+Decode with ``surrogateescape`` to get the name back (``line.decode("utf-8",
+"surrogateescape")``; ``msgpack.Unpacker(unicode_errors="surrogateescape")``). Text output
+shows the bytes as ``\\xNN`` escapes (:mod:`kreplica.report.safe_text`).
 """
 
 from __future__ import annotations
@@ -135,7 +143,9 @@ class Emitter:
         self._packer = None
         text = stream if stream is not None else sys.stdout
         self._encoding = getattr(text, "encoding", None) or "utf-8"
-        self._errors = getattr(text, "errors", None) or "strict"
+        # undecodable file names are written as their bytes, not refused (module docstring)
+        errors = getattr(text, "errors", None) or "strict"
+        self._errors = "surrogateescape" if errors == "strict" else errors
         #: the error handler to encode hot-path text with (the stream's)
         self.errors = self._errors
         if stream is None:
@@ -152,7 +162,7 @@ class Emitter:
         if fmt is OutputFormat.msgpack:
             import msgpack
 
-            self._packer = msgpack.Packer()
+            self._packer = msgpack.Packer(unicode_errors="surrogateescape")
             self._binary_required()
 
     def _binary_required(self) -> None:

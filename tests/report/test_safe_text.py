@@ -60,3 +60,10 @@ def test_every_text_command_on_hostile_names(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, [*args, "-f", "text"])
         assert result.exit_code in (0, 1), result.output
         assert "\x1b" not in result.stdout, args
+
+
+def test_an_undecodable_file_names_bytes_are_shown_as_escapes() -> None:
+    # os.fsdecode(b"bad-\xff\xfe") is "bad-\udcff\udcfe": each lone surrogate is the byte it stands for
+    assert printable("bad-\udcff\udcfe-0") == "bad-\\xff\\xfe-0"
+    assert printable("\ud800") == "\\ud800"  # any other lone surrogate: as a code point
+    printable("\udc80" + "x" * 3).encode("ascii")  # encodable by any terminal
