@@ -101,10 +101,26 @@ TTL_MASK = -0x100000000000000  # top byte 0xFF
 
 #: Default inflation bound for compressed snapshots (a gz bomb is an error, not an allocation).
 MAX_INFLATED_BYTES = 8 * 1024 * 1024 * 1024
+#: A compressed snapshot may inflate to this many times its size, as a Kafka batch may
+#: (:data:`~kreplica.formats.codecs.MAX_INFLATION_RATIO`): snapshots of real trees (paths, JSON
+#: data, stats) compress a few to a few tens of times; deflate reaches its 1032:1 ceiling only on
+#: runs of identical bytes, which is what a gz bomb is made of.
+MAX_INFLATION_RATIO = codecs.MAX_INFLATION_RATIO
+#: ... and always to this much, however small the file.
+MIN_INFLATION_ALLOWANCE = codecs.MIN_INFLATION_ALLOWANCE
 #: The most one compressed byte can expand to: deflate's limit is 1032:1; a Snappy copy of 64
 #: bytes takes 3 bytes (about 22:1). Bounding by these keeps memory proportional to the file
 #: even when a crafted Snappy block declares a 4 GiB length.
 MAX_RATIO = {"gz": 1032, "snappy": 22}
+
+
+def inflation_limit(compressed_size: int, compression: str, limit: int = MAX_INFLATED_BYTES) -> int:
+    """How many bytes a ``compression`` snapshot of ``compressed_size`` bytes may inflate to:
+    :data:`MAX_INFLATION_RATIO` times its size, at least :data:`MIN_INFLATION_ALLOWANCE`, at most
+    ``limit`` and what the codec can physically produce (:data:`MAX_RATIO`)."""
+    relative = max(MIN_INFLATION_ALLOWANCE, MAX_INFLATION_RATIO * compressed_size)
+    physical = MAX_RATIO.get(compression, MAX_INFLATION_RATIO) * compressed_size + 65536
+    return min(limit, relative, physical)
 
 #: Seal #1 is summed (and, on an mmap, walked pages released) this many bytes at a time.
 SEAL_STEP = 32 * 1024 * 1024
@@ -251,10 +267,12 @@ def inflate(raw, compression: str, *, path: str, limit: int = MAX_INFLATED_BYTES
 
     The bytes recovered before a break are returned, so the nodes in them can still be read.
     A file that does not even start like its suffix says raises :class:`Malformed`. Output is
-    bounded by ``limit`` and by what the codec can produce from this many bytes.
+    bounded by :func:`inflation_limit` (``limit`` at most): a stream that inflates past it is a
+    decompression bomb, reported as a ``decompression_error`` finding with the bytes up to the
+    bound, whose nodes are still read; nothing larger is allocated.
     """
     if compression in MAX_RATIO:
-        limit = min(limit, MAX_RATIO[compression] * len(raw) + 65536)
+        limit = inflation_limit(len(raw), compression, limit)
     if compression == COMPRESSION_GZ:
         if bytes(raw[:2]) != GZIP_MAGIC:
             raise Malformed("not a gzip stream (the .gz snapshot lacks the 1f 8b magic)",
@@ -268,7 +286,15 @@ def inflate(raw, compression: str, *, path: str, limit: int = MAX_INFLATED_BYTES
     else:
         return bytes(raw), None
     finding = None
-    if result.error is not None:
+    if codecs.is_bomb(result.error):
+        finding = Finding("decompression_error", path, 0,
+                          f"the {compression} snapshot inflates past {limit} bytes, the most kreplica "
+                          f"accepts from {len(raw)} compressed bytes ({MAX_INFLATION_RATIO} times, at least "
+                          f"{MIN_INFLATION_ALLOWANCE}): a decompression bomb; nodes in the first {limit} "
+                          "bytes are still read",
+                          details={"uncompressed_bytes": len(result.data), "limit": limit,
+                                   "compressed_bytes": len(raw)})
+    elif result.error is not None:
         finding = Finding("decompression_error", path, 0,
                           f"the {compression} container breaks after {len(result.data)} uncompressed bytes: "
                           f"{result.error}; nodes before the break are still read",

@@ -278,3 +278,44 @@ def test_snappy_block_declaring_gigabytes_does_not_allocate_them():
         tracemalloc.stop()
     assert data == b"" and finding.kind == "decompression_error"
     assert peak < 1_000_000
+
+
+# -- a gz snapshot may inflate to 256 times its size (issue 14) --------------------------------
+
+
+def test_a_gz_snapshot_inflating_past_256_times_its_size_is_a_bomb_finding(tmp_path, monkeypatch):
+    # a node holding 8 MiB of zeros deflates about 1000:1, deflate's ceiling: once allowed (1032x),
+    # now past MAX_INFLATION_RATIO; the nodes before it are read, and nothing near 8 MiB is held
+    import tracemalloc
+
+    monkeypatch.setattr(zks, "MIN_INFLATION_ALLOWANCE", 1 << 20)
+    before = [_node(f"/n{i}", b"x" * 100, czxid=10 + i) for i in range(20)]
+    stream = zks.build_snapshot(NODES + before + [_node("/bomb", bytes(8 << 20), czxid=99)], acls=OPEN)
+    gz = zks.build_gzip_stream(stream)
+    limit = max(1 << 20, zks.MAX_INFLATION_RATIO * len(gz))
+    assert len(stream) > 3 * limit and zks.inflation_limit(len(gz), "gz") == limit
+    f = tmp_path / "snapshot.63.gz"
+    f.write_bytes(gz)
+    tracemalloc.start()
+    try:
+        snap = zks.read_snapshot(f)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    bomb = snap.findings[0]
+    assert bomb.kind == "decompression_error" and "decompression bomb" in bomb.message
+    assert bomb.details == {"uncompressed_bytes": limit, "limit": limit, "compressed_bytes": len(gz)}
+    assert [n.path for n in snap.nodes] == [n.path for n in NODES + before]
+    assert peak < 4 * limit
+
+
+def test_a_gz_snapshot_within_the_ratio_inflates_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(zks, "MIN_INFLATION_ALLOWANCE", 1 << 16)
+    nodes = NODES + [_node(f"/n{i}", b"%d" % i * 50, czxid=10 + i) for i in range(2000)]
+    stream = zks.build_snapshot(nodes, acls=OPEN)
+    gz = zks.build_gzip_stream(stream)
+    assert zks.MAX_INFLATION_RATIO * len(gz) > len(stream) > 1 << 16
+    f = tmp_path / "snapshot.7d7.gz"
+    f.write_bytes(gz)
+    snap = zks.read_snapshot(f)
+    assert snap.findings == () and len(snap.nodes) == len(nodes)
