@@ -45,7 +45,9 @@ def scan(
     readers, and write Parquet tables under DIR: replicas (checkpoint values, leader-epoch-checkpoint
     entries, clean-shutdown marker), segments, batches (one row per batch header), markers, findings
     (the inspect-log findings, with broker and partition) and, with --records, records. Work is
-    distributed per segment file, balanced by size; no row passes through the driver.
+    distributed per segment file, balanced by size (a segment big enough to keep the other cores
+    waiting is split at batch boundaries); no row passes through the driver. hdfs:// and s3a://
+    are refused: mount the store and give the mount path.
 
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH included), 3 internal error.
