@@ -11,6 +11,8 @@ What is timed, whole process, warm page cache, best of ``--runs``:
                 session, the stages) — subtracted from scan[N] to give throughput
   inspect_log   ``kreplica inspect-log -f ndjson`` over every replica directory, one process:
                 the single-core batch-scan speed a fleet scan is compared with
+  inspect_log[N] N such processes at once, each on 1/N of the replicas: one core's speed when N
+                are busy, the fair yardstick for local[N] on a small machine
   scan[N]       ``fleet scan --master local[N]`` for N in ``--cores``
 
 Each run writes Spark's event log to a temporary folder, from which the seconds of each Spark
@@ -146,15 +148,15 @@ def scan_argv(root: Path, cores: int | None) -> list[str]:
 
 
 def best(argv_fn, runs: int) -> tuple[float, int, dict[str, float]]:
-    """The fastest of ``runs`` runs (its job times with it), and the highest peak of all."""
+    """The fastest of ``runs`` runs, the fastest of each Spark job, and the highest peak of all."""
     results = []
     for _ in range(runs):
         argv = argv_fn()
         results.append(timed(argv))
         if "--out" in argv:
             shutil.rmtree(Path(argv[argv.index("--out") + 1]).parent, ignore_errors=True)
-    fastest = min(results, key=lambda r: r[0])
-    return fastest[0], max(r[1] for r in results), fastest[2]
+    jobs = {name: min(r[2][name] for r in results if name in r[2]) for name in results[0][2]}
+    return min(r[0] for r in results), max(r[1] for r in results), jobs
 
 
 def main() -> int:
@@ -176,6 +178,12 @@ def main() -> int:
     for n in cores:
         rows[f"startup[{n}]"] = best(lambda n=n: scan_argv(tiny, n), args.runs)
     rows["inspect_log"] = best(lambda: [KREPLICA, "inspect-log", "-f", "ndjson", *replicas], args.runs)
+    for n in (c for c in cores if c > 1):
+        # n inspect-log processes at once, each on its share of the replicas: what one core of this
+        # machine gives when n are busy (memory bandwidth and page cache are shared too)
+        shares = [" ".join(replicas[i::n]) for i in range(n)]
+        script = " & ".join(f"{KREPLICA} inspect-log -f ndjson {share} > /dev/null" for share in shares) + "; wait"
+        rows[f"inspect_log[{n}]"] = best(lambda script=script: ["sh", "-c", script], args.runs)
     for n in cores:
         rows[f"scan[{n}]"] = best(lambda n=n: scan_argv(root, n), args.runs)
     rows[f"scan[{cores[-1]}] quarter fleet"] = best(lambda: scan_argv(quarter, cores[-1]), 1)
@@ -200,6 +208,15 @@ def main() -> int:
         scan = report[f"scan[{n}]"]
         net = scan["gb_per_s_without_startup"]
         inspect = report["inspect_log"]["gb_per_s"]
+        if f"inspect_log[{n}]" in report:
+            inspect_n = report[f"inspect_log[{n}]"]["gb_per_s"] / n
+            print(f"inspect-log per core with {n} processes at once: {inspect_n / inspect:.2f} of one alone")
+            seg = scan["spark_jobs_seconds"].get("segments")
+            if seg:
+                ratio = data_bytes / seg / 1e9 / n / inspect_n
+                print(f"fleet scan per core (local[{n}], the segments job) / inspect-log per core with {n} "
+                      f"at once: {ratio:.2f}")
+                report[f"per_core_ratio_segments_job_vs_{n}_processes[{n}]"] = ratio
         if net:
             ratio = net / n / inspect
             print(f"fleet scan per core (local[{n}], whole run less start-up[{n}]) / inspect-log batch scan: "

@@ -28,9 +28,8 @@ def require_java() -> None:
 
 #: For a job whose work runs in Python tasks (``fleet scan``): the driver JVM only schedules and
 #: passes small results, so it starts faster without the optimising compiler, and the serial
-#: collector, told to hand free heap back, keeps its heap near what is live (flat, whatever the
-#: fleet). Applied only when kreplica starts the JVM itself.
-LIGHT_DRIVER_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30"
+#: collector keeps its heap small. Applied only when kreplica starts the JVM itself.
+LIGHT_DRIVER_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 @contextmanager
