@@ -73,6 +73,8 @@ def _json_short_value(node: object) -> int:
     if isinstance(node, float):
         if math.isnan(node):
             as_int = 0
+        elif math.isinf(node):  # a literal past double's range parses as infinity, which Java casts to the int limit
+            as_int = INT32_MAX if node > 0 else INT32_MIN
         else:
             as_int = max(INT32_MIN, min(INT32_MAX, int(node)))
     else:

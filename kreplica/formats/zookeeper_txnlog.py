@@ -405,33 +405,35 @@ _DIGEST_SIZE = TXN_DIGEST.size
 
 
 class _Irregular(Exception):
-    """The fast decoder met something only the reference reader should judge."""
+    """The fast decoder met something only the reference reader should judge.
 
-
-_IRREGULAR = _Irregular()
+    Raised as a new instance each time: one shared instance kept the traceback of every raise
+    (raising an instance extends its ``__traceback__``), and with it every frame and buffer the
+    fast path had been in, for as long as the process lived (found by bench/fuzz).
+    """
 
 
 def _fast_ustring(buf, p: int, end: int, nullable: bool) -> tuple[str | None, int]:
     """A ``ustring`` at ``p`` and the position after it (``None`` for -1 when ``nullable``)."""
     if end - p < 4:
-        raise _IRREGULAR
+        raise _Irregular
     (n,) = _int_at(buf, p)
     p += 4
     if 0 <= n <= end - p:
         return str(buf[p:p + n], "utf-8", "replace"), p + n
     if n == -1 and nullable:
         return None, p
-    raise _IRREGULAR
+    raise _Irregular
 
 
 def _fast_count(buf, p: int, end: int, element_size: int) -> tuple[int, int]:
     """A vector's count at ``p`` (-1 = null) whose elements fit, and the position after it."""
     if end - p < 4:
-        raise _IRREGULAR
+        raise _Irregular
     (n,) = _int_at(buf, p)
     p += 4
     if n < -1 or n * element_size > end - p:
-        raise _IRREGULAR
+        raise _Irregular
     return n, p
 
 
@@ -442,7 +444,7 @@ def _fast_acl(buf, p: int, end: int) -> tuple[tuple[Acl, ...] | None, int]:
     out = []
     for _ in range(n):
         if end - p < 4:
-            raise _IRREGULAR
+            raise _Irregular
         (perms,) = _int_at(buf, p)
         scheme, p = _fast_ustring(buf, p + 4, end, True)
         ident, p = _fast_ustring(buf, p, end, True)
@@ -454,14 +456,14 @@ def _fast_body(buf, p: int, end: int, t: int):
     """``parse_body`` for a well-formed body of type ``t`` in ``buf[p:end]``: ``(body, position
     after it)``; raises :class:`_Irregular` where ``parse_body`` might fail or differ."""
     if end - p < 4:
-        raise _IRREGULAR
+        raise _Irregular
     if t == OP_SET_DATA or t == OP_RECONFIG or t == OP_DELETE or t == OP_DELETE_CONTAINER \
             or t == OP_CHECK or t == OP_CREATE or t == OP_CREATE2 or t == OP_CREATE_CONTAINER \
             or t == OP_CREATE_TTL or t == OP_SET_ACL:
         (n,) = _int_at(buf, p)
         p += 4
         if n < 0 or n > end - p:
-            raise _IRREGULAR
+            raise _Irregular
         zpath = str(buf[p:p + n], "utf-8", "replace")
         p += n
         if t == OP_DELETE or t == OP_DELETE_CONTAINER:
@@ -469,10 +471,10 @@ def _fast_body(buf, p: int, end: int, t: int):
         if t == OP_SET_ACL:
             acl, p = _fast_acl(buf, p, end)
             if end - p < 4:
-                raise _IRREGULAR
+                raise _Irregular
             return _new(SetACLTxn, (zpath, acl, _int_at(buf, p)[0])), p + 4
         if end - p < 4:
-            raise _IRREGULAR
+            raise _Irregular
         if t == OP_CHECK:
             return _new(CheckVersionTxn, (zpath, _int_at(buf, p)[0])), p + 4
         (n,) = _int_at(buf, p)
@@ -483,30 +485,30 @@ def _fast_body(buf, p: int, end: int, t: int):
             data = bytes(buf[p:p + n])
             p += n
         else:
-            raise _IRREGULAR
+            raise _Irregular
         if t == OP_SET_DATA or t == OP_RECONFIG:
             if end - p < 4:
-                raise _IRREGULAR
+                raise _Irregular
             return _new(SetDataTxn, (zpath, data, _int_at(buf, p)[0])), p + 4
         acl, p = _fast_acl(buf, p, end)
         if t == OP_CREATE or t == OP_CREATE2:
             if p >= end:
-                raise _IRREGULAR
+                raise _Irregular
             eph = buf[p] != 0
             p += 1
             if p == end:
                 return _new(CreateTxn, (zpath, data, acl, eph, -1, None)), p
             if end - p < 4:
-                raise _IRREGULAR
+                raise _Irregular
             return _new(CreateTxn, (zpath, data, acl, eph, _int_at(buf, p)[0], None)), p + 4
         if end - p < 4:
-            raise _IRREGULAR
+            raise _Irregular
         (pcv,) = _int_at(buf, p)
         p += 4
         if t == OP_CREATE_CONTAINER:
             return _new(CreateTxn, (zpath, data, acl, False, pcv, None)), p
         if end - p < 8:
-            raise _IRREGULAR
+            raise _Irregular
         return _new(CreateTxn, (zpath, data, acl, False, pcv, _long_at(buf, p)[0])), p + 8
     if t == OP_ERROR:
         return _new(ErrorTxn, (_int_at(buf, p)[0],)), p + 4
@@ -515,15 +517,15 @@ def _fast_body(buf, p: int, end: int, t: int):
     if t == OP_MULTI:
         n, p = _fast_count(buf, p, end, 8)
         if n < 0:
-            raise _IRREGULAR
+            raise _Irregular
         subs = []
         for _ in range(n):
             if end - p < 8:
-                raise _IRREGULAR
+                raise _Irregular
             sub_type, k = _int_at(buf, p)[0], _int_at(buf, p + 4)[0]
             p += 8
             if k < 0 or k > end - p:
-                raise _IRREGULAR   # a null sub-transaction (or damage): the reference decides
+                raise _Irregular   # a null sub-transaction (or damage): the reference decides
             sub_end = p + k
             raw = bytes(buf[p:sub_end])
             body = _fast_body(buf, p, sub_end, sub_type)[0] if sub_type in MULTI_TYPES else None
@@ -536,13 +538,13 @@ def _fast_body(buf, p: int, end: int, t: int):
             return _new(CloseSessionTxn, (None,)), p
         n, p = _fast_count(buf, p, end, 4)
         if n < 0:
-            raise _IRREGULAR
+            raise _Irregular
         paths = []
         for _ in range(n):
             zpath, p = _fast_ustring(buf, p, end, False)
             paths.append(zpath)
         return _new(CloseSessionTxn, (tuple(paths),)), p
-    raise _IRREGULAR   # an unknown type: the reference names it
+    raise _Irregular   # an unknown type: the reference names it
 
 
 def iter_txnlog(buf, *, path: str) -> Iterator[TxnLogHeader | TxnEntry | Finding | TxnLogEnd]:
@@ -631,7 +633,7 @@ def iter_txnlog(buf, *, path: str) -> Iterator[TxnLogHeader | TxnEntry | Finding
                     elif end - at == _DIGEST_SIZE:
                         digest = _new(TxnDigest, _digest_at(buf, at))
                     else:
-                        raise _IRREGULAR
+                        raise _Irregular
                 except (_Irregular, struct.error):
                     _header, body, digest, error = parse_entry(payload, path=path, base=body_at)
             yield _new(TxnEntry, (path, pos, ENTRY_PREFIX.size + length + 1, checksum, checksum == computed,

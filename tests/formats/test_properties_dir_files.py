@@ -373,6 +373,21 @@ def test_quorum_state_data_version_uses_short_value():
     assert parse_quorum_state(content, path=QS).data_version == 0
 
 
+@pytest.mark.parametrize("literal", [pytest.param(b"1" * 400 + b".5", id="past-double-range"),
+                                     pytest.param(b"1e999", id="exponent"), pytest.param(b"-1e999", id="negative")])
+def test_quorum_state_data_version_past_doubles_range(literal):
+    # regression (bench/fuzz, quorum-state): such a literal parses as an infinite double, which
+    # crashed the short narrowing (OverflowError). Java casts it to the int limit, then to short:
+    # (short) Integer.MAX_VALUE == -1 and (short) Integer.MIN_VALUE == 0, so -1 is refused and
+    # 0 reads as version 0.
+    content = QS_V0.replace(b'"data_version":0', b'"data_version":' + literal)
+    if literal.startswith(b"-"):
+        assert parse_quorum_state(content, path=QS).data_version == 0
+    else:
+        with pytest.raises(UnsupportedVersion, match=r"data_version \(-1\)"):
+            parse_quorum_state(content, path=QS)
+
+
 @settings(max_examples=300)
 @given(st.binary(max_size=120))
 def test_quorum_state_any_bytes(data):

@@ -292,3 +292,29 @@ def test_fast_decoder_agrees_with_the_reference_on_edited_bodies(which, with_dig
     payload = payload[:start] + insert + payload[stop:]
     entry = zkl.ENTRY_PREFIX.pack(zlib.adler32(payload), len(payload)) + payload + b"B"
     _agrees_with_reference(zkl.build_txnlog([entry]))
+
+
+def test_entries_the_fast_path_gives_up_on_leave_nothing_behind():
+    # regression (bench/fuzz, zk-txnlog): the fast path gave up by raising one shared exception
+    # instance, whose traceback grew with every raise and kept every frame and input buffer alive
+    import gc
+    import tracemalloc
+
+    payload = zkl.TXN_HEADER.pack(SID, 1, 7, 0, 99) + b"\x00\x01"   # an unknown type: irregular
+    raw = zkl.ENTRY_PREFIX.pack(zlib.adler32(payload), len(payload)) + payload + b"B"
+    log = zkl.build_txnlog([raw] * 50)
+
+    def walk_copies(n):
+        for _ in range(n):
+            assert len(_walk(bytes(bytearray(log)))) == 102  # header, 50 entries, 50 findings, end
+        gc.collect()
+
+    walk_copies(5)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        walk_copies(200)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 20 * len(log)  # was 200 copies of the log and 10,000 tracebacks
