@@ -88,7 +88,9 @@ def parse_entry(buf, position: int, size: int, *, path: str, verify_crc: bool = 
         # baseOffset() reads inner offsets only; a damaged inner key or value does not matter here
         first = next(iter_records(buf, batch, on_damage=_ignore))
     except FormatError as exc:
-        return batch, exc
+        # handed back, not raised: without its traceback, which would tie the caller's frame (the
+        # walker keeps the error in a local) to the inflated bytes in a reference cycle (bench/fuzz)
+        return batch, exc.with_traceback(None)
     except StopIteration:  # pragma: no cover - iter_records raises on an empty set
         return batch, None
     return _with_base(batch, first.offset), None
@@ -106,7 +108,10 @@ def _key_value(msg: bytes, magic: int, where: int, path: str) -> tuple[bytes | N
     """Key and value of a message body (``msg`` starts at the CRC)."""
     key, value, error = _key_value_partial(msg, magic, where, path)
     if error is not None:
-        raise error
+        try:
+            raise error
+        finally:
+            del error  # see iter_records
     return key, value
 
 
@@ -161,7 +166,13 @@ def iter_records(buf, batch: RecordBatch, *,
         record = Record(position, batch.last_offset, batch.max_timestamp if batch.magic else -1, -1, key, value, ())
         if error is not None:
             if on_damage is None:
-                raise error
+                # NOTE: the traceback keeps this frame; a local naming the exception too would make
+                # a cycle that holds the message (and a wrapper's inflated bytes) until the cyclic
+                # garbage collector runs, not until the caller drops the error (bench/fuzz)
+                try:
+                    raise error
+                finally:
+                    del error
             on_damage(record, error)
         yield record
         return
@@ -232,7 +243,10 @@ def iter_records(buf, batch: RecordBatch, *,
             error = Malformed(f"inner message at offset {offset}: {error.reason}", path=path, position=position,
                               field=error.field)
             if on_damage is None:
-                raise error
+                try:
+                    raise error
+                finally:
+                    del error  # no cycle through this frame (see above)
             on_damage(record, error)
         yield record
 

@@ -491,3 +491,45 @@ def test_wrapper_bomb_is_a_decompression_error_within_the_limit():
     batch, error = _entry(data)
     assert isinstance(error, Malformed) and "decompression bomb" in error.reason
     assert codecs.inflation_limit(len(data)) < 48 << 20
+
+
+# -- errors leave no reference cycles behind (issue 14, bench/fuzz) -----------------------------
+
+
+def _damaged_inner_value() -> bytes:
+    inner = bytearray(build_message(0, b"k", b"value", magic=1, timestamp=TS))
+    struct.pack_into(">i", inner, len(inner) - 9, 1 << 20)  # the value length runs past the message
+    return _wrap(bytes(inner))
+
+
+def _damaged_plain_value() -> bytes:
+    msg = bytearray(build_message(0, b"k", b"v", magic=0))
+    struct.pack_into(">i", msg, len(msg) - 5, 1 << 20)
+    return bytes(msg)
+
+
+@pytest.mark.parametrize("data", [
+    pytest.param(_damaged_inner_value(), id="damaged-inner-value"),
+    pytest.param(_wrap(struct.pack(">qi", 0, 13) + bytes(13)), id="inner-size-below-14"),
+    pytest.param(_damaged_plain_value(), id="plain-value-length"),
+])
+def test_a_damaged_message_leaves_no_cycle_holding_its_bytes(data):
+    # an error kept in a local of the frame it was raised from, or handed back with a traceback
+    # into the caller, made a reference cycle: the message copy and the inflated bytes lived until
+    # the cyclic collector ran (the fuzzer's live memory), not until the error was dropped
+    import gc
+
+    from kreplica.formats.segment import iter_segment
+
+    gc.collect()
+    gc.disable()
+    try:
+        items = list(iter_segment(data, path=PATH))
+        try:
+            list(iter_records(data, _entry(data)[0]))
+        except FormatError:
+            pass
+        del items
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
