@@ -16,6 +16,9 @@ What counts, per reader:
   ``-timeout`` backs it up for hangs inside C code);
 * memory: the tracemalloc peak of one input, and the process's peak RSS (``ru_maxrss``); an
   input whose traced peak exceeds ``64 MiB + 64 x its size`` is reported as out of proportion.
+  The peak includes what was live when the input started, so ``live_traced_bytes`` (the most
+  live at any input's start) is reported too: if it grows with the run, a reader keeps memory
+  from one input to the next (a leak), and the inputs flagged past it are its symptoms.
 
 The results go to ``bench/results/fuzz-<date>.json`` and a table to stdout. Crash, hang and
 memory reproducers go to ``--work`` (default ``/tmp/kreplica-fuzz``), never into the repository.
@@ -134,6 +137,9 @@ class Child:
 
         self.stats["inputs"] += 1
         tracemalloc.reset_peak()
+        live = tracemalloc.get_traced_memory()[0]
+        if live > self.stats.get("live_traced_bytes", 0):
+            self.stats["live_traced_bytes"] = live
         t0 = time.monotonic()
         signal.setitimer(signal.ITIMER_REAL, self.timeout)
         try:
@@ -259,7 +265,7 @@ class Child:
 def merge(total: dict, part: dict) -> None:
     for k in ("inputs", "format_errors", "items", "seeds"):
         total[k] = total.get(k, 0) + part.get(k, 0) if k != "seeds" else part.get(k, 0)
-    for k in ("peak_traced_bytes", "ru_maxrss_kib", "max_input_seconds", "baseline_rss_kib"):
+    for k in ("peak_traced_bytes", "ru_maxrss_kib", "max_input_seconds", "baseline_rss_kib", "live_traced_bytes"):
         if part.get(k, 0) > total.get(k, 0):
             total[k] = part[k]
             if k == "peak_traced_bytes":
@@ -327,13 +333,14 @@ def run_reader(name: str, budget: float, args) -> dict:
 
 def table(results: list[dict]) -> str:
     rows = [("reader", "engine", "decoder", "inputs", "crashes", "hangs", "mem>cap", "peak traced MiB",
-             "peak RSS MiB", "slowest s")]
+             "live MiB", "peak RSS MiB", "slowest s")]
     for r in results:
         rows.append((r["reader"], (r.get("engine") or "-").split()[0], r.get("decoder") or "-",
                      f"{r['inputs']:,}", str(sum(e["count"] for e in r["crashes"].values())),
                      str(sum(e["count"] for e in r["hangs"].values())),
                      str(sum(e["count"] for e in r["memory"].values())),
-                     f"{r.get('peak_traced_bytes', 0) / 2**20:.1f}", f"{r.get('ru_maxrss_kib', 0) / 1024:.0f}",
+                     f"{r.get('peak_traced_bytes', 0) / 2**20:.1f}", f"{r.get('live_traced_bytes', 0) / 2**20:.1f}",
+                     f"{r.get('ru_maxrss_kib', 0) / 1024:.0f}",
                      f"{r.get('max_input_seconds', 0):.2f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
