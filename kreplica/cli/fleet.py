@@ -23,7 +23,21 @@ MasterOption = Annotated[Optional[str], typer.Option(
     "--master", metavar="URL", show_default=False,
     help="Spark master: local[*] (embedded, every core; the default unless spark-submit gave one), local[N], "
          "or a cluster URL (spark://host:7077, yarn, k8s://...).")]
+ConfOption = Annotated[Optional[list[str]], typer.Option(
+    "--conf", metavar="KEY=VALUE", show_default=False,
+    help="Spark configuration, as spark-submit --conf takes it (repeatable), e.g. "
+         "spark.hadoop.fs.s3a.endpoint=http://minio:9000.")]
 TOP = 20
+
+
+def _conf(pairs: list[str] | None) -> dict[str, str]:
+    conf = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--conf")
+        conf[key.strip()] = value
+    return conf
 
 
 @app.command("scan", short_help="Walk every segment of a fleet once into Parquet tables.")
@@ -31,13 +45,15 @@ TOP = 20
 def scan(
     root: Annotated[str, typer.Argument(metavar="ROOT", show_default=False,
                                         help="The fleet: ROOT/<broker>/<logdir>/<topic>-<partition>/ (a path or "
-                                             "file:// URI every executor can read).")],
+                                             "file:// URI every executor can read, or any URI Spark reads: "
+                                             "hdfs://, s3a://, gs://, abfs://, viewfs://...).")],
     out: Annotated[str, typer.Option("--out", metavar="DIR", help="Where the tables go (a new or empty directory).")],
     master: MasterOption = None,
     records: Annotated[bool, typer.Option("--records", help="Also write a records table: offset, timestamp, key and "
                                                             "value sizes and their XXH64.")] = False,
     payloads: Annotated[bool, typer.Option("--payloads", help="With --records, keep key and value bytes too.")]
     = False,
+    conf: ConfOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -46,8 +62,10 @@ def scan(
     entries, clean-shutdown marker), segments, batches (one row per batch header), markers, findings
     (the inspect-log findings, with broker and partition) and, with --records, records. Work is
     distributed per segment file, balanced by size (a segment big enough to keep the other cores
-    waiting is split at batch boundaries); no row passes through the driver. hdfs:// and s3a://
-    are refused: mount the store and give the mount path.
+    waiting is split at batch boundaries); no row passes through the driver. ROOT may be any URI
+    Spark reads (hdfs://, s3a://, gs://, ... with the connector on Spark's classpath; settings by
+    --conf): Spark then lists and fetches the files, and each segment is walked whole from memory
+    (at most 2 GiB, never split). DIR is a local path, or one every executor shares on a cluster.
 
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH included), 3 internal error.
@@ -59,8 +77,9 @@ def scan(
 
     if payloads and not records:
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
+    spark_conf = _conf(conf)
     plan = plan_scan(root, out)
-    with spark_session(master, light_driver=True) as spark:
+    with spark_session(master, light_driver=True, conf=spark_conf) as spark:
         totals = run_scan(spark, plan, records=records, payloads=payloads)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
@@ -86,6 +105,7 @@ def analyze(
     = AUTO,
     kafka_version: KafkaVersionOption = None,
     master: MasterOption = None,
+    conf: ConfOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -109,7 +129,7 @@ def analyze(
     pipeline.check_scan_dir(scan_dir)
     facts, facts_source = _facts(sources, leaders, at_zxid, at_offset)
     fmt = resolve_format(output_format)
-    with spark_session(master) as spark:
+    with spark_session(master, conf=_conf(conf)) as spark:
         rows = pipeline.run_analysis_tables(spark, scan_dir, facts=facts, facts_source=facts_source,
                                             protocol=proto, kafka_version=version,
                                             render=partial(report.partition_objects, kafka_version=version))

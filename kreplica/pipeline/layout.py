@@ -35,13 +35,11 @@ class FleetLogDir:
 
 
 def local_path(root: str) -> Path:
-    """``file://`` URIs and plain paths; other schemes need the files where tasks can map them."""
+    """``file://`` URIs and plain paths (other schemes are read through Spark: :mod:`.remote`)."""
     parsed = urlparse(root)
     if parsed.scheme in ("", "file"):
         return Path(parsed.path if parsed.scheme else root)
-    raise EvidenceError(f"scheme {parsed.scheme}:// is not supported: segments are memory-mapped by the tasks, so "
-                        "the fleet must be on a file system every executor mounts (a local or shared path)",
-                        path=root)
+    raise EvidenceError(f"scheme {parsed.scheme}:// is not a local path", path=root)
 
 
 def _is_log_dir(path: Path) -> bool:

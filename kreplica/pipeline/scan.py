@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from contextlib import nullcontext
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -42,12 +44,12 @@ from kreplica.formats.batch import RecordBatch
 from kreplica.formats.control_marker import has_marker, read_control_marker
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.mapped import EvidenceError, open_buffer
+from kreplica.formats.mapped import Buffer, EvidenceError, open_buffer
 from kreplica.formats.segment import find_next_batch, iter_segment
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.log_dir import LogDir, SegmentFiles, read_checkpoints, scan_log_dir
 from kreplica.model.partition_log import read_partition_files, txn_index_below_base
-from kreplica.pipeline import tables
+from kreplica.pipeline import remote, tables
 from kreplica.pipeline.layout import FleetLogDir, discover, local_path
 
 ROW_GROUP = 1 << 16
@@ -77,14 +79,17 @@ class ScanTotals:
 class TableWriter:
     """Rows of one table, written as one Parquet file in row groups of :data:`ROW_GROUP` rows."""
 
-    def __init__(self, out: Path, table: str, part: str) -> None:
+    def __init__(self, out: Path, table: str, part: str, relabel=None) -> None:
         self.schema = _SCHEMAS[table]
         self.path = out / table / f"part-{part}.parquet"
         self._rows: list[tuple] = []
         self._writer: pq.ParquetWriter | None = None
+        self._relabel = relabel
         self.rows_added = 0
 
     def add(self, row: tuple | dict) -> None:
+        if self._relabel is not None:
+            row = self._relabel(row)
         if isinstance(row, dict):
             row = tuple(row[name] for name in self.schema.names)
         self._rows.append(row)
@@ -115,8 +120,8 @@ class BatchWriter(TableWriter):
     """The ``batches`` table: headers kept as the walker yields them, a replica key per run of
     them, and turned into columns only when a row group is written (no row tuple per batch)."""
 
-    def __init__(self, out: Path, table: str, part: str) -> None:
-        super().__init__(out, table, part)
+    def __init__(self, out: Path, table: str, part: str, relabel=None) -> None:
+        super().__init__(out, table, part, relabel)
         self._runs: list[tuple[tuple, list[RecordBatch]]] = []
         self._pending = 0
 
@@ -142,12 +147,15 @@ class BatchWriter(TableWriter):
 
 
 class _Writers(dict):
-    def __init__(self, out: Path, part: str) -> None:
+    """A part's table writers, opened on first use; ``relabel`` maps each row's staged paths."""
+
+    def __init__(self, out: Path, part: str, relabel=None) -> None:
         super().__init__()
-        self._out, self._part = out, part
+        self._out, self._part, self._relabel = out, part, relabel
 
     def __missing__(self, table: str) -> TableWriter:
-        writer = self[table] = (BatchWriter if table == "batches" else TableWriter)(self._out, table, self._part)
+        writer = self[table] = (BatchWriter if table == "batches" else TableWriter)(self._out, table, self._part,
+                                                                                     self._relabel)
         return writer
 
     def close(self) -> None:
@@ -164,10 +172,12 @@ def _key(log_dir: FleetLogDir, partition) -> tuple:
             parsed.partition if parsed else -1)
 
 
-def scan_log_dirs(out: str, index: int, log_dirs: Iterable[FleetLogDir]) -> Iterator[tuple]:
+def scan_log_dirs(out: str, index: int, log_dirs: Iterable[FleetLogDir], relabel=None) -> Iterator[tuple]:
     """Stage 1 task: ``replicas`` rows and log-directory findings written; yields one
-    ``(key, SegmentFiles, size)`` per segment for stage 2, then the task's totals."""
-    writers = _Writers(Path(out), f"logdirs-{index:05d}")
+    ``("segment", key, SegmentFiles, size, txn_index_below_base)`` per segment for stage 2, then
+    the task's totals. ``relabel`` maps staged paths to remote URIs (:mod:`.remote`)."""
+    relabel = relabel or (lambda value: value)
+    writers = _Writers(Path(out), f"logdirs-{index:05d}", relabel)
     totals = ScanTotals()
     try:
         for fleet_dir in log_dirs:
@@ -186,7 +196,7 @@ def scan_log_dirs(out: str, index: int, log_dirs: Iterable[FleetLogDir]) -> Iter
                     totals += ScanTotals(findings=1, errors=int(f.is_error))
                 totals += ScanTotals(replicas=1)
                 for files in partition.segments:
-                    yield ("segment", key, files, os.path.getsize(files.log))
+                    yield relabel(("segment", key, files, os.path.getsize(files.log), txn_index_below_base(files)))
     finally:
         writers.close()
     yield ("totals", totals)
@@ -209,6 +219,7 @@ class Stretch:
     chunks: int = 1
     begin: int = 0
     until: int | None = None
+    txn_index_below_base: bool = False  # read with the segment's directory in stage 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,15 +272,17 @@ class SegmentWalk:
 
 
 def scan_segments(out: str, records: bool, payloads: bool, index: int,
-                  stretches: Iterable[Stretch]) -> Iterator[SegmentWalk]:
+                  stretches: Iterable[Stretch | tuple[Stretch, Buffer]]) -> Iterator[SegmentWalk]:
     """Stage 2 task: walk each segment or stretch once, write its rows, yield its summary. A
-    stretch of a split segment writes part files of its own, dropped if the split fails."""
+    stretch of a split segment writes part files of its own, dropped if the split fails. A
+    ``(stretch, buffer)`` pair is a whole segment already in memory (fetched through Spark)."""
     part = f"segments-{index:05d}-{uuid.uuid4().hex[:8]}"
     writers = _Writers(Path(out), part)
     try:
-        for n, stretch in enumerate(stretches):
+        for n, item in enumerate(stretches):
+            stretch, buf = item if isinstance(item, tuple) else (item, None)
             if stretch.chunks == 1:
-                yield _scan_segment(writers, part, stretch, records, payloads)
+                yield _scan_segment(writers, part, stretch, records, payloads, buf)
                 continue
             own_part = f"{part}-s{n:05d}"
             own = _Writers(Path(out), own_part)
@@ -281,7 +294,21 @@ def scan_segments(out: str, records: bool, payloads: bool, index: int,
         writers.close()
 
 
-def _scan_segment(writers: _Writers, part: str, stretch: Stretch, records: bool, payloads: bool) -> SegmentWalk:
+def scan_fetched_segments(out: str, records: bool, payloads: bool, index: int, by_uri: dict[str, Stretch],
+                          rows: Iterable) -> Iterator[SegmentWalk]:
+    """Stage 2 task on remote evidence: each ``binaryFile`` row (``path``, ``content``) is a
+    whole segment, walked from memory as :func:`scan_segments` walks a mapped one."""
+    def pairs():
+        for row in rows:
+            stretch = by_uri.get(row.path)
+            if stretch is None:
+                raise EvidenceError("Spark returned a segment under a name kreplica did not list", path=row.path)
+            yield stretch, memoryview(row.content)
+    return scan_segments(out, records, payloads, index, pairs())
+
+
+def _scan_segment(writers: _Writers, part: str, stretch: Stretch, records: bool, payloads: bool,
+                  fetched: Buffer | None = None) -> SegmentWalk:
     key, files = stretch.key, stretch.files
     batches, checks = writers["batches"], writers["_checks"]
     first_row = batches.rows_added
@@ -292,7 +319,7 @@ def _scan_segment(writers: _Writers, part: str, stretch: Stretch, records: bool,
     base = files.base_offset
     run: list[RecordBatch] = []
     end = None
-    with open_buffer(files.log) as buf:
+    with open_buffer(files.log) if fetched is None else nullcontext(fetched) as buf:
         start = stop = None
         if stretch.chunk == 0:
             start = 0
@@ -356,7 +383,7 @@ def _scan_segment(writers: _Writers, part: str, stretch: Stretch, records: bool,
     totals = ScanTotals(segments=int(first), bytes=end.file_size if first else 0, batches=n_batches,
                         records=n_records, findings=n_findings + n_checks, errors=n_errors + n_check_errors)
     return SegmentWalk(stretch, start, stop, end.file_size, end.scanned_bytes, end.valid_bytes, end.stopped_by,
-                       txn_index_below_base(files) if first else False, n_findings, n_checks, n_check_errors,
+                       stretch.txn_index_below_base if first else False, n_findings, n_checks, n_check_errors,
                        part, first_row, batches.rows_added - first_row, min_base, min_epoch, context, totals)
 
 
@@ -499,16 +526,17 @@ def plan_stretches(segments: list[tuple], parallelism: int) -> list[Stretch]:
     """One unit of work per segment, and large segments split when that helps: when a segment
     is over twice the share of bytes each task would get (a straggler the other cores would
     wait for), into stretches of about half that share, so the tasks can be balanced."""
-    total = sum(size for _, _, size in segments)
+    total = sum(segment[2] for segment in segments)
     share = max(MIN_STRETCH, -(-total // max(2 * TASKS_PER_CORE * parallelism, 1)))
     out = []
-    for key, files, size in segments:
+    for key, files, size, txn_below in segments:
         if size <= 2 * share:
-            out.append(Stretch(key, files, size))
+            out.append(Stretch(key, files, size, txn_index_below_base=txn_below))
             continue
         n = -(-size // share)
         for k in range(n):
-            out.append(Stretch(key, files, size // n, k, n, k * size // n, (k + 1) * size // n if k < n - 1 else None))
+            out.append(Stretch(key, files, size // n, k, n, k * size // n, (k + 1) * size // n if k < n - 1 else None,
+                               txn_below))
     return out
 
 
@@ -538,16 +566,24 @@ def _drop_parts(out: Path, walks: list[SegmentWalk]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ScanPlan:
-    """A checked scan: the fleet's log directories and an output directory ready for the tables."""
+    """A checked scan: the fleet's log directories and an output directory ready for the tables.
+    Remote evidence (:mod:`.remote`) is found once Spark, whose connectors read it, has started."""
 
     log_dirs: tuple[FleetLogDir, ...]
     out: Path
+    root: str = ""
+    remote: bool = False
 
 
 def plan_scan(root: str, out: str) -> ScanPlan:
     """Find the fleet and prepare the output before any Spark start-up (bad input fails fast)."""
+    if remote.is_remote(out):
+        raise EvidenceError("the tables are written by the tasks with Arrow, so --out must be a path the driver "
+                            "and every executor share (a local directory in local mode)", path=out)
+    if remote.is_remote(root):
+        return ScanPlan((), prepare_output(out), root, True)
     log_dirs = tuple(discover(root))
-    return ScanPlan(log_dirs, prepare_output(out))
+    return ScanPlan(log_dirs, prepare_output(out), root)
 
 
 def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = False) -> ScanTotals:
@@ -558,9 +594,12 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
     sc.setJobDescription("kreplica fleet scan: log directories")
     # NOTE: a PySpark task costs ~0.1-0.2 s however small; bench/bench_fleet.py has the figures
     tasks = max(sc.defaultParallelism * TASKS_PER_CORE, 1)
-    stage1 = sc.parallelize(log_dirs, min(len(log_dirs), tasks)).mapPartitionsWithIndex(
-        lambda i, it: scan_log_dirs(out_s, i, it)).collect()
-    segments = [(item[1], item[2], item[3]) for item in stage1 if item[0] == "segment"]
+    if plan.remote:
+        stage1 = _scan_remote_log_dirs(spark, plan.root, out_s, tasks)
+    else:
+        stage1 = sc.parallelize(log_dirs, min(len(log_dirs), tasks)).mapPartitionsWithIndex(
+            lambda i, it: scan_log_dirs(out_s, i, it)).collect()
+    segments = [item[1:] for item in stage1 if item[0] == "segment"]
     totals = sum((item[1] for item in stage1 if item[0] == "totals"), ScanTotals())
 
     def walk(stretches: list[Stretch], what: str) -> list[SegmentWalk]:
@@ -571,11 +610,15 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
         return sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
             lambda i, it: scan_segments(out_s, records, payloads, i, (s for group in it for s in group))).collect()
 
-    walks, failed = join_stretches(walk(plan_stretches(segments, sc.defaultParallelism), "segments"))
-    if failed:
-        _drop_parts(out_path, failed)
-        whole = {w.files.log: Stretch(w.key, w.files, w.file_size) for w in failed}
-        walks += walk(list(whole.values()), "segments whose split failed, whole")
+    if plan.remote:
+        walks = _walk_fetched(spark, segments, out_s, records, payloads, tasks)
+    else:
+        walks, failed = join_stretches(walk(plan_stretches(segments, sc.defaultParallelism), "segments"))
+        if failed:
+            _drop_parts(out_path, failed)
+            whole = {w.files.log: replace(w.stretch, size=w.file_size, chunk=0, chunks=1, begin=0, until=None)
+                     for w in failed}
+            walks += walk(list(whole.values()), "segments whose split failed, whole")
     totals = sum((w.totals for w in walks), totals)
     checks = {(w.files.log, w.start): (w.checks, w.check_errors) for w in walks}
     by_part: dict[str, list] = {}
@@ -593,6 +636,90 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
     _write_segments(out_path, walks, checks)
     _write_empty_tables(out_path, records)
     return totals
+
+
+# -- remote evidence (hdfs://, s3a://, ...: read through Spark's connectors) ----------------------
+
+
+def scan_fetched_log_dirs(out: str, index: int, tree: remote.RemoteTree, log_dirs: list[FleetLogDir],
+                          rows: Iterable[tuple[str, bytes]]) -> Iterator[tuple]:
+    """Stage 1 task on remote evidence: ``log_dirs`` (URIs) staged as skeletons in a local
+    temporary directory, the files the readers read written there from the fetched ``(uri,
+    content)`` rows, then scanned as :func:`scan_log_dirs` scans a local one, every path in
+    rows and results given as its URI."""
+    with tempfile.TemporaryDirectory(prefix="kreplica-stage-") as tmp:
+        staging = remote.Staging(tmp, tree)
+        entries = [e for d in log_dirs for e in tree.under(d.path)]
+        staging.build(entries)
+        for uri, content in rows:
+            staging.put(uri, content)
+        staging.check_complete(e for e in entries if remote.needs_content(e.rel))
+        staged = [replace(d, path=staging.local(d.path)) for d in log_dirs]
+        yield from scan_log_dirs(out, index, staged, staging.relabel)
+
+
+def _scan_remote_log_dirs(spark, root: str, out: str, tasks: int) -> list[tuple]:
+    """Stage 1 on remote evidence: the tree listed and its log directories found on the driver,
+    then each log directory scanned in a task from the small files Spark fetches for it."""
+    sc = spark.sparkContext
+    sc.setJobDescription("kreplica fleet scan: listing")
+    tree = remote.list_tree(spark, root)
+    log_dirs = _discover_remote(tree)
+    slot = {d.path: i for i, d in enumerate(log_dirs)}
+    uris = tree.fetched(e for d in log_dirs for e in tree.under(d.path))
+    remote.refuse_globs(uris)
+    n = min(len(log_dirs), tasks)
+
+    def owner(uri: str) -> int:  # a log directory's own file, or a file of one of its partitions
+        parent = uri.rpartition("/")[0]
+        return slot[parent] if parent in slot else slot[parent.rpartition("/")[0]]
+
+    if uris:
+        fetched = (spark.read.format("binaryFile").load(uris).select("path", "content").rdd
+                   .map(lambda row: (owner(row.path), (row.path, bytes(row.content)))))
+    else:
+        fetched = sc.parallelize([], n).map(lambda row: row)
+    shipped = sc.broadcast(tree)
+    sc.setJobDescription("kreplica fleet scan: log directories")
+    return fetched.partitionBy(n, lambda k: k).mapPartitionsWithIndex(
+        lambda i, it: scan_fetched_log_dirs(out, i, shipped.value, log_dirs[i::n], (v for _, v in it))).collect()
+
+
+def _discover_remote(tree: remote.RemoteTree) -> list[FleetLogDir]:
+    """The fleet's log directories, found by :func:`discover` on a skeleton of the tree."""
+    with tempfile.TemporaryDirectory(prefix="kreplica-skeleton-") as tmp:
+        staging = remote.Staging(tmp, tree)
+        staging.build(tree.entries, placeholders_for_content=True)
+        try:
+            return [staging.relabel(d) for d in discover(tmp)]
+        except EvidenceError as exc:
+            raise EvidenceError(staging.relabel(exc.reason), path=staging.relabel(exc.path)) from None
+
+
+#: A fetched segment is one binary value: Spark's limit for one.
+MAX_FETCHED_SEGMENT = (1 << 31) - 1
+
+
+def _walk_fetched(spark, segments: list[tuple], out: str, records: bool, payloads: bool,
+                  tasks: int) -> list[SegmentWalk]:
+    """Stage 2 on remote evidence: each segment one ``binaryFile`` row, walked whole in memory;
+    Spark packs segments into about ``tasks`` tasks of even size."""
+    stretches = {files.log: Stretch(key, files, size, txn_index_below_base=txn) for key, files, size, txn in segments}
+    if not stretches:
+        return []
+    remote.refuse_globs(stretches)
+    for uri, s in stretches.items():
+        if s.size > MAX_FETCHED_SEGMENT:
+            raise EvidenceError(f"is {s.size} bytes: Spark fetches a file as one value of at most 2 GiB; mount the "
+                                "store and give the mount path to walk it mapped", path=uri)
+    total = sum(s.size for s in stretches.values())
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(4 << 20, -(-total // tasks))))
+    shipped = spark.sparkContext.broadcast(stretches)
+    spark.sparkContext.setJobDescription("kreplica fleet scan: segments")
+    return (spark.read.format("binaryFile").load(list(stretches)).select("path", "content").rdd
+            .mapPartitionsWithIndex(lambda i, rows: scan_fetched_segments(out, records, payloads, i, shipped.value,
+                                                                          rows))
+            .collect())
 
 
 def _publish_checks(out: Path, rewritten: set[str]) -> None:

@@ -9,10 +9,13 @@ installed on (or shipped to) the executors — the README gives a ``spark-submit
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
+from collections.abc import Mapping
 from contextlib import contextmanager
 
+from kreplica.formats.errors import FormatError
 from kreplica.formats.mapped import EvidenceError
 
 DEFAULT_MASTER = "local[*]"
@@ -33,10 +36,12 @@ LIGHT_DRIVER_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 @contextmanager
-def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet", light_driver: bool = False):
+def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet", light_driver: bool = False,
+                  conf: Mapping[str, str] | None = None):
     """A Spark session for one command, stopped when it ends. ``master`` ``None`` keeps the one
     ``spark-submit`` was given, else :data:`DEFAULT_MASTER`; ``light_driver`` starts the JVM with
-    :data:`LIGHT_DRIVER_JVM` (unless the user set driver Java options)."""
+    :data:`LIGHT_DRIVER_JVM` (unless the user set driver Java options); ``conf`` is Spark
+    configuration given on the command line (``--conf``), which wins over the defaults here."""
     require_java()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -48,17 +53,42 @@ def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"
         builder = builder.master(master)
     elif launched_here:
         builder = builder.master(DEFAULT_MASTER)
-    if light_driver and launched_here and "spark.driver.extraJavaOptions" not in os.environ.get(
-            "PYSPARK_SUBMIT_ARGS", ""):
+    conf = dict(conf or {})
+    if light_driver and launched_here and "spark.driver.extraJavaOptions" not in conf and \
+            "spark.driver.extraJavaOptions" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
         builder = builder.config("spark.driver.extraJavaOptions", LIGHT_DRIVER_JVM)
     spark = (builder.appName(app_name)
              .config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "true" if sys.stderr.isatty() else "false")
              .config("spark.sql.shuffle.partitions", "16")
-             .config("spark.python.worker.reuse", "true")
-             .getOrCreate())
+             .config("spark.python.worker.reuse", "true"))
+    for key, value in conf.items():
+        spark = spark.config(key, value)
+    spark = spark.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     try:
         yield spark
+    except Exception as exc:
+        failure = task_failure(exc)
+        if failure is None:
+            raise
+        raise failure from None
     finally:
         spark.stop()
+
+
+#: A line of a task's Python traceback naming a kreplica exception and its message.
+_TASK_ERROR = re.compile(r"^\s*kreplica\.formats\.[\w.]+\.(\w+): (.+)$", re.MULTILINE)
+
+
+def _error_names(cls: type = FormatError) -> set[str]:
+    return {cls.__name__}.union(*(_error_names(sub) for sub in cls.__subclasses__()))
+
+
+def task_failure(exc: Exception) -> EvidenceError | None:
+    """A job that failed because a task's reader refused an input (an unreadable or special
+    file, say), as the one-line error the single-partition commands give; ``None`` for any
+    other failure."""
+    names = _error_names()
+    found = [message for name, message in _TASK_ERROR.findall(str(exc)) if name in names]
+    return EvidenceError(found[-1].strip()) if found else None

@@ -34,8 +34,9 @@ def test_a_folder_without_any_broker_id_is_a_usage_error(tmp_path: Path) -> None
         discover(str(tmp_path))
 
 
-def test_other_uri_schemes_are_refused_with_the_reason(tmp_path: Path) -> None:
-    with pytest.raises(EvidenceError, match="not supported"):
+def test_local_discovery_takes_paths_and_file_uris_only(tmp_path: Path) -> None:
+    # other schemes are listed through Spark (pipeline/remote.py), never by discover() itself
+    with pytest.raises(EvidenceError, match="^hdfs://namenode/fleet: scheme hdfs:// is not a local path"):
         discover("hdfs://namenode/fleet")
     _log_dir(tmp_path / "broker-1" / "data")
     assert [d.broker for d in discover(f"file://{tmp_path}")] == [1]

@@ -1,0 +1,204 @@
+"""Evidence on a file system only Spark can read (``hdfs://``, ``s3a://``, ``gs://``, ``abfs://``,
+``viewfs://``...): Spark's own Hadoop connectors list and read the files, so kreplica needs
+nothing beyond PySpark and uses whatever connectors and credentials the user's Spark has.
+
+Tasks cannot memory-map such files, and the log-directory readers work on directories, so:
+
+- the driver lists the tree through Hadoop's ``FileSystem`` (not Spark's file listing, which
+  hides names starting with ``_`` or ``.``: ``__consumer_offsets-0``, ``.kafka_cleanshutdown``)
+  and reads the few files Spark would hide or discovery needs (``meta.properties``);
+- a *skeleton* of the tree — every listed file as a sparse file of its listed length, holding
+  nothing — lets discovery and the log-directory readers run unchanged, with the files they do
+  read (:func:`needs_content`: checkpoints, ``leader-epoch-checkpoint``, ``partition.metadata``,
+  producer snapshots, transaction indexes) filled in from Spark ``binaryFile`` rows;
+- segments come as one ``binaryFile`` row each and are walked from memory: a segment is held
+  whole by its task (at most 2 GiB, Spark's limit for one binary value) and never split.
+
+:class:`Staging` maps every path a reader reports back to the remote URI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from kreplica.formats.mapped import SMALL_FILE_LIMIT, EvidenceError
+from kreplica.formats.naming import FileKind, classify_partition_file
+from kreplica.model.log_dir import LOG_DIR_MARKERS, META_PROPERTIES
+
+#: Levels below ROOT that are listed: broker, log directory, partition directory, its files.
+DEPTH = 4
+#: Hadoop glob characters: Spark would read a path holding one as a pattern.
+_GLOB = set("*?[]{}\\")
+_READ_KINDS = (FileKind.LEADER_EPOCH_CHECKPOINT, FileKind.PARTITION_METADATA, FileKind.SNAPSHOT, FileKind.TXNINDEX)
+
+
+def is_remote(root: str) -> bool:
+    """Whether ``root`` names a file system other than the local one (a URI scheme but ``file``)."""
+    scheme = urlparse(root).scheme
+    return scheme not in ("", "file") and len(scheme) > 1  # a Windows drive letter is not a scheme
+
+
+def needs_content(rel: str) -> bool:
+    """Whether the log-directory readers read this file (the others are only listed)."""
+    name = rel.rpartition("/")[2]
+    return name in LOG_DIR_MARKERS or classify_partition_file(name).kind in _READ_KINDS
+
+
+def hidden_from_spark(rel: str) -> bool:
+    """Spark's file sources skip a file whose name starts with ``_`` or ``.``."""
+    return rel.rpartition("/")[2].startswith(("_", "."))
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteEntry:
+    """One listed file or directory, by its path relative to ROOT."""
+
+    rel: str
+    is_dir: bool
+    size: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTree:
+    """A listed fleet: ``uri`` is ROOT as Hadoop qualifies it (no trailing ``/``); ``contents``
+    the files the driver read itself (``meta.properties`` and those Spark would hide)."""
+
+    uri: str
+    entries: tuple[RemoteEntry, ...]
+    contents: Mapping[str, bytes]
+
+    def to_uri(self, rel: str) -> str:
+        return f"{self.uri}/{rel}"
+
+    def under(self, uri: str) -> tuple[RemoteEntry, ...]:
+        """The entries below a directory of the tree, given by its URI."""
+        prefix = uri[len(self.uri) + 1:] + "/"
+        return tuple(e for e in self.entries if e.rel.startswith(prefix))
+
+    def fetched(self, entries: Iterable[RemoteEntry]) -> list[str]:
+        """URIs of the files among ``entries`` that tasks must fetch through Spark."""
+        return [self.to_uri(e.rel) for e in entries
+                if not e.is_dir and needs_content(e.rel) and e.rel not in self.contents]
+
+
+def java_failure(exc: Exception, uri: str) -> EvidenceError:
+    """A Hadoop exception as a one-line error naming the URI (exit 2)."""
+    java = getattr(exc, "java_exception", None)
+    reason = java.toString() if java is not None else str(exc).splitlines()[0]
+    if any(sign in reason for sign in ("UnsupportedFileSystemException", "No FileSystem for scheme",
+                                       "ClassNotFoundException")):
+        reason += (" (Spark reads this scheme only with its connector on the classpath, e.g. --conf "
+                   "spark.jars.packages=org.apache.hadoop:hadoop-aws:<Spark's Hadoop version> for s3a://)")
+    return EvidenceError(reason, path=uri)
+
+
+def list_tree(spark, root: str) -> RemoteTree:
+    """ROOT listed through Hadoop's ``FileSystem`` to :data:`DEPTH` levels, on the driver."""
+    from py4j.protocol import Py4JError
+
+    try:
+        jvm = spark._jvm
+        path = jvm.org.apache.hadoop.fs.Path(root)
+        fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+        if not fs.exists(path) or not fs.getFileStatus(path).isDirectory():
+            raise EvidenceError("no such directory (expected ROOT/<broker>/<logdir>/<topic>-<partition>/)", path=root)
+        uri = fs.makeQualified(path).toString().rstrip("/")
+        entries: list[RemoteEntry] = []
+        contents: dict[str, bytes] = {}
+        pending = [(path, "", 0)]
+        while pending:
+            directory, rel, level = pending.pop()
+            for status in fs.listStatus(directory):
+                child_path = status.getPath()
+                child = f"{rel}/{child_path.getName()}" if rel else child_path.getName()
+                if status.isDirectory():
+                    entries.append(RemoteEntry(child, True))
+                    if level + 1 < DEPTH:
+                        pending.append((child_path, child, level + 1))
+                    continue
+                size = status.getLen()
+                entries.append(RemoteEntry(child, False, size))
+                if needs_content(child) and (hidden_from_spark(child) or child.endswith("/" + META_PROPERTIES)):
+                    contents[child] = _read(jvm, fs, child_path, size, f"{uri}/{child}")
+    except Py4JError as exc:
+        raise java_failure(exc, root) from None
+    entries.sort(key=lambda e: e.rel)
+    return RemoteTree(uri, tuple(entries), contents)
+
+
+def _read(jvm, fs, path, size: int, uri: str) -> bytes:
+    if size > SMALL_FILE_LIMIT:
+        raise EvidenceError(f"is {size} bytes, more than a file of this kind can hold ({SMALL_FILE_LIMIT})", path=uri)
+    stream = fs.open(path)
+    try:
+        return bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+    finally:
+        stream.close()
+
+
+def refuse_globs(uris: Iterable[str]) -> None:
+    """Spark reads a path holding a glob character as a pattern: refuse it rather than misread."""
+    for uri in uris:
+        if _GLOB & set(uri):
+            raise EvidenceError("holds a glob character (one of * ? [ ] { } \\), which Spark would read as a "
+                                "pattern: rename it, or mount the store and give the mount path", path=uri)
+
+
+class Staging:
+    """A local directory standing for ROOT: the skeleton of (part of) the tree, and the maps
+    between its paths and the remote URIs."""
+
+    def __init__(self, base: str, tree: RemoteTree) -> None:
+        self.base = base.rstrip("/")
+        self.tree = tree
+
+    def local(self, uri: str) -> str:
+        return self.base + uri[len(self.tree.uri):]
+
+    def build(self, entries: Iterable[RemoteEntry], *, placeholders_for_content: bool = False) -> None:
+        """Directories and sparse placeholders; files the driver read get their content, and
+        (unless ``placeholders_for_content``) files left to fetch are left absent until
+        :meth:`put` writes them."""
+        for e in entries:
+            path = Path(self.base, e.rel)
+            if e.is_dir:
+                path.mkdir(parents=True, exist_ok=True)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if e.rel in self.tree.contents:
+                path.write_bytes(self.tree.contents[e.rel])
+            elif placeholders_for_content or not needs_content(e.rel):
+                with open(path, "wb") as fh:
+                    fh.truncate(e.size)
+
+    def put(self, uri: str, content: bytes) -> None:
+        """A fetched file's content, at its place in the skeleton."""
+        Path(self.local(uri)).write_bytes(content)
+
+    def check_complete(self, entries: Iterable[RemoteEntry]) -> None:
+        """Every file the readers read is in place (Spark returned a row for each)."""
+        for e in entries:
+            if not e.is_dir and not os.path.exists(os.path.join(self.base, e.rel)):
+                raise EvidenceError("Spark returned no content for this file", path=self.tree.to_uri(e.rel))
+
+    def relabel(self, value):
+        """``value`` with every staged path in it (strings, nested in tuples, lists, dicts and
+        dataclasses) replaced by its remote URI."""
+        if isinstance(value, str):
+            return value.replace(self.base, self.tree.uri) if self.base in value else value
+        if isinstance(value, tuple):
+            items = [self.relabel(v) for v in value]
+            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+        if isinstance(value, list):
+            return [self.relabel(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.relabel(v) for k, v in value.items()}
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return dataclasses.replace(value, **{f.name: self.relabel(getattr(value, f.name))
+                                                 for f in dataclasses.fields(value) if f.init})
+        return value

@@ -1,0 +1,122 @@
+"""``fleet scan`` on evidence only Spark's Hadoop connectors can read writes exactly the tables
+a scan of the same files on a local path writes, every path given as its URI; ``fleet analyze``
+then says the same.
+
+The remote file system is Hadoop's ``viewfs://``, a real Hadoop scheme mounted here over the
+test's directory with ``--conf`` (no network in tests): kreplica cannot map or open such a path
+itself, so everything it reads came through Spark. The fleet is the one of ``test_fleet`` plus
+what Spark's own file listing would hide or that the log-directory readers read: an internal
+topic (``__consumer_offsets-0``), producer snapshots, ``partition.metadata``, and the
+``.kafka_cleanshutdown`` markers the scenarios carry.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from kreplica.cli.main import app
+from kreplica.formats.partition_metadata import build_partition_metadata
+from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, build_producer_snapshot
+from tests.conftest import FIXTURES
+from tests.pipeline.test_fleet import _place, build_fleet
+
+pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark, a dependency of kreplica")
+if shutil.which("java") is None:
+    pytest.skip("Spark needs a Java runtime and none is on PATH (CI installs Java 17)", allow_module_level=True)
+
+MOUNT = "viewfs://fleet/evidence"
+TABLES = ("replicas", "segments", "batches", "markers", "findings", "records")
+
+
+def _mount(root: Path) -> list[str]:
+    return ["--conf", f"spark.hadoop.fs.viewfs.mounttable.fleet.link./evidence=file://{root}",
+            "--conf", "spark.hadoop.fs.viewfs.impl.disable.cache=true"]
+
+
+def _run(*args: str) -> tuple[int, list[dict]]:
+    result = CliRunner().invoke(app, [*args, "-f", "ndjson"])
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def _hidden_and_read_files(root: Path) -> None:
+    internal = root / "broker-7" / "data-internal"
+    _place(FIXTURES / "logs", "orders-0", internal, "__consumer_offsets", broker=7)
+    partition = internal / "__consumer_offsets-0"
+    (partition / "partition.metadata").write_bytes(build_partition_metadata("vNhmCk5sRDewvuOiy9pPXg"))
+    (partition / "00000000000000000017.snapshot").write_bytes(build_producer_snapshot(
+        [ProducerSnapshotEntry(4000, 0, 9, 16, 0, 1_700_000_000_000, -1, -1)]))
+    (partition / "00000000000000000038.snapshot").write_bytes(b"\x00\x01 not a snapshot")
+
+
+@pytest.fixture(scope="module")
+def scans(tmp_path_factory) -> tuple[Path, Path, Path]:
+    root = tmp_path_factory.mktemp("remote")
+    evidence = root / "evidence"
+    build_fleet(evidence)
+    _hidden_and_read_files(evidence)
+    local, fetched = root / "local", root / "fetched"
+    code_local, (local_obj,) = _run("fleet", "scan", str(evidence), "--out", str(local), "--master", "local[2]",
+                                    "--records")
+    code, (obj,) = _run("fleet", "scan", MOUNT, "--out", str(fetched), "--master", "local[2]", "--records",
+                        *_mount(evidence))
+    assert (code, {**obj, "out": None}) == (code_local, {**local_obj, "out": None})
+    return evidence, local, fetched
+
+
+def _rows(out: Path, table: str, local_root: Path | None = None) -> list[str]:
+    rows = []
+    for file in sorted((out / table).glob("*.parquet")):
+        for row in pq.read_table(file).to_pylist():
+            text = json.dumps(row, sort_keys=True, default=str)
+            rows.append(text.replace(str(local_root), MOUNT) if local_root else text)
+    return sorted(rows)
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_a_scan_through_spark_writes_the_tables_of_a_local_scan(scans, table) -> None:
+    evidence, local, fetched = scans
+    expected = _rows(local, table, evidence)
+    assert expected, f"the fleet gives {table} rows"
+    assert _rows(fetched, table) == expected
+
+
+def test_names_spark_hides_and_files_the_readers_read_came_through(scans) -> None:
+    _, _, fetched = scans
+    replicas = pq.read_table(fetched / "replicas").to_pylist()
+    internal = [r for r in replicas if r["topic"] == "__consumer_offsets"]
+    assert len(internal) == 1 and internal[0]["dir"] == f"{MOUNT}/broker-7/data-internal/__consumer_offsets-0"
+    assert internal[0]["topic_id"] == "vNhmCk5sRDewvuOiy9pPXg"
+    assert any(r["clean_shutdown"] for r in replicas)
+    findings = pq.read_table(fetched / "findings").to_pylist()
+    assert any(f["path"] == f"{MOUNT}/broker-7/data-internal/__consumer_offsets-0/00000000000000000038.snapshot"
+               for f in findings)
+    assert all(f["path"] is None or f["path"].startswith(MOUNT) for f in findings)
+
+
+def test_analyze_says_the_same_of_both_scans(scans) -> None:
+    evidence, local, fetched = scans
+    code_local, local_objs = _run("fleet", "analyze", str(local), "--master", "local[2]")
+    code, objs = _run("fleet", "analyze", str(fetched), "--master", "local[2]")
+    assert code == code_local
+    assert [json.dumps(o, sort_keys=True) for o in objs] == [
+        json.dumps(o, sort_keys=True).replace(str(evidence), MOUNT) for o in local_objs]
+
+
+def test_a_scheme_without_its_connector_is_a_usage_error(tmp_path) -> None:
+    result = CliRunner().invoke(app, ["fleet", "scan", "s3a://bucket/fleet", "--out", str(tmp_path / "out"),
+                                      "--master", "local[1]"])
+    assert result.exit_code == 2
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("kreplica: error:")]
+    assert line.startswith("kreplica: error: s3a://bucket/fleet: ") and "connector" in line
+
+
+def test_remote_output_is_refused_before_spark_starts(tmp_path) -> None:
+    result = CliRunner().invoke(app, ["fleet", "scan", str(tmp_path), "--out", "s3a://bucket/tables"])
+    assert result.exit_code == 2 and "--out must be a path the driver and every executor share" in result.stderr

@@ -1,0 +1,114 @@
+"""The parts of reading remote evidence that need no Spark: which files the readers read, the
+skeleton standing for the tree, paths mapped back to URIs, and task failures turned into the
+one-line errors of the single-partition commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kreplica.formats.mapped import EvidenceError
+from kreplica.model.log_dir import SegmentFiles
+from kreplica.pipeline.layout import FleetLogDir
+from kreplica.pipeline.remote import RemoteEntry, RemoteTree, Staging, is_remote, needs_content, refuse_globs
+from kreplica.pipeline.session import task_failure
+
+URI = "hdfs://nn:8020/incident/fleet"
+TREE = RemoteTree(URI, (
+    RemoteEntry("broker-1", True),
+    RemoteEntry("broker-1/data", True),
+    RemoteEntry("broker-1/data/.kafka_cleanshutdown", False, 2),
+    RemoteEntry("broker-1/data/meta.properties", False, 30),
+    RemoteEntry("broker-1/data/replication-offset-checkpoint", False, 20),
+    RemoteEntry("broker-1/data/__consumer_offsets-0", True),
+    RemoteEntry("broker-1/data/__consumer_offsets-0/00000000000000000000.log", False, 1 << 30),
+    RemoteEntry("broker-1/data/__consumer_offsets-0/00000000000000000000.index", False, 10 << 20),
+    RemoteEntry("broker-1/data/__consumer_offsets-0/00000000000000000000.txnindex", False, 0),
+    RemoteEntry("broker-1/data/__consumer_offsets-0/00000000000000000000.snapshot", False, 50),
+    RemoteEntry("broker-1/data/__consumer_offsets-0/leader-epoch-checkpoint", False, 12),
+), {"broker-1/data/.kafka_cleanshutdown": b"{}", "broker-1/data/meta.properties": b"broker.id=1\n"})
+
+
+@pytest.mark.parametrize("root, remote", [
+    ("hdfs://nn/x", True), ("s3a://bucket/x", True), ("viewfs://c/x", True), ("gs://b/x", True),
+    ("/data/fleet", False), ("file:///data/fleet", False), ("relative/fleet", False), ("C:/fleet", False),
+])
+def test_which_roots_are_read_through_spark(root: str, remote: bool) -> None:
+    assert is_remote(root) is remote
+
+
+def test_the_readers_read_checkpoints_snapshots_and_txn_indexes_but_not_segments_or_offset_indexes() -> None:
+    read = {e.rel.rpartition("/")[2] for e in TREE.entries if not e.is_dir and needs_content(e.rel)}
+    assert read == {".kafka_cleanshutdown", "meta.properties", "replication-offset-checkpoint",
+                    "00000000000000000000.txnindex", "00000000000000000000.snapshot", "leader-epoch-checkpoint"}
+
+
+def test_tasks_fetch_only_what_the_driver_did_not_read() -> None:
+    assert TREE.fetched(TREE.under(f"{URI}/broker-1/data")) == [
+        f"{URI}/broker-1/data/replication-offset-checkpoint",
+        f"{URI}/broker-1/data/__consumer_offsets-0/00000000000000000000.txnindex",
+        f"{URI}/broker-1/data/__consumer_offsets-0/00000000000000000000.snapshot",
+        f"{URI}/broker-1/data/__consumer_offsets-0/leader-epoch-checkpoint",
+    ]
+
+
+def test_the_skeleton_has_every_file_at_its_length_and_holds_only_what_was_read(tmp_path: Path) -> None:
+    staging = Staging(str(tmp_path), TREE)
+    staging.build(TREE.entries)
+    partition = tmp_path / "broker-1/data/__consumer_offsets-0"
+    segment = partition / "00000000000000000000.log"
+    assert segment.stat().st_size == 1 << 30 and segment.stat().st_blocks == 0  # sparse: nothing written
+    assert (tmp_path / "broker-1/data/meta.properties").read_bytes() == b"broker.id=1\n"
+    assert not (partition / "leader-epoch-checkpoint").exists()  # left for the fetched content
+    needed = [e for e in TREE.entries if not e.is_dir and needs_content(e.rel)]
+    with pytest.raises(EvidenceError, match=f"^{URI}/broker-1/data/replication-offset-checkpoint: Spark returned"):
+        staging.check_complete(needed)
+    for uri in TREE.fetched(TREE.entries):
+        staging.put(uri, b"0\n0\n")
+    staging.check_complete(needed)
+    assert (partition / "leader-epoch-checkpoint").read_bytes() == b"0\n0\n"
+
+
+def test_paths_in_rows_and_results_are_given_as_uris(tmp_path: Path) -> None:
+    staging = Staging(str(tmp_path) + "/", TREE)
+    local = staging.local(f"{URI}/broker-1/data")
+    assert local == f"{tmp_path}/broker-1/data"
+    files = SegmentFiles(0, f"{local}/t-0/0.log", None, f"{local}/t-0/0.timeindex")
+    row = {"path": f"{local}/t-0/0.log", "message": f"{local}/t-0/0.log: byte 7: bad", "n": 3,
+           "leftovers": [{"path": f"{local}/x.swap", "kind": "swap"}], "key": (1, local, "t", 0)}
+    assert staging.relabel(row) == {
+        "path": f"{URI}/broker-1/data/t-0/0.log", "message": f"{URI}/broker-1/data/t-0/0.log: byte 7: bad", "n": 3,
+        "leftovers": [{"path": f"{URI}/broker-1/data/x.swap", "kind": "swap"}], "key": (1, f"{URI}/broker-1/data", "t", 0)}
+    assert staging.relabel(files) == SegmentFiles(0, f"{URI}/broker-1/data/t-0/0.log", None,
+                                                  f"{URI}/broker-1/data/t-0/0.timeindex")
+    assert staging.relabel(FleetLogDir(1, "folder name", local)).path == f"{URI}/broker-1/data"
+
+
+def test_a_path_spark_would_read_as_a_glob_is_refused() -> None:
+    refuse_globs([f"{URI}/broker-1/data/t-0/0.log"])
+    with pytest.raises(EvidenceError, match=r"^hdfs://nn:8020/incident/fleet/b\[1\]/x.log: holds a glob character"):
+        refuse_globs([f"{URI}/b[1]/x.log"])
+
+
+# The shape of a job failure as PySpark raises it on the driver (trimmed from a real one).
+JOB_FAILURE = """An error occurred while calling z:org.apache.spark.api.python.PythonRDD.collectAndServe.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 2.0 failed 1 times, most recent \
+failure: Lost task 0.0 in stage 2.0 (TID 117) (192.0.2.2 executor driver): org.apache.spark.api.python.PythonException: \
+Traceback (most recent call last):
+  File "/work/main/kreplica/pipeline/remote.py", line 180, in check_complete
+    raise EvidenceError("Spark returned no content for this file", path=self.tree.to_uri(e.rel))
+kreplica.formats.mapped.EvidenceError: viewfs://fleet/ev/broker-1/d/leader-epoch-checkpoint: Spark returned no content \
+for this file
+\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException(PythonRunner.scala:642)
+"""
+
+
+def test_a_task_refusing_an_input_is_the_one_line_error_of_the_input() -> None:
+    failure = task_failure(RuntimeError(JOB_FAILURE.replace("\\t", "\t")))
+    assert isinstance(failure, EvidenceError)
+    assert str(failure) == ("viewfs://fleet/ev/broker-1/d/leader-epoch-checkpoint: Spark returned no content "
+                            "for this file")
+    assert task_failure(RuntimeError(JOB_FAILURE.replace("kreplica.formats.mapped.EvidenceError",
+                                                         "ZeroDivisionError"))) is None
+    assert task_failure(RuntimeError("kreplica.formats.mapped.NotAnError: x")) is None
