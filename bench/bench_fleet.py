@@ -14,6 +14,10 @@ What is timed, whole process, warm page cache, best of ``--runs``:
   inspect_log[N] N such processes at once, each on 1/N of the replicas: one core's speed when N
                 are busy, the fair yardstick for local[N] on a small machine
   scan[N]       ``fleet scan --master local[N]`` for N in ``--cores``
+  viewfs[N]     with ``--viewfs``: the same fleet as remote evidence, ``viewfs://`` mounted over it,
+                so Spark's Hadoop connector lists and fetches every file (what ``hdfs://`` or
+                ``s3a://`` evidence costs beyond the store's own speed); its driver peak includes
+                the JVM that reads the files for the tasks
 
 Each run writes Spark's event log to a temporary folder, from which the seconds of each Spark
 job are read: the ``segments`` job is the walking itself, without the JVM's start, the session
@@ -141,9 +145,11 @@ def timed(argv: list[str]) -> tuple[float, int, dict[str, float]]:
     return elapsed, peak, jobs
 
 
-def scan_argv(root: Path, cores: int | None) -> list[str]:
+def scan_argv(root: Path, cores: int | None, viewfs: bool = False) -> list[str]:
     out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
-    argv = [KREPLICA, "fleet", "scan", str(root), "--out", str(out), "-f", "ndjson"]
+    source = ["viewfs://bench/fleet", "--conf", f"spark.hadoop.fs.viewfs.mounttable.bench.link./fleet=file://{root}"] \
+        if viewfs else [str(root)]
+    argv = [KREPLICA, "fleet", "scan", *source, "--out", str(out), "-f", "ndjson"]
     return argv + (["--master", f"local[{cores}]"] if cores else [])
 
 
@@ -159,6 +165,23 @@ def best(argv_fn, runs: int) -> tuple[float, int, dict[str, float]]:
     return min(r[0] for r in results), max(r[1] for r in results), jobs
 
 
+def _report_viewfs(root: Path, data_bytes: int, rows: dict) -> int:
+    """``--only-viewfs``: the segments job and driver peak, mapped and fetched, side by side."""
+    print(f"fleet: {root} ({data_bytes / 2**30:.2f} GiB)")
+    report = {}
+    for name, (secs, peak, jobs) in rows.items():
+        seg = jobs.get("segments")
+        print(f"{name:<12}{secs:>8.2f} s  segments job {seg:.2f} s ({data_bytes / seg / 1e9:.2f} GB/s)  "
+              f"driver peak {peak / 2**20:.0f} MiB")
+        report[name] = {"seconds": secs, "spark_jobs_seconds": jobs, "driver_peak_mib": peak / 2**20}
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"fleet-viewfs-{datetime.now(timezone.utc).strftime('%Y-%m-%d')}.json"
+    out.write_text(json.dumps({"machine": platform.platform(), "cores": os.cpu_count(), "fleet_bytes": data_bytes,
+                               "results": report}, indent=2) + "\n")
+    print(f"written {out}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="4G")
@@ -166,6 +189,8 @@ def main() -> int:
     ap.add_argument("--partitions", type=int, default=4, help="partitions per log directory")
     ap.add_argument("--cores", default="1,2")
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--viewfs", action="store_true", help="also scan the fleet as remote evidence (viewfs://)")
+    ap.add_argument("--only-viewfs", action="store_true", help="scan[N] and viewfs[N] only")
     args = ap.parse_args()
     size = parse_size(args.size)
     root = build_fleet(size, args.brokers, args.partitions)
@@ -175,6 +200,11 @@ def main() -> int:
     replicas = sorted(str(p.parent) for p in root.rglob("*.log"))
     cores = [int(c) for c in args.cores.split(",")]
     rows = {}
+    if args.only_viewfs:
+        for n in cores:
+            rows[f"scan[{n}]"] = best(lambda n=n: scan_argv(root, n), args.runs)
+            rows[f"viewfs[{n}]"] = best(lambda n=n: scan_argv(root.resolve(), n, viewfs=True), args.runs)
+        return _report_viewfs(root, data_bytes, rows)
     for n in cores:
         rows[f"startup[{n}]"] = best(lambda n=n: scan_argv(tiny, n), args.runs)
     rows["inspect_log"] = best(lambda: [KREPLICA, "inspect-log", "-f", "ndjson", *replicas], args.runs)
@@ -186,6 +216,8 @@ def main() -> int:
         rows[f"inspect_log[{n}]"] = best(lambda script=script: ["sh", "-c", script], args.runs)
     for n in cores:
         rows[f"scan[{n}]"] = best(lambda n=n: scan_argv(root, n), args.runs)
+        if args.viewfs:
+            rows[f"viewfs[{n}]"] = best(lambda n=n: scan_argv(root.resolve(), n, viewfs=True), args.runs)
     rows[f"scan[{cores[-1]}] quarter fleet"] = best(lambda: scan_argv(quarter, cores[-1]), 1)
     print(f"fleet: {root} ({data_bytes / 2**30:.2f} GiB, {len(replicas)} replicas); machine: {os.cpu_count()} cores")
     print(f"{'case':<24}{'seconds':>9}{'GB/s':>8}{'GB/s w/o startup':>18}{'segments job s':>16}"

@@ -65,11 +65,14 @@ def scan(
     waiting is split at batch boundaries); no row passes through the driver. ROOT may be any URI
     Spark reads (hdfs://, s3a://, gs://, ... with the connector on Spark's classpath; settings by
     --conf): Spark then lists and fetches the files, and each segment is walked whole from memory
-    (at most 2 GiB, never split). DIR is a local path, or one every executor shares on a cluster.
+    (at most 2 GiB, never split; in local mode the JVM gets 1 GiB plus 4 GiB per core unless
+    --conf spark.driver.memory says otherwise). DIR is a local path, or one every executor shares
+    on a cluster.
 
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH included), 3 internal error.
     """
+    from kreplica.pipeline import remote
     from kreplica.pipeline.scan import plan_scan, run_scan
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
@@ -79,7 +82,10 @@ def scan(
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     spark_conf = _conf(conf)
     plan = plan_scan(root, out)
-    with spark_session(master, light_driver=True, conf=spark_conf) as spark:
+    # remote evidence: the JVM reads every file whole for the tasks, so it gets the optimising
+    # compiler, the default collector and room for the files in flight (remote.TASK_HEAP)
+    with spark_session(master, light_driver=not plan.remote, task_heap=remote.TASK_HEAP if plan.remote else None,
+                       conf=spark_conf) as spark:
         totals = run_scan(spark, plan, records=records, payloads=payloads)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK

@@ -10,9 +10,9 @@ Tasks cannot memory-map such files, and the log-directory readers work on direct
 - a *skeleton* of the tree — every listed file as a sparse file of its listed length, holding
   nothing — lets discovery and the log-directory readers run unchanged, with the files they do
   read (:func:`needs_content`: checkpoints, ``leader-epoch-checkpoint``, ``partition.metadata``,
-  producer snapshots, transaction indexes) filled in from Spark ``binaryFile`` rows;
-- segments come as one ``binaryFile`` row each and are walked from memory: a segment is held
-  whole by its task (at most 2 GiB, Spark's limit for one binary value) and never split.
+  producer snapshots, transaction indexes) filled in from what Spark fetches (:func:`fetch`);
+- segments are fetched one value each and walked from memory: a segment is held whole by its
+  task (at most 2 GiB, Spark's limit for one value) and never split.
 
 :class:`Staging` maps every path a reader reports back to the remote URI.
 """
@@ -32,8 +32,13 @@ from kreplica.model.log_dir import LOG_DIR_MARKERS, META_PROPERTIES
 
 #: Levels below ROOT that are listed: broker, log directory, partition directory, its files.
 DEPTH = 4
+#: What a task fetching a segment holds in the JVM at most: a 1 GiB segment (Kafka's default
+#: ``segment.bytes``) read whole is built from chunks into one array, and the one before it may
+#: still be on its way to the Python worker (measured: two tasks on 1 GiB segments pass in a 6-7
+#: GiB heap, but not always in 7 GiB: humongous arrays fragment it), with room to spare.
+TASK_HEAP = 4 << 30
 #: Hadoop glob characters: Spark would read a path holding one as a pattern.
-_GLOB = set("*?[]{}\\")
+_GLOB = set("*?[]{}\\,")
 _READ_KINDS = (FileKind.LEADER_EPOCH_CHECKPOINT, FileKind.PARTITION_METADATA, FileKind.SNAPSHOT, FileKind.TXNINDEX)
 
 
@@ -142,11 +147,20 @@ def _read(jvm, fs, path, size: int, uri: str) -> bytes:
 
 
 def refuse_globs(uris: Iterable[str]) -> None:
-    """Spark reads a path holding a glob character as a pattern: refuse it rather than misread."""
+    """Spark reads a path holding a glob character as a pattern, and a list of paths as one
+    comma-separated string: refuse such a path rather than misread it."""
     for uri in uris:
         if _GLOB & set(uri):
-            raise EvidenceError("holds a glob character (one of * ? [ ] { } \\), which Spark would read as a "
+            raise EvidenceError("holds a glob character (one of * ? [ ] { } \\ ,), which Spark would read as a "
                                 "pattern: rename it, or mount the store and give the mount path", path=uri)
+
+
+def fetch(sc, uris: list[str], tasks: int):
+    """An RDD of ``(uri, content)``, each file read whole by Spark's Hadoop connector and handed
+    to the Python task as raw bytes (``SparkContext.binaryFiles``: not pickled, so the JVM holds
+    about one copy of the file a task is passing on); files are packed into about ``tasks``
+    tasks of even size. ``uris`` have been through :func:`refuse_globs`."""
+    return sc.binaryFiles(",".join(uris), minPartitions=tasks)
 
 
 class Staging:

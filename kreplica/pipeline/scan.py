@@ -22,6 +22,10 @@ Spark stages, each task running the same readers a single-partition command runs
 Tasks write their rows straight to Parquet files under the output directory with Arrow, in
 bounded row groups, so memory does not grow with segment size and no row passes through the
 driver. The output directory must be on a file system the driver and every executor share.
+
+Evidence on a file system only Spark reads (``hdfs://``, ``s3a://``...) takes the same stages
+with the files fetched through Spark (:mod:`.remote`): stage 1 on a skeleton of each log
+directory, stage 2 on each segment in memory, whole.
 """
 
 from __future__ import annotations
@@ -295,15 +299,15 @@ def scan_segments(out: str, records: bool, payloads: bool, index: int,
 
 
 def scan_fetched_segments(out: str, records: bool, payloads: bool, index: int, by_uri: dict[str, Stretch],
-                          rows: Iterable) -> Iterator[SegmentWalk]:
-    """Stage 2 task on remote evidence: each ``binaryFile`` row (``path``, ``content``) is a
-    whole segment, walked from memory as :func:`scan_segments` walks a mapped one."""
+                          rows: Iterable[tuple[str, bytes]]) -> Iterator[SegmentWalk]:
+    """Stage 2 task on remote evidence: each ``(uri, content)`` Spark fetched is a whole
+    segment, walked from memory as :func:`scan_segments` walks a mapped one."""
     def pairs():
-        for row in rows:
-            stretch = by_uri.get(row.path)
+        for uri, content in rows:
+            stretch = by_uri.get(uri)
             if stretch is None:
-                raise EvidenceError("Spark returned a segment under a name kreplica did not list", path=row.path)
-            yield stretch, memoryview(row.content)
+                raise EvidenceError("Spark returned a segment under a name kreplica did not list", path=uri)
+            yield stretch, memoryview(content)
     return scan_segments(out, records, payloads, index, pairs())
 
 
@@ -675,8 +679,7 @@ def _scan_remote_log_dirs(spark, root: str, out: str, tasks: int) -> list[tuple]
         return slot[parent] if parent in slot else slot[parent.rpartition("/")[0]]
 
     if uris:
-        fetched = (spark.read.format("binaryFile").load(uris).select("path", "content").rdd
-                   .map(lambda row: (owner(row.path), (row.path, bytes(row.content)))))
+        fetched = remote.fetch(sc, uris, n).map(lambda pair: (owner(pair[0]), pair))
     else:
         fetched = sc.parallelize([], n).map(lambda row: row)
     shipped = sc.broadcast(tree)
@@ -702,7 +705,7 @@ MAX_FETCHED_SEGMENT = (1 << 31) - 1
 
 def _walk_fetched(spark, segments: list[tuple], out: str, records: bool, payloads: bool,
                   tasks: int) -> list[SegmentWalk]:
-    """Stage 2 on remote evidence: each segment one ``binaryFile`` row, walked whole in memory;
+    """Stage 2 on remote evidence: each segment fetched as one value and walked whole in memory;
     Spark packs segments into about ``tasks`` tasks of even size."""
     stretches = {files.log: Stretch(key, files, size, txn_index_below_base=txn) for key, files, size, txn in segments}
     if not stretches:
@@ -712,14 +715,11 @@ def _walk_fetched(spark, segments: list[tuple], out: str, records: bool, payload
         if s.size > MAX_FETCHED_SEGMENT:
             raise EvidenceError(f"is {s.size} bytes: Spark fetches a file as one value of at most 2 GiB; mount the "
                                 "store and give the mount path to walk it mapped", path=uri)
-    total = sum(s.size for s in stretches.values())
-    spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(4 << 20, -(-total // tasks))))
-    shipped = spark.sparkContext.broadcast(stretches)
-    spark.sparkContext.setJobDescription("kreplica fleet scan: segments")
-    return (spark.read.format("binaryFile").load(list(stretches)).select("path", "content").rdd
-            .mapPartitionsWithIndex(lambda i, rows: scan_fetched_segments(out, records, payloads, i, shipped.value,
-                                                                          rows))
-            .collect())
+    sc = spark.sparkContext
+    shipped = sc.broadcast(stretches)
+    sc.setJobDescription("kreplica fleet scan: segments")
+    return remote.fetch(sc, list(stretches), tasks).mapPartitionsWithIndex(
+        lambda i, pairs: scan_fetched_segments(out, records, payloads, i, shipped.value, pairs)).collect()
 
 
 def _publish_checks(out: Path, rewritten: set[str]) -> None:

@@ -35,13 +35,33 @@ def require_java() -> None:
 LIGHT_DRIVER_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
+def local_cores(master: str) -> int | None:
+    """How many tasks a ``local`` master runs at once; ``None`` for a cluster."""
+    m = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?", master.strip())
+    if m is None:
+        return None
+    if m[1] == "*":
+        return os.cpu_count() or 1
+    return int(m[1]) if m[1] else 1
+
+
+def local_heap(master: str, per_task: int) -> str:
+    """``spark.driver.memory`` for local mode when each running task holds ``per_task`` bytes
+    in the JVM: 1 GiB and that per core, at most three quarters of the machine's memory."""
+    cores = local_cores(master) or 1
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return f"{min((1 << 30) + cores * per_task, total * 3 // 4) >> 20}m"
+
+
 @contextmanager
 def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet", light_driver: bool = False,
-                  conf: Mapping[str, str] | None = None):
+                  task_heap: int | None = None, conf: Mapping[str, str] | None = None):
     """A Spark session for one command, stopped when it ends. ``master`` ``None`` keeps the one
     ``spark-submit`` was given, else :data:`DEFAULT_MASTER`; ``light_driver`` starts the JVM with
-    :data:`LIGHT_DRIVER_JVM` (unless the user set driver Java options); ``conf`` is Spark
-    configuration given on the command line (``--conf``), which wins over the defaults here."""
+    :data:`LIGHT_DRIVER_JVM` (unless the user set driver Java options); ``task_heap``, the bytes a
+    running task holds in the JVM, sizes the heap in local mode (:func:`local_heap`) unless the
+    user set ``spark.driver.memory``; ``conf`` is Spark configuration given on the command line
+    (``--conf``), which wins over the defaults here."""
     require_java()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -57,6 +77,10 @@ def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"
     if light_driver and launched_here and "spark.driver.extraJavaOptions" not in conf and \
             "spark.driver.extraJavaOptions" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
         builder = builder.config("spark.driver.extraJavaOptions", LIGHT_DRIVER_JVM)
+    resolved = master or DEFAULT_MASTER
+    if task_heap and launched_here and local_cores(resolved) and "spark.driver.memory" not in conf and \
+            "spark.driver.memory" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        builder = builder.config("spark.driver.memory", local_heap(resolved, task_heap))
     spark = (builder.appName(app_name)
              .config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "true" if sys.stderr.isatty() else "false")
@@ -69,12 +93,17 @@ def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"
     try:
         yield spark
     except Exception as exc:
-        failure = task_failure(exc)
+        failure = task_failure(exc) or jvm_failure(exc)
         if failure is None:
             raise
         raise failure from None
     finally:
-        spark.stop()
+        from py4j.protocol import Py4JError
+
+        try:
+            spark.stop()
+        except (Py4JError, OSError):  # the JVM is gone already; the error that matters is above
+            pass
 
 
 #: A line of a task's Python traceback naming a kreplica exception and its message.
@@ -83,6 +112,20 @@ _TASK_ERROR = re.compile(r"^\s*kreplica\.formats\.[\w.]+\.(\w+): (.+)$", re.MULT
 
 def _error_names(cls: type = FormatError) -> set[str]:
     return {cls.__name__}.union(*(_error_names(sub) for sub in cls.__subclasses__()))
+
+
+def jvm_failure(exc: Exception) -> EvidenceError | None:
+    """A job that failed because Spark's JVM ran out of memory or went away, with what to do."""
+    from py4j.protocol import Py4JNetworkError
+
+    text = str(exc)
+    if "OutOfMemoryError" in text or isinstance(exc, (Py4JNetworkError, ConnectionError)) or \
+            "Answer from Java side is empty" in text or "SparkContext was shut down" in text:
+        return EvidenceError("Spark's JVM stopped during the job (java.lang.OutOfMemoryError in its log above means "
+                             "the tasks need more memory: --conf spark.driver.memory=16g in local mode, "
+                             "spark.executor.memory on a cluster; remote segments take about 3 times their size "
+                             "each in the JVM)")
+    return None
 
 
 def task_failure(exc: Exception) -> EvidenceError | None:

@@ -1,0 +1,32 @@
+"""How kreplica sets up Spark for a fleet job, without starting it: cores and heap in local mode,
+and the failures of a job turned into the one-line errors a user can act on."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kreplica.formats.mapped import EvidenceError
+from kreplica.pipeline.session import jvm_failure, local_cores, local_heap
+
+
+@pytest.mark.parametrize("master, cores", [
+    ("local", 1), ("local[3]", 3), ("local[4,2]", 4), ("local[*]", os.cpu_count()), ("local[*, 3]", os.cpu_count()),
+    ("spark://host:7077", None), ("yarn", None), ("k8s://https://api:6443", None), ("local-cluster[2,1,1024]", None),
+])
+def test_cores_of_a_master(master: str, cores: int | None) -> None:
+    assert local_cores(master) == cores
+
+
+def test_the_local_heap_is_a_gib_and_the_tasks_share_capped_by_the_machine() -> None:
+    assert local_heap("local[2]", 1 << 30) == "3072m"
+    machine = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert local_heap("local[4096]", 4 << 30) == f"{machine * 3 // 4 >> 20}m"
+
+
+def test_a_jvm_that_ran_out_of_memory_says_what_to_raise() -> None:
+    failure = jvm_failure(RuntimeError("Job aborted ... java.lang.OutOfMemoryError: Java heap space"))
+    assert isinstance(failure, EvidenceError) and "spark.driver.memory" in str(failure)
+    assert isinstance(jvm_failure(ConnectionRefusedError(111, "Connection refused")), EvidenceError)
+    assert jvm_failure(ValueError("a bug of ours")) is None
