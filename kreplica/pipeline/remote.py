@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,7 +105,8 @@ def java_failure(exc: Exception, uri: str) -> EvidenceError:
 
 
 def list_tree(spark, root: str) -> RemoteTree:
-    """ROOT listed through Hadoop's ``FileSystem`` to :data:`DEPTH` levels, on the driver."""
+    """ROOT listed through Hadoop's ``FileSystem`` to :data:`DEPTH` levels, on the driver, the
+    directories of each level listed concurrently (:data:`LISTING_THREADS`)."""
     from py4j.protocol import Py4JError
 
     try:
@@ -115,25 +118,69 @@ def list_tree(spark, root: str) -> RemoteTree:
         uri = fs.makeQualified(path).toString().rstrip("/")
         entries: list[RemoteEntry] = []
         contents: dict[str, bytes] = {}
-        pending = [(path, "", 0)]
-        while pending:
-            directory, rel, level = pending.pop()
-            for status in fs.listStatus(directory):
-                child_path = status.getPath()
-                child = f"{rel}/{child_path.getName()}" if rel else child_path.getName()
-                if status.isDirectory():
-                    entries.append(RemoteEntry(child, True))
-                    if level + 1 < DEPTH:
-                        pending.append((child_path, child, level + 1))
-                    continue
-                size = status.getLen()
-                entries.append(RemoteEntry(child, False, size))
-                if needs_content(child) and (hidden_from_spark(child) or child.endswith("/" + META_PROPERTIES)):
-                    contents[child] = _read(jvm, fs, child_path, size, f"{uri}/{child}")
+        level = [(path, "")]
+        lister = _Lister(jvm, fs)
+        with ThreadPoolExecutor(LISTING_THREADS) as pool:
+            for depth in range(DEPTH):
+                listed = list(pool.map(lambda item: (item[1], lister(item[0], _join(uri, item[1]))), level))
+                level = []
+                for rel, children in listed:
+                    for name, is_dir, size, child_path in children:
+                        child = f"{rel}/{name}" if rel else name
+                        entries.append(RemoteEntry(child, is_dir, size))
+                        if is_dir and depth + 1 < DEPTH:
+                            level.append((child_path(), child))
+                        elif needs_content(child) and (hidden_from_spark(child) or name == META_PROPERTIES):
+                            contents[child] = _read(jvm, fs, child_path(), size, f"{uri}/{child}")
     except Py4JError as exc:
         raise java_failure(exc, root) from None
     entries.sort(key=lambda e: e.rel)
     return RemoteTree(uri, tuple(entries), contents)
+
+
+#: Directories listed at once: each listing is a few calls into the JVM, which wait on its answer.
+LISTING_THREADS = 8
+_STATUS = re.compile(r"\{path=(.*?); isDirectory=(true|false)(?:; length=(\d+))?;")
+
+
+class _Lister:
+    """Lists one directory in a few calls into the JVM whatever its size: the entries' statuses
+    come back printed in one string (Scala's ``mkString``), checked to be exactly the directory's
+    children; where a file system's statuses do not print themselves (``viewfs``), each entry is
+    asked in turn. The JVM members are looked up once (each lookup is a call of its own)."""
+
+    def __init__(self, jvm, fs) -> None:
+        self.fs = fs
+        self.make_seq = jvm.scala.collection.mutable.ArraySeq.make
+        self.path = jvm.org.apache.hadoop.fs.Path
+
+    def __call__(self, directory, prefix: str) -> list[tuple]:
+        """``(name, is_dir, size, hadoop_path)`` of each entry of ``directory``, whose URI is
+        ``prefix`` (the path a callable: making it is a call of its own)."""
+        statuses = self.fs.listStatus(directory)
+        count = len(statuses)
+        if count == 0:
+            return []
+        printed = _STATUS.findall(str(self.make_seq(statuses).mkString("\n")))
+        names = [p[len(prefix) + 1:] for p, _, _ in printed]
+        if len(printed) == count and all(p.startswith(prefix + "/") for p, _, _ in printed) and \
+                all(name and "/" not in name for name in names):
+            return [(name, d == "true", int(n or 0), lambda name=name: self.path(directory, name))
+                    for name, (_, d, n) in zip(names, printed)]
+        return self.one_by_one(statuses)
+
+    @staticmethod
+    def one_by_one(statuses) -> list[tuple]:
+        out = []
+        for status in statuses:
+            child = status.getPath()
+            is_dir = status.isDirectory()
+            out.append((child.getName(), is_dir, 0 if is_dir else status.getLen(), lambda child=child: child))
+        return out
+
+
+def _join(uri: str, rel: str) -> str:
+    return f"{uri}/{rel}" if rel else uri
 
 
 def _read(jvm, fs, path, size: int, uri: str) -> bytes:

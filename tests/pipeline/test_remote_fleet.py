@@ -120,3 +120,33 @@ def test_a_scheme_without_its_connector_is_a_usage_error(tmp_path) -> None:
 def test_remote_output_is_refused_before_spark_starts(tmp_path) -> None:
     result = CliRunner().invoke(app, ["fleet", "scan", str(tmp_path), "--out", "s3a://bucket/tables"])
     assert result.exit_code == 2 and "--out must be a path the driver and every executor share" in result.stderr
+
+
+def test_listing_in_bulk_equals_listing_entry_by_entry(scans, monkeypatch, tmp_path) -> None:
+    from kreplica.pipeline import remote
+    from kreplica.pipeline.session import spark_session
+
+    evidence, _, _ = scans
+    by_entry = []
+    one_by_one = remote._Lister.one_by_one
+    monkeypatch.setattr(remote._Lister, "one_by_one", staticmethod(lambda st: by_entry.append(1) or one_by_one(st)))
+    conf = {k: v for k, _, v in (pair.partition("=") for pair in _mount(evidence)[1::2])}
+    with spark_session("local[1]", conf=conf) as spark:
+        bulk = remote.list_tree(spark, f"file://{evidence}")
+        assert not by_entry, "file:// statuses print themselves: every directory listed in bulk"
+        viewfs = remote.list_tree(spark, MOUNT)
+        assert by_entry, "viewfs statuses do not: listed entry by entry"
+        # names that would break the printed statuses: that directory is listed entry by entry
+        odd = tmp_path / "odd" / "broker-1"
+        odd.mkdir(parents=True)
+        for name in ("x; isDirectory=true; length=9; y", "new\nline", "plain"):
+            (odd / name).write_bytes(b"12345")
+        by_entry.clear()
+        listed = remote.list_tree(spark, f"file://{tmp_path / 'odd'}")
+        assert by_entry == [1]
+        assert [(e.rel, e.is_dir, e.size) for e in listed.entries] == [
+            ("broker-1", True, 0), ("broker-1/new\nline", False, 5), ("broker-1/plain", False, 5),
+            ("broker-1/x; isDirectory=true; length=9; y", False, 5)]
+    assert bulk.entries == viewfs.entries and bulk.contents == viewfs.contents
+    assert any(e.rel.endswith("/__consumer_offsets-0") and e.is_dir for e in bulk.entries)
+    assert any(rel.endswith("/.kafka_cleanshutdown") for rel in bulk.contents)
