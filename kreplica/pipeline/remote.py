@@ -22,9 +22,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from bisect import bisect_left
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -76,16 +77,24 @@ class RemoteTree:
     the files the driver read itself (``meta.properties`` and those Spark would hide)."""
 
     uri: str
-    entries: tuple[RemoteEntry, ...]
+    entries: tuple[RemoteEntry, ...]  # kept in order of rel
     contents: Mapping[str, bytes]
+    _rels: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "entries", tuple(sorted(self.entries, key=lambda e: e.rel)))
+        object.__setattr__(self, "_rels", tuple(e.rel for e in self.entries))
 
     def to_uri(self, rel: str) -> str:
         return f"{self.uri}/{rel}"
 
     def under(self, uri: str) -> tuple[RemoteEntry, ...]:
-        """The entries below a directory of the tree, given by its URI."""
+        """The entries below a directory of the tree, given by its URI (a range of the sorted
+        entries, found by bisection: one lookup per log directory stays cheap in a large tree)."""
         prefix = uri[len(self.uri) + 1:] + "/"
-        return tuple(e for e in self.entries if e.rel.startswith(prefix))
+        lo = bisect_left(self._rels, prefix)
+        hi = bisect_left(self._rels, prefix[:-1] + chr(ord("/") + 1), lo)
+        return self.entries[lo:hi]
 
     def fetched(self, entries: Iterable[RemoteEntry]) -> list[str]:
         """URIs of the files among ``entries`` that tasks must fetch through Spark."""
@@ -134,7 +143,6 @@ def list_tree(spark, root: str) -> RemoteTree:
                             contents[child] = _read(jvm, fs, child_path(), size, f"{uri}/{child}")
     except Py4JError as exc:
         raise java_failure(exc, root) from None
-    entries.sort(key=lambda e: e.rel)
     return RemoteTree(uri, tuple(entries), contents)
 
 

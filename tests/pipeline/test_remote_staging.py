@@ -46,11 +46,22 @@ def test_the_readers_read_checkpoints_snapshots_and_txn_indexes_but_not_segments
 
 def test_tasks_fetch_only_what_the_driver_did_not_read() -> None:
     assert TREE.fetched(TREE.under(f"{URI}/broker-1/data")) == [
-        f"{URI}/broker-1/data/replication-offset-checkpoint",
-        f"{URI}/broker-1/data/__consumer_offsets-0/00000000000000000000.txnindex",
         f"{URI}/broker-1/data/__consumer_offsets-0/00000000000000000000.snapshot",
+        f"{URI}/broker-1/data/__consumer_offsets-0/00000000000000000000.txnindex",
         f"{URI}/broker-1/data/__consumer_offsets-0/leader-epoch-checkpoint",
+        f"{URI}/broker-1/data/replication-offset-checkpoint",
     ]
+
+
+def test_the_entries_under_a_directory_are_its_own_not_a_namesake_s() -> None:
+    tree = RemoteTree(URI, (
+        RemoteEntry("b/data2/x", False, 1), RemoteEntry("b/data", True), RemoteEntry("b/data/t-0/1.log", False, 2),
+        RemoteEntry("b/data-old/y", False, 3), RemoteEntry("b/data/z", False, 4), RemoteEntry("b/dat", True),
+    ), {})
+    assert [e.rel for e in tree.under(f"{URI}/b/data")] == ["b/data/t-0/1.log", "b/data/z"]
+    assert [e.rel for e in tree.under(f"{URI}/b")] == ["b/dat", "b/data", "b/data-old/y", "b/data/t-0/1.log",
+                                                       "b/data/z", "b/data2/x"]
+    assert tree.under(f"{URI}/b/none") == ()
 
 
 def test_the_skeleton_has_every_file_at_its_length_and_holds_only_what_was_read(tmp_path: Path) -> None:
@@ -62,7 +73,7 @@ def test_the_skeleton_has_every_file_at_its_length_and_holds_only_what_was_read(
     assert (tmp_path / "broker-1/data/meta.properties").read_bytes() == b"broker.id=1\n"
     assert not (partition / "leader-epoch-checkpoint").exists()  # left for the fetched content
     needed = [e for e in TREE.entries if not e.is_dir and needs_content(e.rel)]
-    with pytest.raises(EvidenceError, match=f"^{URI}/broker-1/data/replication-offset-checkpoint: Spark returned"):
+    with pytest.raises(EvidenceError, match=f"^{URI}/broker-1/data/__consumer_offsets-0/0+.snapshot: Spark returned"):
         staging.check_complete(needed)
     for uri in TREE.fetched(TREE.entries):
         staging.put(uri, b"0\n0\n")
