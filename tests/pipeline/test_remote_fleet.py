@@ -150,3 +150,20 @@ def test_listing_in_bulk_equals_listing_entry_by_entry(scans, monkeypatch, tmp_p
     assert bulk.entries == viewfs.entries and bulk.contents == viewfs.contents
     assert any(e.rel.endswith("/__consumer_offsets-0") and e.is_dir for e in bulk.entries)
     assert any(rel.endswith("/.kafka_cleanshutdown") for rel in bulk.contents)
+
+
+def test_a_segment_over_two_gib_is_refused_before_any_is_fetched(tmp_path) -> None:
+    partition = tmp_path / "big" / "broker-1" / "data" / "t-0"
+    partition.mkdir(parents=True)
+    with open(partition / "00000000000000000000.log", "wb") as fh:
+        fh.truncate(2 << 30)  # sparse: Spark could not hand it to a task as one value
+    (partition / "leader-epoch-checkpoint").write_bytes(b"0\n0\n")
+    result = CliRunner().invoke(app, [
+        "fleet", "scan", "viewfs://big/fleet", "--out", str(tmp_path / "out"), "--master", "local[1]",
+        "--conf", f"spark.hadoop.fs.viewfs.mounttable.big.link./fleet=file://{tmp_path / 'big'}",
+        "--conf", "spark.hadoop.fs.viewfs.impl.disable.cache=true"])
+    assert result.exit_code == 2, result.output
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("kreplica: error:")]
+    assert line == ("kreplica: error: viewfs://big/fleet/broker-1/data/t-0/00000000000000000000.log: is 2147483648 "
+                    "bytes: Spark fetches a file as one value of at most 2 GiB; mount the store and give the mount "
+                    "path to walk it mapped")
