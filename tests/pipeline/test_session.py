@@ -30,3 +30,15 @@ def test_a_jvm_that_ran_out_of_memory_says_what_to_raise() -> None:
     assert isinstance(failure, EvidenceError) and "spark.driver.memory" in str(failure)
     assert isinstance(jvm_failure(ConnectionRefusedError(111, "Connection refused")), EvidenceError)
     assert jvm_failure(ValueError("a bug of ours")) is None
+
+
+def test_conf_takes_key_equals_value_and_refuses_anything_else(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from kreplica.cli.fleet import _conf
+    from kreplica.cli.main import app
+
+    assert _conf(["spark.driver.memory=8g", "spark.hadoop.fs.s3a.endpoint=http://h:9000/?a=b"]) == {
+        "spark.driver.memory": "8g", "spark.hadoop.fs.s3a.endpoint": "http://h:9000/?a=b"}
+    result = CliRunner().invoke(app, ["fleet", "scan", str(tmp_path), "--out", str(tmp_path / "o"), "--conf", "x"])
+    assert result.exit_code == 2 and "'x' is not KEY=VALUE" in result.stderr
