@@ -72,7 +72,6 @@ def scan(
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH included), 3 internal error.
     """
-    from kreplica.pipeline import remote
     from kreplica.pipeline.scan import plan_scan, run_scan
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
@@ -82,10 +81,7 @@ def scan(
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     spark_conf = _conf(conf)
     plan = plan_scan(root, out)
-    # remote evidence: the JVM reads every file whole for the tasks, so it gets the optimising
-    # compiler, the default collector and room for the files in flight (remote.TASK_HEAP)
-    with spark_session(master, light_driver=not plan.remote, task_heap=remote.TASK_HEAP if plan.remote else None,
-                       conf=spark_conf) as spark:
+    with spark_session(master, conf=spark_conf, **plan.session_options) as spark:
         totals = run_scan(spark, plan, records=records, payloads=payloads)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK

@@ -578,6 +578,14 @@ class ScanPlan:
     root: str = ""
     remote: bool = False
 
+    @property
+    def session_options(self) -> dict:
+        """How :func:`~kreplica.pipeline.session.spark_session` should start Spark for this scan:
+        for local evidence the JVM only schedules (a light driver); for remote evidence it reads
+        every file whole for the tasks, so it keeps the optimising compiler and the default
+        collector, and gets room for the files in flight (:data:`remote.TASK_HEAP` a task)."""
+        return {"light_driver": False, "task_heap": remote.TASK_HEAP} if self.remote else {"light_driver": True}
+
 
 def plan_scan(root: str, out: str) -> ScanPlan:
     """Find the fleet and prepare the output before any Spark start-up (bad input fails fast)."""
