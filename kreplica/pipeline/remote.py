@@ -51,10 +51,18 @@ def is_remote(root: str) -> bool:
     return scheme not in ("", "file") and len(scheme) > 1  # a Windows drive letter is not a scheme
 
 
-def needs_content(rel: str) -> bool:
-    """Whether the log-directory readers read this file (the others are only listed)."""
-    name = rel.rpartition("/")[2]
-    return name in LOG_DIR_MARKERS or classify_partition_file(name).kind in _READ_KINDS
+def needs_content(entry: RemoteEntry) -> bool:
+    """Whether the log-directory readers read this file (the others are only listed). A file
+    they read whole but refuse past :data:`SMALL_FILE_LIMIT` is not fetched either: its sparse
+    placeholder of the same size is refused the same way (a transaction index is mapped, so
+    read whatever its size)."""
+    if entry.is_dir:
+        return False
+    name = entry.rel.rpartition("/")[2]
+    kind = None if name in LOG_DIR_MARKERS else classify_partition_file(name).kind
+    if kind is not None and kind not in _READ_KINDS:
+        return False
+    return entry.size <= SMALL_FILE_LIMIT or kind == FileKind.TXNINDEX
 
 
 def hidden_from_spark(rel: str) -> bool:
@@ -98,8 +106,7 @@ class RemoteTree:
 
     def fetched(self, entries: Iterable[RemoteEntry]) -> list[str]:
         """URIs of the files among ``entries`` that tasks must fetch through Spark."""
-        return [self.to_uri(e.rel) for e in entries
-                if not e.is_dir and needs_content(e.rel) and e.rel not in self.contents]
+        return [self.to_uri(e.rel) for e in entries if needs_content(e) and e.rel not in self.contents]
 
 
 def java_failure(exc: Exception, uri: str) -> EvidenceError:
@@ -136,11 +143,12 @@ def list_tree(spark, root: str) -> RemoteTree:
                 for rel, children in listed:
                     for name, is_dir, size, child_path in children:
                         child = f"{rel}/{name}" if rel else name
-                        entries.append(RemoteEntry(child, is_dir, size))
+                        entry = RemoteEntry(child, is_dir, size)
+                        entries.append(entry)
                         if is_dir and depth + 1 < DEPTH:
                             level.append((child_path(), child))
-                        elif needs_content(child) and (hidden_from_spark(child) or name == META_PROPERTIES):
-                            contents[child] = _read(jvm, fs, child_path(), size, f"{uri}/{child}")
+                        elif needs_content(entry) and (hidden_from_spark(child) or name == META_PROPERTIES):
+                            contents[child] = _read(jvm, fs, child_path())
     except Py4JError as exc:
         raise java_failure(exc, root) from None
     return RemoteTree(uri, tuple(entries), contents)
@@ -191,9 +199,7 @@ def _join(uri: str, rel: str) -> str:
     return f"{uri}/{rel}" if rel else uri
 
 
-def _read(jvm, fs, path, size: int, uri: str) -> bytes:
-    if size > SMALL_FILE_LIMIT:
-        raise EvidenceError(f"is {size} bytes, more than a file of this kind can hold ({SMALL_FILE_LIMIT})", path=uri)
+def _read(jvm, fs, path) -> bytes:
     stream = fs.open(path)
     try:
         return bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
@@ -241,7 +247,7 @@ class Staging:
             path.parent.mkdir(parents=True, exist_ok=True)
             if e.rel in self.tree.contents:
                 path.write_bytes(self.tree.contents[e.rel])
-            elif placeholders_for_content or not needs_content(e.rel):
+            elif placeholders_for_content or not needs_content(e):
                 with open(path, "wb") as fh:
                     fh.truncate(e.size)
 
@@ -252,7 +258,7 @@ class Staging:
     def check_complete(self, entries: Iterable[RemoteEntry]) -> None:
         """Every file the readers read is in place (Spark returned a row for each)."""
         for e in entries:
-            if not e.is_dir and not os.path.exists(os.path.join(self.base, e.rel)):
+            if needs_content(e) and not os.path.exists(os.path.join(self.base, e.rel)):
                 raise EvidenceError("Spark returned no content for this file", path=self.tree.to_uri(e.rel))
 
     def relabel(self, value):

@@ -665,7 +665,7 @@ def scan_fetched_log_dirs(out: str, index: int, tree: remote.RemoteTree, log_dir
         staging.build(entries)
         for uri, content in rows:
             staging.put(uri, content)
-        staging.check_complete(e for e in entries if remote.needs_content(e.rel))
+        staging.check_complete(entries)
         staged = [replace(d, path=staging.local(d.path)) for d in log_dirs]
         yield from scan_log_dirs(out, index, staged, staging.relabel)
 

@@ -39,7 +39,7 @@ def test_which_roots_are_read_through_spark(root: str, remote: bool) -> None:
 
 
 def test_the_readers_read_checkpoints_snapshots_and_txn_indexes_but_not_segments_or_offset_indexes() -> None:
-    read = {e.rel.rpartition("/")[2] for e in TREE.entries if not e.is_dir and needs_content(e.rel)}
+    read = {e.rel.rpartition("/")[2] for e in TREE.entries if needs_content(e)}
     assert read == {".kafka_cleanshutdown", "meta.properties", "replication-offset-checkpoint",
                     "00000000000000000000.txnindex", "00000000000000000000.snapshot", "leader-epoch-checkpoint"}
 
@@ -72,7 +72,7 @@ def test_the_skeleton_has_every_file_at_its_length_and_holds_only_what_was_read(
     assert segment.stat().st_size == 1 << 30 and segment.stat().st_blocks == 0  # sparse: nothing written
     assert (tmp_path / "broker-1/data/meta.properties").read_bytes() == b"broker.id=1\n"
     assert not (partition / "leader-epoch-checkpoint").exists()  # left for the fetched content
-    needed = [e for e in TREE.entries if not e.is_dir and needs_content(e.rel)]
+    needed = list(TREE.entries)
     with pytest.raises(EvidenceError, match=f"^{URI}/broker-1/data/__consumer_offsets-0/0+.snapshot: Spark returned"):
         staging.check_complete(needed)
     for uri in TREE.fetched(TREE.entries):
@@ -123,3 +123,20 @@ def test_a_task_refusing_an_input_is_the_one_line_error_of_the_input() -> None:
     assert task_failure(RuntimeError(JOB_FAILURE.replace("kreplica.formats.mapped.EvidenceError",
                                                          "ZeroDivisionError"))) is None
     assert task_failure(RuntimeError("kreplica.formats.mapped.NotAnError: x")) is None
+
+
+def test_a_file_too_big_to_read_is_not_fetched_but_stands_at_its_size(tmp_path: Path) -> None:
+    from kreplica.formats.mapped import SMALL_FILE_LIMIT
+    from kreplica.model.log_dir import read_checkpoints, scan_log_dir
+
+    big = RemoteEntry("b/data/replication-offset-checkpoint", False, SMALL_FILE_LIMIT + 1)
+    assert not needs_content(big)  # the readers refuse it unread, so Spark need not fetch it
+    assert needs_content(RemoteEntry("b/data/t-0/00000000000000000000.txnindex", False, SMALL_FILE_LIMIT + 1))
+    tree = RemoteTree(URI, (RemoteEntry("b", True), RemoteEntry("b/data", True), big), {})
+    assert tree.fetched(tree.entries) == []
+    staging = Staging(str(tmp_path), tree)
+    staging.build(tree.entries)
+    staging.check_complete(tree.entries)
+    (finding,) = read_checkpoints(scan_log_dir(tmp_path / "b" / "data")).findings
+    assert staging.relabel(finding.path) == f"{URI}/b/data/replication-offset-checkpoint"
+    assert f"is {SMALL_FILE_LIMIT + 1} bytes, more than a file of this kind can hold" in finding.message
