@@ -167,3 +167,13 @@ def test_a_segment_over_two_gib_is_refused_before_any_is_fetched(tmp_path) -> No
     assert line == ("kreplica: error: viewfs://big/fleet/broker-1/data/t-0/00000000000000000000.log: is 2147483648 "
                     "bytes: Spark fetches a file as one value of at most 2 GiB; mount the store and give the mount "
                     "path to walk it mapped")
+
+
+def test_on_separate_executor_processes_the_tables_are_the_same(scans, tmp_path) -> None:
+    # local-cluster runs two executor JVMs of their own, as a cluster would: nothing the scan
+    # needs may live only in the driver (the listing ships by broadcast, the mount by --conf)
+    evidence, local, _ = scans
+    code, _ = _run("fleet", "scan", MOUNT, "--out", str(tmp_path / "out"), "--master", "local-cluster[2,1,1024]",
+                   "--records", *_mount(evidence))
+    for table in TABLES:
+        assert _rows(tmp_path / "out", table) == _rows(local, table, evidence), table
