@@ -109,15 +109,31 @@ class RemoteTree:
         return [self.to_uri(e.rel) for e in entries if needs_content(e) and e.rel not in self.contents]
 
 
-def java_failure(exc: Exception, uri: str) -> EvidenceError:
-    """A Hadoop exception as a one-line error naming the URI (exit 2)."""
+#: The Hadoop module holding the connector for a scheme, where Hadoop ships one.
+_CONNECTORS = {"s3a": "hadoop-aws", "abfs": "hadoop-azure", "abfss": "hadoop-azure", "wasb": "hadoop-azure",
+               "wasbs": "hadoop-azure", "oss": "hadoop-aliyun", "cos": "hadoop-cos"}
+
+
+def java_failure(exc: Exception, uri: str, hadoop_version: str | None = None) -> EvidenceError:
+    """A Hadoop exception as a one-line error naming the URI (exit 2); for a scheme without its
+    connector, the ``--conf`` that adds it (``hadoop_version``: the Hadoop that Spark carries)."""
     java = getattr(exc, "java_exception", None)
     reason = java.toString() if java is not None else str(exc).splitlines()[0]
     if any(sign in reason for sign in ("UnsupportedFileSystemException", "No FileSystem for scheme",
                                        "ClassNotFoundException")):
-        reason += (" (Spark reads this scheme only with its connector on the classpath, e.g. --conf "
-                   "spark.jars.packages=org.apache.hadoop:hadoop-aws:<Spark's Hadoop version> for s3a://)")
+        module = _CONNECTORS.get(urlparse(uri).scheme)
+        package = f"org.apache.hadoop:{module}:{hadoop_version or '<the Hadoop version of your Spark>'}" \
+            if module else None
+        reason += (" (Spark reads this scheme only with its connector on the classpath"
+                   + (f", e.g. --conf spark.jars.packages={package})" if package else ")"))
     return EvidenceError(reason, path=uri)
+
+
+def _hadoop_version(jvm) -> str | None:
+    try:
+        return str(jvm.org.apache.hadoop.util.VersionInfo.getVersion())
+    except Exception:  # noqa: BLE001 - only a hint in an error message
+        return None
 
 
 def list_tree(spark, root: str) -> RemoteTree:
@@ -150,7 +166,7 @@ def list_tree(spark, root: str) -> RemoteTree:
                         elif needs_content(entry) and (hidden_from_spark(child) or name == META_PROPERTIES):
                             contents[child] = _read(jvm, fs, child_path())
     except Py4JError as exc:
-        raise java_failure(exc, root) from None
+        raise java_failure(exc, root, _hadoop_version(spark._jvm)) from None
     return RemoteTree(uri, tuple(entries), contents)
 
 

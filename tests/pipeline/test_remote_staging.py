@@ -140,3 +140,17 @@ def test_a_file_too_big_to_read_is_not_fetched_but_stands_at_its_size(tmp_path: 
     (finding,) = read_checkpoints(scan_log_dir(tmp_path / "b" / "data")).findings
     assert staging.relabel(finding.path) == f"{URI}/b/data/replication-offset-checkpoint"
     assert f"is {SMALL_FILE_LIMIT + 1} bytes, more than a file of this kind can hold" in finding.message
+
+
+def test_a_missing_connector_is_named_with_the_package_that_adds_it() -> None:
+    from kreplica.pipeline.remote import java_failure
+
+    missing = RuntimeError('java.lang.RuntimeException: java.lang.ClassNotFoundException: Class '
+                           'org.apache.hadoop.fs.s3a.S3AFileSystem not found\n\tat ...')
+    assert str(java_failure(missing, "s3a://bucket/fleet", "3.4.1")) == (
+        "s3a://bucket/fleet: java.lang.RuntimeException: java.lang.ClassNotFoundException: Class "
+        "org.apache.hadoop.fs.s3a.S3AFileSystem not found (Spark reads this scheme only with its connector on the "
+        "classpath, e.g. --conf spark.jars.packages=org.apache.hadoop:hadoop-aws:3.4.1)")
+    assert str(java_failure(missing, "gs://b/f")).endswith("(Spark reads this scheme only with its connector "
+                                                           "on the classpath)")
+    assert "connector" not in str(java_failure(RuntimeError("java.io.IOException: permission denied"), "hdfs://n/f"))
