@@ -20,3 +20,28 @@ def test_imports_only_go_leftwards_through_the_layers() -> None:
     done = subprocess.run([*_lint_imports(), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
+
+
+#: What reading a file takes: the modules that reach the file system and kreplica's own openers.
+_FILE_ACCESS_MODULES = {"os", "pathlib", "mmap", "shutil", "io", "tempfile"}
+_FILE_OPENERS = {"open_buffer", "read_small_file", "open_regular", "read_bytes", "scan_log_dir", "scan_partition_dir"}
+
+
+def test_analysis_reads_no_files_itself() -> None:
+    # ARCHITECTURE: analysis is functions of model values; files are opened by model/ (which hands
+    # analysis buffers, as model.segments.mapped_segments does) so analysis never needs a path
+    import ast
+
+    offences = []
+    for module in sorted((ROOT / "kreplica" / "analysis").glob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text(), str(module))):
+            if isinstance(node, ast.Import):
+                offences += [f"{module.name}: import {a.name}" for a in node.names
+                             if a.name.split(".")[0] in _FILE_ACCESS_MODULES]
+            elif isinstance(node, ast.ImportFrom):
+                if (node.module or "").split(".")[0] in _FILE_ACCESS_MODULES:
+                    offences.append(f"{module.name}: from {node.module} import ...")
+                offences += [f"{module.name}: imports {a.name}" for a in node.names if a.name in _FILE_OPENERS]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open":
+                offences.append(f"{module.name}: line {node.lineno} calls open()")
+    assert offences == []

@@ -152,20 +152,23 @@ def run_segment(data: bytes) -> int:
     """What ``inspect-log --records`` does with a file: the walk, the cross-batch checks, record
     decoding of every batch (the record stream turns decoding errors into findings), recovery."""
     from kreplica.analysis.inspection import InspectOptions, inspect_segment
+    from kreplica.formats.mapped import open_buffer
     from kreplica.model.segments import SegmentFile
 
     path = _segment_path()
     with open(path, "wb") as f:
         f.write(data)
     n = 0
-    for _ in inspect_segment(SegmentFile(path, 0), InspectOptions(records=True)):
-        n += 1
+    with open_buffer(path) as buf:
+        for _ in inspect_segment(SegmentFile(path, 0), buf, InspectOptions(records=True)):
+            n += 1
     return n
 
 
 def run_segment_no_crc(data: bytes) -> int:
     """The same walk as :func:`run_segment` but with ``--no-verify-crc`` and a byte limit."""
     from kreplica.analysis.inspection import InspectOptions, inspect_segment
+    from kreplica.formats.mapped import open_buffer
     from kreplica.model.segments import SegmentFile
 
     path = _segment_path()
@@ -173,9 +176,10 @@ def run_segment_no_crc(data: bytes) -> int:
         f.write(data)
     n = 0
     limit = len(data) - (len(data) // 3)
-    for _ in inspect_segment(SegmentFile(path, 0), InspectOptions(records=True, verify_crc=False,
-                                                                  max_bytes=limit)):
-        n += 1
+    with open_buffer(path) as buf:
+        for _ in inspect_segment(SegmentFile(path, 0), buf, InspectOptions(records=True, verify_crc=False,
+                                                                           max_bytes=limit)):
+            n += 1
     return n
 
 

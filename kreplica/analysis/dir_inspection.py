@@ -16,12 +16,11 @@ from kreplica.analysis.epoch_reconciliation import compare_checkpoint
 from kreplica.analysis.index_verification import verify_offset_index, verify_time_index, verify_txn_index
 from kreplica.analysis.log_loading import RestartVerdict, load_partition
 from kreplica.formats.findings import Finding
-from kreplica.formats.mapped import open_buffer
 from kreplica.formats.offset_index import IndexEnd
 from kreplica.formats.producer_snapshot import ProducerSnapshotEntry
 from kreplica.model.lineage import LineageEntry
 from kreplica.model.log_dir import LogDir, read_checkpoints
-from kreplica.model.partition_log import PartitionLog, SegmentLog, read_partition_log
+from kreplica.model.partition_log import PartitionLog, SegmentLog, mapped_indexes, read_partition_log
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 
 SUFFIX_MEANINGS = {
@@ -222,20 +221,18 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
 def _verify_indexes(seg: SegmentLog, findings: list[Finding]) -> tuple[int | None, int | None, int | None]:
     counts: list[int | None] = [None, None, None]
     files = seg.files
-    for slot, (path, verify) in enumerate(((files.index, verify_offset_index), (files.timeindex, verify_time_index))):
-        if path is None:
-            continue
-        with open_buffer(path) as buf:
+    with mapped_indexes(files) as mapped:
+        for slot, (kind, verify) in enumerate((("index", verify_offset_index), ("timeindex", verify_time_index))):
+            if kind not in mapped:
+                continue
+            path, buf = mapped[kind]
             for item in verify(buf, path=path, segment=seg):
                 if isinstance(item, Finding):
                     findings.append(item)
                 elif isinstance(item, IndexEnd):
                     counts[slot] = item.entries
-    if files.txnindex is not None:
-        with open_buffer(files.txnindex) as buf:
-            items = list(verify_txn_index(buf, path=files.txnindex, segment=seg))
-    else:
-        items = list(verify_txn_index(b"", path=None, segment=seg))
+        path, buf = mapped.get("txnindex", (None, b""))
+        items = list(verify_txn_index(buf, path=path, segment=seg))
     counts[2] = sum(1 for i in items if not isinstance(i, Finding)) if files.txnindex else None
     findings.extend(i for i in items if isinstance(i, Finding))
     return counts[0], counts[1], counts[2]

@@ -19,9 +19,9 @@ from kreplica.formats.batch import Record, RecordBatch
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.segment import SegmentEnd, iter_segment
-from kreplica.formats.mapped import open_buffer
+from kreplica.formats.mapped import Buffer
 from kreplica.model.batch_order import PartitionContext, check_batch
-from kreplica.model.segments import SegmentFile, SegmentGroup
+from kreplica.model.segments import SegmentFile, SegmentGroup, mapped_segments
 
 @dataclass(frozen=True, slots=True)
 class InspectOptions:
@@ -104,76 +104,77 @@ def inspect_groups(groups: list[SegmentGroup], options: InspectOptions,
     """Inspect every segment of every group, in order; see :func:`inspect_segment`."""
     for group in groups:
         context = PartitionContext()
-        for segment in group.segments:
-            yield from inspect_segment(segment, options, context, progress)
+        for segment, buf in mapped_segments(group):
+            yield from inspect_segment(segment, buf, options, context, progress)
 
 
-def inspect_segment(segment: SegmentFile, options: InspectOptions, context: PartitionContext | None = None,
+def inspect_segment(segment: SegmentFile, buf: Buffer, options: InspectOptions,
+                    context: PartitionContext | None = None,
                     progress: Callable[[int], None] | None = None) -> Iterator[Event]:
-    """Events for one segment: :class:`SegmentStart`, then batches (each followed by its
-    records when asked) and findings in file order, then :class:`SegmentSummary`."""
+    """Events for one segment, whose bytes are ``buf``: :class:`SegmentStart`, then batches
+    (each followed by its records when asked) and findings in file order, then
+    :class:`SegmentSummary`."""
     context = context if context is not None else PartitionContext()
-    with open_buffer(segment.path) as buf:
-        label = segment.path
-        yield SegmentStart(label, segment.base_offset, len(buf))
-        base = segment.base_offset if segment.base_offset is not None else 0
-        judge_recovery = options.verify_crc
-        recovery = SegmentRecovery(buf, segment_base_offset=base)
-        batches = records = findings = errors = 0
-        first = last = None
-        end: SegmentEnd | None = None
-        reported_progress = 0
-        filtering = options.filtering
-        decode = options.records
-        feed = recovery.feed
-        # NOTE: the per-batch path of every scan; bench/README.md has the figures
-        for event in iter_segment(buf, path=label, verify_crc=options.verify_crc, max_bytes=options.max_bytes):
-            if type(event) is RecordBatch:
-                batch = event
-                batches += 1
-                if first is None:
-                    first = batch.base_offset
-                if last is None or batch.last_offset > last:
-                    last = batch.last_offset
-                if judge_recovery and not batch.after_break:  # no verdict without CRCs
-                    feed(batch)
-                pending = check_batch(batch, segment.base_offset, context)
-                listed = not filtering or options.wants(batch)
-                if listed:
-                    yield batch
-                if decode:
-                    for item in _records_of(buf, batch):
-                        if isinstance(item, Finding):
-                            pending.append(item)
-                        else:
-                            records += 1
-                            if listed and (not filtering or options.wants_record(item)):
-                                yield item
-                elif batch.count is not None:
-                    records += batch.count if batch.count > 0 else 0
-                else:
-                    records += max(batch.last_offset - batch.base_offset + 1, 1)
-                if pending:
-                    for f in pending:
-                        findings += 1
-                        errors += f.is_error
-                        yield f
-                if progress is not None and batch.end - reported_progress >= 1 << 22:
-                    progress(batch.end - reported_progress)
-                    reported_progress = batch.end
-            elif isinstance(event, Finding):
-                findings += 1
-                errors += event.is_error
-                yield event
+    label = segment.path
+    yield SegmentStart(label, segment.base_offset, len(buf))
+    base = segment.base_offset if segment.base_offset is not None else 0
+    judge_recovery = options.verify_crc
+    recovery = SegmentRecovery(buf, segment_base_offset=base)
+    batches = records = findings = errors = 0
+    first = last = None
+    end: SegmentEnd | None = None
+    reported_progress = 0
+    filtering = options.filtering
+    decode = options.records
+    feed = recovery.feed
+    # NOTE: the per-batch path of every scan; bench/README.md has the figures
+    for event in iter_segment(buf, path=label, verify_crc=options.verify_crc, max_bytes=options.max_bytes):
+        if type(event) is RecordBatch:
+            batch = event
+            batches += 1
+            if first is None:
+                first = batch.base_offset
+            if last is None or batch.last_offset > last:
+                last = batch.last_offset
+            if judge_recovery and not batch.after_break:  # no verdict without CRCs
+                feed(batch)
+            pending = check_batch(batch, segment.base_offset, context)
+            listed = not filtering or options.wants(batch)
+            if listed:
+                yield batch
+            if decode:
+                for item in _records_of(buf, batch):
+                    if isinstance(item, Finding):
+                        pending.append(item)
+                    else:
+                        records += 1
+                        if listed and (not filtering or options.wants_record(item)):
+                            yield item
+            elif batch.count is not None:
+                records += batch.count if batch.count > 0 else 0
             else:
-                end = event
-        if progress is not None:
-            progress(len(buf) - reported_progress)
-        if end.stopped_by == "max_bytes":
-            judge_recovery = False
-        verdict = recovery.verdict(len(buf)) if judge_recovery else None
-        yield SegmentSummary(label, batches, records, first, last, end.file_size, end.valid_bytes,
-                             end.file_size - end.valid_bytes, verdict, end.stopped_by, findings, errors)
+                records += max(batch.last_offset - batch.base_offset + 1, 1)
+            if pending:
+                for f in pending:
+                    findings += 1
+                    errors += f.is_error
+                    yield f
+            if progress is not None and batch.end - reported_progress >= 1 << 22:
+                progress(batch.end - reported_progress)
+                reported_progress = batch.end
+        elif isinstance(event, Finding):
+            findings += 1
+            errors += event.is_error
+            yield event
+        else:
+            end = event
+    if progress is not None:
+        progress(len(buf) - reported_progress)
+    if end.stopped_by == "max_bytes":
+        judge_recovery = False
+    verdict = recovery.verdict(len(buf)) if judge_recovery else None
+    yield SegmentSummary(label, batches, records, first, last, end.file_size, end.valid_bytes,
+                         end.file_size - end.valid_bytes, verdict, end.stopped_by, findings, errors)
 
 
 def _header_count(batch: RecordBatch) -> int:

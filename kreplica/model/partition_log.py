@@ -17,7 +17,7 @@ runs the same analyses on table rows without any file at hand.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from kreplica.formats.control_marker import ControlMarker, has_marker, read_cont
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.leader_epoch_checkpoint import EpochEntryLine, parse_leader_epoch_checkpoint
-from kreplica.formats.mapped import open_buffer
+from kreplica.formats.mapped import Buffer, open_buffer
 from kreplica.formats.partition_metadata import parse_partition_metadata
 from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kreplica.formats.segment import SegmentEnd, iter_segment
@@ -196,6 +196,16 @@ def read_segment_log(files: SegmentFiles, context: PartitionContext,
         advance(end.file_size - reported)
     return SegmentLog(files, end.file_size, end.valid_bytes, end.stopped_by, tuple(batches), markers,
                       tuple(findings), txn_index_below_base(files))
+
+
+@contextmanager
+def mapped_indexes(files: SegmentFiles) -> Iterator[dict[str, tuple[str, Buffer]]]:
+    """The segment's index files that exist, by kind (``index``, ``timeindex``, ``txnindex``),
+    each as its path and a read-only buffer over it, unmapped on exit."""
+    with ExitStack() as stack:
+        yield {kind: (path, stack.enter_context(open_buffer(path)))
+               for kind, path in (("index", files.index), ("timeindex", files.timeindex), ("txnindex", files.txnindex))
+               if path is not None}
 
 
 def txn_index_below_base(files: SegmentFiles) -> bool:

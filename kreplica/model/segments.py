@@ -8,11 +8,12 @@ contributes each partition directory in it, in name order. Anything else in a di
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from kreplica.formats.naming import classify_partition_file, parse_partition_dir, segment_base_offset
-from kreplica.formats.mapped import EvidenceError, STDIN, refuse_special
+from kreplica.formats.mapped import STDIN, Buffer, EvidenceError, open_buffer, refuse_special
 
 
 _NOT_SEGMENTS = {
@@ -45,6 +46,14 @@ class SegmentGroup:
             if s.path != STDIN:
                 total += os.path.getsize(s.path)
         return total
+
+
+def mapped_segments(group: SegmentGroup) -> Iterator[tuple[SegmentFile, Buffer]]:
+    """Each segment of ``group`` with a read-only buffer over it, in order: mapped when it is
+    reached, unmapped when the next one is asked for (one segment mapped at a time)."""
+    for segment in group.segments:
+        with open_buffer(segment.path) as buf:
+            yield segment, buf
 
 
 def _partition_segments(directory: Path) -> tuple[SegmentFile, ...]:
