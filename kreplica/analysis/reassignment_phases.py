@@ -25,7 +25,6 @@ receive (follower throttle) or send as leader (leader throttle), over the rate.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 

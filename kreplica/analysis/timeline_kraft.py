@@ -189,7 +189,6 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
     start, findings = kraft_start(files, from_offset=from_offset)
     yield from findings
     img = _Image()
-    label = start.path or "the log"
     for rec in start.records:
         for _ in _apply(img, rec, True):
             pass

@@ -674,7 +674,6 @@ def _scan_remote_log_dirs(spark, root: str, out: str, tasks: int) -> list[tuple]
     """Stage 1 on remote evidence: the tree listed and its log directories found on the driver,
     then each log directory scanned in a task from the small files Spark fetches for it."""
     sc = spark.sparkContext
-    sc.setJobDescription("kreplica fleet scan: listing")
     tree = remote.list_tree(spark, root)
     log_dirs = _discover_remote(tree)
     slot = {d.path: i for i, d in enumerate(log_dirs)}

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from kreplica.analysis.timeline import (
     BrokerEvent,
-    ControllerEvent,
     LeaderIsr,
     PartitionEvent,
     TimelineEnd,
