@@ -5,7 +5,7 @@ cluster with N = 2 in under a minute.
 
 Builds a ZooKeeper-kind cluster state in memory (replication factor 3, replicas placed
 round-robin with a shift as AdminUtils does, every replica in the ISR, min.insync.replicas 2,
-five racks) and times :func:`kreplica.analysis.election_sweep.sweep`. Prints one JSON line.
+five racks) and times :func:`kreplica.analysis.election.sweep.sweep`. Prints one JSON line.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kreplica.analysis.election_sweep import sweep  # noqa: E402
+from kreplica.analysis.election.sweep import sweep  # noqa: E402
 from kreplica.model.cluster import Broker, ClusterState, Controller, Health, PartitionState, Pending, Topic  # noqa: E402
 
 

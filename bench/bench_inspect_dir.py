@@ -24,11 +24,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from kreplica.formats.batch import NewRecord  # noqa: E402
-from kreplica.formats.leader_epoch_checkpoint import build_leader_epoch_checkpoint  # noqa: E402
-from kreplica.formats.meta_properties import build_meta_properties  # noqa: E402
-from kreplica.formats.offset_checkpoint import build_offset_checkpoint  # noqa: E402
-from kreplica.formats.default_records import build_batch  # noqa: E402
+from kreplica.formats.log.batch import NewRecord  # noqa: E402
+from kreplica.formats.logdir.leader_epoch_checkpoint import build_leader_epoch_checkpoint  # noqa: E402
+from kreplica.formats.logdir.meta_properties import build_meta_properties  # noqa: E402
+from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint  # noqa: E402
+from kreplica.formats.log.default_records import build_batch  # noqa: E402
 
 TS = 1_700_000_000_000
 

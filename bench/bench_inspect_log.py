@@ -94,8 +94,8 @@ def _map(path: str):
 
 
 def child_lib_scan(path: str, verify_crc: bool = True) -> dict:
-    from kreplica.formats.batch import RecordBatch
-    from kreplica.formats.segment import iter_segment
+    from kreplica.formats.log.batch import RecordBatch
+    from kreplica.formats.log.segment import iter_segment
 
     f, mm = _map(path)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -135,9 +135,9 @@ def child_floor_crc(path: str) -> dict:
 
 
 def child_lib_decode(path: str) -> dict:
-    from kreplica.formats.batch import RecordBatch
-    from kreplica.formats.default_records import iter_records
-    from kreplica.formats.segment import iter_segment
+    from kreplica.formats.log.batch import RecordBatch
+    from kreplica.formats.log.default_records import iter_records
+    from kreplica.formats.log.segment import iter_segment
 
     f, mm = _map(path)
     t0, c0 = time.perf_counter(), time.process_time()

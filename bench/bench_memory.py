@@ -34,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from kreplica.formats import default_records  # noqa: E402
+from kreplica.formats.log import default_records  # noqa: E402
 from kreplica.formats.varint import build_unsigned_varint as _varint  # noqa: E402
 import crc32c as _crc32c  # noqa: E402  (the hardware CRC-32C package kreplica uses)
 
@@ -70,7 +70,7 @@ def build_20m_batch(path: Path, count: int = 20_000_000) -> None:
 
 
 def _batches(first_offset: int, total_bytes: int) -> bytes:
-    from kreplica.formats.batch import NewRecord
+    from kreplica.formats.log.batch import NewRecord
     value = bytes(range(256)) * 4
     out = bytearray()
     offset = first_offset

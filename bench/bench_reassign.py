@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kreplica.analysis.reassignment_bounds import summarize_plan  # noqa: E402
-from kreplica.analysis.reassignment_planner import plan_reassignment  # noqa: E402
-from kreplica.analysis.reassignment_request import build_request  # noqa: E402
+from kreplica.analysis.reassignment.bounds import summarize_plan  # noqa: E402
+from kreplica.analysis.reassignment.planner import plan_reassignment  # noqa: E402
+from kreplica.analysis.reassignment.request import build_request  # noqa: E402
 from tests.analysis import reassignment_shapes as shapes  # noqa: E402
 
 

@@ -61,8 +61,8 @@ def _state(leader: int, epoch: int, isr) -> bytes:
 
 
 def generate(out: Path, partitions: int, txns: int) -> Path:
-    from kreplica.formats import zookeeper_snapshot as zks
-    from kreplica.formats import zookeeper_txnlog as zkl
+    from kreplica.formats.zookeeper import snapshot as zks
+    from kreplica.formats.zookeeper import txnlog as zkl
 
     d = out / "version-2"
     d.mkdir(parents=True, exist_ok=True)
@@ -153,7 +153,7 @@ def child(path: str) -> dict:
     tree = os.environ.get(_TREE_ENV)
     if tree:
         sys.path.insert(0, tree)
-    from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
+    from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
     from kreplica.model.zookeeper import find_zk_files
 
     t0 = time.perf_counter()

@@ -3,8 +3,8 @@ snapshot, replaying 1,000,000 transactions on it, and ``kreplica zk dump`` end t
 memory; against ZooKeeper's own SnapshotFormatter on the same file when Java and the ZooKeeper jar
 are installed (Debian: ``apt-get install zookeeper``).
 
-The evidence is generated with kreplica's own writers (``formats.zookeeper_snapshot.
-build_snapshot``, ``formats.zookeeper_txnlog.build_entry``/``build_txnlog``) into
+The evidence is generated with kreplica's own writers (``formats.zookeeper.snapshot.
+build_snapshot``, ``formats.zookeeper.txnlog.build_entry``/``build_txnlog``) into
 ``bench/data/zookeeper-<N>/version-2/`` (git-ignored), shaped like a Kafka cluster's tree:
 
   snapshot   ``/``, ``/zookeeper``, ``/zookeeper/quota``, ``/bench``, 1,000 directories
@@ -90,8 +90,8 @@ def _state(i: int, version: int = 1) -> bytes:
 
 def generate(out: Path, nodes: int, txns: int) -> Path:
     """Write ``out/version-2/snapshot.<zxid>`` (``nodes`` znodes) and logs of ``txns`` entries."""
-    from kreplica.formats import zookeeper_snapshot as zks
-    from kreplica.formats import zookeeper_txnlog as zkl
+    from kreplica.formats.zookeeper import snapshot as zks
+    from kreplica.formats.zookeeper import txnlog as zkl
 
     d = out / "version-2"
     d.mkdir(parents=True, exist_ok=True)

@@ -66,7 +66,7 @@ sys.path.insert(0, str(BENCH_DIR))
 from generate_segment import RecordStream, parse_size, size_label  # noqa: E402
 
 from kreplica.formats import codecs  # noqa: E402
-from kreplica.formats.default_records import build_batch  # noqa: E402
+from kreplica.formats.log.default_records import build_batch  # noqa: E402
 
 DATA_DIR = BENCH_DIR / "data"
 RESULTS_DIR = BENCH_DIR / "results"

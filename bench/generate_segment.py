@@ -7,8 +7,8 @@ Offsets increase without gaps, the partition leader epoch is bumped a few times
 sequence increasing by the record count), as a real producer's would.
 
 Everything is written with kreplica's own writer
-(:func:`kreplica.formats.default_records.build_batch` with
-:class:`kreplica.formats.batch.NewRecord`). The zstd twin holds the same records in the same
+(:func:`kreplica.formats.log.default_records.build_batch` with
+:class:`kreplica.formats.log.batch.NewRecord`). The zstd twin holds the same records in the same
 batches (same offsets, epochs, timestamps, producer fields), only compressed with
 ``codecs.ZSTD``; it is therefore smaller than the uncompressed file.
 
@@ -39,8 +39,8 @@ import time
 from pathlib import Path
 
 from kreplica.formats import codecs
-from kreplica.formats.batch import NewRecord
-from kreplica.formats.default_records import build_batch
+from kreplica.formats.log.batch import NewRecord
+from kreplica.formats.log.default_records import build_batch
 
 BENCH_DIR = Path(__file__).resolve().parent
 DEFAULT_OUT = BENCH_DIR / "data"

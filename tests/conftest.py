@@ -25,7 +25,7 @@ def oracle_dir(*parts: str) -> Path:
 
 
 def pytest_report_header(config):
-    from kreplica.formats import default_records
+    from kreplica.formats.log import default_records
 
     return (f"kreplica CRC implementation: {checksums.CRC_IMPLEMENTATION} "
             f"(hardware crc32c: {checksums.CRC32C_HARDWARE}); record decoder: "
@@ -37,7 +37,7 @@ def pytest_sessionstart(session):
     # cannot silently test the fast one (or the reverse).
     wanted = os.environ.get("KREPLICA_CRC", "fast").lower() or "fast"
     assert checksums.CRC_IMPLEMENTATION == ("reference" if wanted == "reference" else "fast")
-    from kreplica.formats import default_records
+    from kreplica.formats.log import default_records
 
     if os.environ.get("KREPLICA_DECODE", "").lower() == "python":
         assert default_records.DECODE_IMPLEMENTATION == "python"

@@ -1,5 +1,5 @@
 """Kafka-shaped ZooKeeper histories for tests and fixtures, written with kreplica's own writers
-(``formats.zookeeper_snapshot.build_snapshot``, ``formats.zookeeper_txnlog.build_entry``).
+(``formats.zookeeper.snapshot.build_snapshot``, ``formats.zookeeper.txnlog.build_entry``).
 
 A history is a snapshot (the skeleton Kafka's brokers create, the brokers registered, a
 controller) and one log of transactions shaped the way Kafka writes them
@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kreplica.formats import zookeeper_snapshot as zks
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import snapshot as zks
+from kreplica.formats.zookeeper import txnlog as zkl
 
 T0 = 1_700_000_000_000
 OPEN = (zks.Acl(31, "world", "anyone"),)

@@ -278,7 +278,7 @@ CODEC_OF = {"zstd": 4, "gzip": 1, "snappy": 2, "lz4": 3}
 
 def bomb_batch(data: bytes, rng: random.Random) -> bytes:
     """Insert (or append) a batch whose compressed payload is a bomb, v2 or legacy."""
-    from kreplica.formats import default_records, legacy_records
+    from kreplica.formats.log import default_records, legacy_records
     name, payload = rng.choice(sorted(bombs().items()))
     codec = CODEC_OF[name.split("-")[0]]
     magic = rng.choice((2, 2, 1, 0)) if codec != 4 else 2
@@ -298,7 +298,8 @@ def bomb_batch(data: bytes, rng: random.Random) -> bytes:
 
 def nested_wrapper(data: bytes, rng: random.Random) -> bytes:
     """A legacy wrapper whose value holds another compressed wrapper, ``depth`` levels deep."""
-    from kreplica.formats import codecs, legacy_records
+    from kreplica.formats import codecs
+    from kreplica.formats.log import legacy_records
     magic = rng.choice((0, 1))
     codec = rng.choice((1, 2, 3))
     depth = rng.choice((2, 3, 50, 500))
@@ -337,7 +338,7 @@ def zk_header(data: bytes, rng: random.Random) -> bytes:
 
 def zk_recompress(data: bytes, rng: random.Random) -> bytes:
     """Wrap the (already mutated) stream as a gzip or snappy-java snapshot, or a bomb of either."""
-    from kreplica.formats import zookeeper_snapshot as zs
+    from kreplica.formats.zookeeper import snapshot as zs
     if rng.random() < 0.2:
         return rng.choice((bombs()["gzip-48MiB"], bombs()["gzip-isize-4GiB"], bombs()["snappy-16MiB"]))
     return zs.build_gzip_stream(data) if rng.random() < 0.5 else zs.build_snappy_stream(data)

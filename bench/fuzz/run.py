@@ -238,13 +238,14 @@ class Child:
                     raise
         if atheris is not None:
             with atheris.instrument_imports(include=["kreplica"]):
-                import kreplica.analysis.inspection  # noqa: F401
+                import kreplica.analysis.inspect.inspect_log  # noqa: F401
                 import kreplica.formats  # noqa: F401
-                for mod in ("offset_index", "time_index", "txn_index", "producer_snapshot", "offset_checkpoint",
-                            "leader_epoch_checkpoint", "partition_metadata", "meta_properties", "clean_shutdown",
-                            "quorum_state", "zookeeper_snapshot", "zookeeper_txnlog", "kraft"):
+                for mod in ("log.offset_index", "log.time_index", "log.txn_index", "log.producer_snapshot",
+                            "logdir.offset_checkpoint", "logdir.leader_epoch_checkpoint", "logdir.partition_metadata",
+                            "logdir.meta_properties", "logdir.clean_shutdown", "kraft.quorum_state",
+                            "zookeeper.snapshot", "zookeeper.txnlog", "kraft.records"):
                     __import__(f"kreplica.formats.{mod}")
-        from kreplica.formats import default_records
+        from kreplica.formats.log import default_records
         self.stats["decoder"] = default_records.DECODE_IMPLEMENTATION
         self.load_seeds()
         import mutators

@@ -98,8 +98,9 @@ def _segment_magic_codec(data: bytes) -> tuple[int, int] | None:
 
 def _built_segments() -> list[bytes]:
     """One small segment per magic and codec, with kreplica's writers (the trees lack some)."""
-    from kreplica.formats import codecs, default_records, legacy_records
-    from kreplica.formats.batch import NewRecord
+    from kreplica.formats import codecs
+    from kreplica.formats.log import default_records, legacy_records
+    from kreplica.formats.log.batch import NewRecord
 
     recs = [NewRecord(i, 1_700_000_000_000 + i, b"key-%d" % i, b"value-%d " % i * (i + 1),
                       (("h", b"v"),) if i % 2 else ()) for i in range(6)]
@@ -151,7 +152,7 @@ def _segment_path() -> str:
 def run_segment(data: bytes) -> int:
     """What ``inspect-log --records`` does with a file: the walk, the cross-batch checks, record
     decoding of every batch (the record stream turns decoding errors into findings), recovery."""
-    from kreplica.analysis.inspection import InspectOptions, inspect_segment
+    from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_segment
     from kreplica.formats.mapped import open_buffer
     from kreplica.model.segments import SegmentFile
 
@@ -167,7 +168,7 @@ def run_segment(data: bytes) -> int:
 
 def run_segment_no_crc(data: bytes) -> int:
     """The same walk as :func:`run_segment` but with ``--no-verify-crc`` and a byte limit."""
-    from kreplica.analysis.inspection import InspectOptions, inspect_segment
+    from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_segment
     from kreplica.formats.mapped import open_buffer
     from kreplica.model.segments import SegmentFile
 
@@ -187,24 +188,24 @@ def run_segment_no_crc(data: bytes) -> int:
 
 
 def run_offset_index(data: bytes) -> int:
-    from kreplica.formats.offset_index import iter_offset_index
+    from kreplica.formats.log.offset_index import iter_offset_index
     return sum(1 for _ in iter_offset_index(data, path="f.index", base_offset=100))
 
 
 def run_time_index(data: bytes) -> int:
-    from kreplica.formats.time_index import iter_time_index
+    from kreplica.formats.log.time_index import iter_time_index
     return sum(1 for _ in iter_time_index(data, path="f.timeindex", base_offset=100))
 
 
 def run_txn_index(data: bytes) -> int:
-    from kreplica.formats.txn_index import iter_txn_index
+    from kreplica.formats.log.txn_index import iter_txn_index
     return sum(1 for _ in iter_txn_index(data, path="f.txnindex", base_offset=0))
 
 
 def index_seeds(suffix: str) -> Callable[[], list[bytes]]:
     def seeds() -> list[bytes]:
         out = _read(_files(FIXTURES, "*" + suffix) + _files(ORACLE / "kafka-java", "*" + suffix))
-        from kreplica.formats import offset_index, time_index, txn_index
+        from kreplica.formats.log import offset_index, time_index, txn_index
         if suffix == ".index":
             out.append(offset_index.build_offset_index([(100, 0), (150, 4096), (220, 9000)], base_offset=100))
         elif suffix == ".timeindex":
@@ -217,12 +218,12 @@ def index_seeds(suffix: str) -> Callable[[], list[bytes]]:
 
 
 def run_producer_snapshot(data: bytes) -> int:
-    from kreplica.formats.producer_snapshot import parse_producer_snapshot
+    from kreplica.formats.log.producer_snapshot import parse_producer_snapshot
     return len(parse_producer_snapshot(data, path="00000000000000000010.snapshot").entries)
 
 
 def producer_snapshot_seeds() -> list[bytes]:
-    from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, build_producer_snapshot
+    from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry, build_producer_snapshot
     out = _read(_files(FIXTURES, "*.snapshot") + _files(ORACLE / "kafka-java", "*.snapshot"))
     entries = [ProducerSnapshotEntry(1000 + i, i % 3, 10 * i, 100 + i, i, 1_700_000_000_000 + i, i - 1,
                                      -1 if i % 2 else 50 + i) for i in range(5)]
@@ -274,7 +275,7 @@ EPOCH_CHECKPOINT = [b"0\n3\n0 0\n1 17\n4 38\n", b"0\n0\n"]
 def run_zk_snapshot(data: bytes) -> int:
     """A snapshot as the loader reads it: inflated by its magic (gzip, snappy-java), then walked
     (the raw form the loader uses on every other input)."""
-    from kreplica.formats import zookeeper_snapshot as zs
+    from kreplica.formats.zookeeper import snapshot as zs
     compression = zs.COMPRESSION_NONE
     if data[:2] == b"\x1f\x8b":
         compression = zs.COMPRESSION_GZ
@@ -286,7 +287,7 @@ def run_zk_snapshot(data: bytes) -> int:
 
 
 def zk_snapshot_seeds() -> list[bytes]:
-    from kreplica.formats import zookeeper_snapshot as zs
+    from kreplica.formats.zookeeper import snapshot as zs
     paths = [p for p in _files(ORACLE / "zookeeper", "snapshot.*") if not p.name.endswith(".txt")]
     paths += _files(FIXTURES, "snapshot.*")
     out = _read(paths, 256 * 1024)
@@ -298,7 +299,7 @@ def zk_snapshot_seeds() -> list[bytes]:
 
 
 def run_zk_txnlog(data: bytes) -> int:
-    from kreplica.formats.zookeeper_txnlog import iter_txnlog
+    from kreplica.formats.zookeeper.txnlog import iter_txnlog
     return sum(1 for _ in iter_txnlog(data, path="log.1"))
 
 
@@ -314,12 +315,12 @@ def zk_txnlog_seeds() -> list[bytes]:
 
 
 def run_kraft(data: bytes) -> int:
-    from kreplica.formats.kraft import iter_metadata
+    from kreplica.formats.kraft.records import iter_metadata
     return sum(1 for _ in iter_metadata(data, path="00000000000000000000.log"))
 
 
 def kraft_seeds() -> list[bytes]:
-    from kreplica.formats import kraft
+    from kreplica.formats.kraft import records as kraft
     out = [_cut_segment(d) for d in _read(_files(FIXTURES / "elections", "*.log")
                                           + _files(FIXTURES / "timeline", "*.log"), 1 << 22)]
     topic = "AAAAAAAAAAAAAAAAAAAAAQ"

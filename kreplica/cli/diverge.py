@@ -33,7 +33,7 @@ def diverge(
 
     Exit status: 0 identical, 1 divergence found, 2 bad usage or unreadable input, 3 internal error.
     """
-    from kreplica.analysis.divergence import compare_all
+    from kreplica.analysis.replication.divergence import compare_all
     from kreplica.report import replication as report
 
     if len(replicas) < 2:

@@ -33,7 +33,7 @@ def epochs(
 
     Exit status: 0 they agree, 1 disagreements found, 2 bad usage or unreadable input, 3 internal error.
     """
-    from kreplica.analysis.epoch_reconciliation import reconcile_epochs
+    from kreplica.analysis.log.epoch_reconciliation import reconcile_epochs
     from kreplica.report import replication as report
 
     kafka_version = kafka_version or DEFAULT_VERSION

@@ -122,7 +122,7 @@ def analyze(
     Exit status: 0 no committed data at risk and no divergence, 1 some partition would lose committed
     data or has divergent replicas, 2 bad usage or unreadable input, 3 internal error.
     """
-    from kreplica.analysis.truncation import resolve_protocol
+    from kreplica.analysis.replication.truncation import resolve_protocol
     from kreplica.pipeline import analyze as pipeline
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report

@@ -38,7 +38,7 @@ def inspect_dir(
 
     Exit status: 0 nothing wrong, 1 problems found, 2 bad usage or unreadable input, 3 internal error.
     """
-    from kreplica.analysis.dir_inspection import inspect_log_dirs
+    from kreplica.analysis.inspect.inspect_dir import inspect_log_dirs
     from kreplica.cli.progress import byte_progress
     from kreplica.model.log_dir import find_log_dirs
     from kreplica.report import inspect_dir as report

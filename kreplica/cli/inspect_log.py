@@ -67,7 +67,7 @@ def inspect_log(
     Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input,
     3 internal error.
     """
-    from kreplica.analysis.inspection import InspectOptions, inspect_groups
+    from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
     from kreplica.cli.progress import byte_progress
     from kreplica.model.segments import find_segment_groups
     from kreplica.report import inspect_log as report

@@ -43,7 +43,7 @@ def offset_for_epoch(
     Exit status: 0 answered without error, 1 an answer carries an error, 2 bad usage or unreadable
     input, 3 internal error.
     """
-    from kreplica.analysis.offset_for_epoch import answer_queries
+    from kreplica.analysis.replication.offset_for_epoch import answer_queries
     from kreplica.formats.errors import Malformed
     from kreplica.report import replication as report
 

@@ -133,12 +133,12 @@ def plan_elect(
     fmt = resolve_format(output_format)
     _check_position(state, zxid_option(at_zxid, "--at-zxid"), offset_option(at_offset))
 
-    from kreplica.analysis.election_scenarios import Scenario, ScenarioError, parse_partition_names, plan_elections
+    from kreplica.analysis.election.scenarios import Scenario, ScenarioError, parse_partition_names, plan_elections
     from kreplica.report import election as report
 
     try:
         if sweep is not None:
-            from kreplica.analysis.election_sweep import sweep as run_sweep
+            from kreplica.analysis.election.sweep import sweep as run_sweep
 
             result = run_sweep(state, sweep, by_rack=by_rack, kafka_version=kafka_version, unclean=unclean_allowed)
             objs = [report.sweep_object(r, by_rack) for r in result.results]
@@ -160,7 +160,7 @@ def plan_elect(
         raise FormatError(str(exc)) from None
     rankings = []
     if dirs:
-        from kreplica.analysis.election_loss import election_json, rank_candidates
+        from kreplica.analysis.election.loss import election_json, rank_candidates
 
         keys = list(dict.fromkeys(e.key for e in plan.elections))
         evidence = _evidence(dirs, keys, {k: f"{k[0]}-{k[1]}" for k in keys})

@@ -17,7 +17,7 @@ from kreplica.report.output import resolve_format
 
 app = typer.Typer()
 
-#: the actions, in the order the help lists them (kreplica.analysis.reassignment_planner.ACTIONS)
+#: the actions, in the order the help lists them (kreplica.analysis.reassignment.planner.ACTIONS)
 ACTIONS = ("generate", "decommission", "add-brokers", "replace-broker", "set-replication-factor", "rebalance",
            "verify")
 _BROKER_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
@@ -97,7 +97,7 @@ def _topics(values: list[str] | None) -> list[str] | None:
 def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int] | None,
           racks: dict[int, str], at_zxid: str | None, at_time: str | None, at_offset: str | None):
     from kreplica.formats.mapped import open_buffer
-    from kreplica.formats.reassignment_json import parse_reassignment_json
+    from kreplica.formats.tools.reassignment_json import parse_reassignment_json
     from kreplica.model.assignment import assignment_from_cluster_state, assignment_from_entries
 
     if assignment_file is not None:
@@ -128,7 +128,7 @@ def _sizes(assignment, sizes_file: Optional[Path], sizes_from: Optional[str]):
     from kreplica.model.replica_sizes import sizes_from_describe, sizes_from_log_dirs
 
     if sizes_file is not None:
-        from kreplica.formats.log_dirs_describe import parse_log_dirs_describe
+        from kreplica.formats.tools.log_dirs_describe import parse_log_dirs_describe
         from kreplica.formats.mapped import open_buffer
 
         with open_buffer(sizes_file) as buf:
@@ -229,8 +229,8 @@ def plan_reassign(
     progress or different from the file, or throttles left), 2 bad usage or unreadable input (unknown
     broker, replication factor above the broker count, malformed JSON), 3 internal error.
     """
-    from kreplica.analysis.reassignment_planner import PlanError
-    from kreplica.analysis.replica_placement import PlacementError
+    from kreplica.analysis.reassignment.planner import PlanError
+    from kreplica.analysis.reassignment.placement import PlacementError
     sources, action, args = _split_words(words)
     fmt = resolve_format(output_format)
     action_args = _action_args(action, args)
@@ -243,7 +243,7 @@ def plan_reassign(
         sizes = _sizes(assignment, sizes_file, sizes_from)
         if max_bytes is not None and sizes is None:
             raise FormatError("--max-bytes needs replica sizes (--sizes or --sizes-from)", field="--max-bytes")
-        from kreplica.analysis.reassignment_request import build_request
+        from kreplica.analysis.reassignment.request import build_request
 
         request = build_request(assignment, action, brokers=broker_list, racks=rack_map,
                                 rack_aware=not disable_rack_aware, topics=_topics(topics), seed=seed,
@@ -255,10 +255,10 @@ def plan_reassign(
 
 
 def _plan(assignment, request, sizes, fmt, kafka_version, output_dir, max_moves, max_bytes, phases, throttle) -> int:
-    from kreplica.analysis.reassignment_bounds import summarize_plan
-    from kreplica.analysis.reassignment_phases import phase_seconds, split_phases, throttle_configs
-    from kreplica.analysis.reassignment_planner import plan_reassignment
-    from kreplica.analysis.reassignment_transitions import controller_for, transition_table
+    from kreplica.analysis.reassignment.bounds import summarize_plan
+    from kreplica.analysis.reassignment.phases import phase_seconds, split_phases, throttle_configs
+    from kreplica.analysis.reassignment.planner import plan_reassignment
+    from kreplica.analysis.reassignment.transitions import controller_for, transition_table
     from kreplica.model.versions import DEFAULT_VERSION, Feature
     from kreplica.report import reassignment as report
 
@@ -306,13 +306,13 @@ def _plan(assignment, request, sizes, fmt, kafka_version, output_dir, max_moves,
 
 
 def _verify(assignment, reassignment_file, fmt) -> int:
-    from kreplica.analysis.reassignment_verify import verify_reassignments
+    from kreplica.analysis.reassignment.verify import verify_reassignments
     from kreplica.report import reassignment as report
 
     proposal = None
     if reassignment_file is not None:
         from kreplica.formats.mapped import open_buffer
-        from kreplica.formats.reassignment_json import parse_reassignment_json
+        from kreplica.formats.tools.reassignment_json import parse_reassignment_json
 
         with open_buffer(reassignment_file) as buf:
             entries = parse_reassignment_json(bytes(buf), path=str(reassignment_file))

@@ -91,7 +91,7 @@ def timeline(
     Exit status: 0 nothing wrong, 1 an unclean election, an offline period, a zombie epoch, data
     lost, or damage found in the evidence, 2 bad usage or unreadable input, 3 internal error.
     """
-    from kreplica.analysis.timeline import TimelineEnd, TimelineSummary, matches
+    from kreplica.analysis.timeline.events import TimelineEnd, TimelineSummary, matches
     from kreplica.formats.findings import Finding
     from kreplica.report.inspect_log import finding_object
     from kreplica.report.timeline import event_to_dict, evidence_to_dicts, summary_to_dict
@@ -167,13 +167,13 @@ def _walk(sources: list[str], from_pos, from_time, to_pos, to_time):
 
     kind, resolved = detect_source_kind(sources)
     if kind == "zookeeper":
-        from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
+        from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
         from kreplica.model.zookeeper import find_zk_files
 
         files = find_zk_files(resolved)
         return iter_zookeeper_timeline(files, from_zxid=from_pos, from_time=from_time, to_zxid=to_pos,
                                        to_time=to_time), kind
-    from kreplica.analysis.timeline_kraft import iter_kraft_timeline
+    from kreplica.analysis.timeline.kraft import iter_kraft_timeline
 
     return iter_kraft_timeline(find_kraft_files(resolved), from_offset=from_pos, from_time=from_time,
                                to_offset=to_pos, to_time=to_time), kind
@@ -194,7 +194,7 @@ def _scan(dirs: dict[int, str]) -> dict[str, dict]:
 
 def _join(joined: dict[str, list], data: dict[str, dict]) -> list:
     """Each selected partition with replica data, read once per replica and joined with its events."""
-    from kreplica.analysis.timeline_evidence import join_partition
+    from kreplica.analysis.timeline.evidence import join_partition
     from kreplica.model.partition_log import read_partition_log
 
     out = []

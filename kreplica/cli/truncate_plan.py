@@ -56,7 +56,7 @@ def truncate_plan(
     Exit status: 0 nothing committed is lost, 1 committed data would be lost, 2 bad usage or unreadable
     input, 3 internal error.
     """
-    from kreplica.analysis.truncation import plan_truncations, resolve_protocol
+    from kreplica.analysis.replication.truncation import plan_truncations, resolve_protocol
     from kreplica.report import replication as report
 
     proto, version = resolve_protocol(protocol, kafka_version)

@@ -1,4 +1,16 @@
-"""Bytes in, typed values out: one module per on-disk format.
+"""Bytes in, typed values out: one module per on-disk format, in a package per file family.
+
+* ``log``: segments (record batches of every magic and codec), indexes, producer snapshots;
+* ``logdir``: a log directory's small files (checkpoints, ``meta.properties``, ...) and names;
+* ``kraft``: the KRaft metadata log's records and ``quorum-state``;
+* ``zookeeper``: jute, ZooKeeper snapshots and transaction logs;
+* ``tools``: the JSON documents of Kafka's command-line tools.
+
+Shared by all of them, at the top: ``errors`` (the ``FormatError`` family), ``findings`` (the
+``Finding`` value and its ``KINDS`` table), ``mapped`` (the one place a file is mapped),
+``codecs`` (Kafka's compression codecs with their framing, also ZooKeeper's snapshot
+compression), ``varint``, ``checksums`` (CRC-32C and CRC-32, fast and reference), ``uuid``, ``_java`` (the
+JDK's text rules) and ``_compiled`` (loading a compiled twin).
 
 The public readers are available from here; they are imported on first use (PEP 562), so that
 importing one format module, or the CLI, does not import them all.
@@ -9,16 +21,16 @@ from __future__ import annotations
 import importlib
 
 _PUBLIC = {
-    "Header": "batch", "NewRecord": "batch", "Record": "batch", "RecordBatch": "batch",
-    "parse_checkpoint": "checkpoint_file", "parse_clean_shutdown": "clean_shutdown",
-    "parse_leader_epoch_checkpoint": "leader_epoch_checkpoint", "parse_meta_properties": "meta_properties",
-    "parse_offset_checkpoint": "offset_checkpoint", "parse_partition_metadata": "partition_metadata",
-    "parse_quorum_state": "quorum_state",
+    "Header": "log.batch", "NewRecord": "log.batch", "Record": "log.batch", "RecordBatch": "log.batch",
+    "parse_checkpoint": "logdir.checkpoint_file", "parse_clean_shutdown": "logdir.clean_shutdown",
+    "parse_leader_epoch_checkpoint": "logdir.leader_epoch_checkpoint", "parse_meta_properties": "logdir.meta_properties",
+    "parse_offset_checkpoint": "logdir.offset_checkpoint", "parse_partition_metadata": "logdir.partition_metadata",
+    "parse_quorum_state": "kraft.quorum_state",
     "FormatError": "errors", "Malformed": "errors", "Truncated": "errors", "UnsupportedVersion": "errors",
     "KINDS": "findings", "Finding": "findings",
-    "iter_offset_index": "offset_index", "parse_producer_snapshot": "producer_snapshot",
-    "SegmentEnd": "segment", "iter_segment": "segment",
-    "iter_time_index": "time_index", "iter_txn_index": "txn_index",
+    "iter_offset_index": "log.offset_index", "parse_producer_snapshot": "log.producer_snapshot",
+    "SegmentEnd": "log.segment", "iter_segment": "log.segment",
+    "iter_time_index": "log.time_index", "iter_txn_index": "log.txn_index",
 }
 
 __all__ = sorted(_PUBLIC)

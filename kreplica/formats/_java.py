@@ -8,10 +8,10 @@ empty strings but keeps a leading one; ``String.trim`` strips every char up to U
 ``BufferedReader.readLine`` ends lines at ``\\n``, ``\\r`` or ``\\r\\n``; Jackson reads the first
 JSON value and ignores what follows it.
 
-Private to ``kreplica.formats``: :mod:`~kreplica.formats.checkpoint_file`,
-:mod:`~kreplica.formats.partition_metadata`, :mod:`~kreplica.formats.meta_properties`,
-:mod:`~kreplica.formats.clean_shutdown`, :mod:`~kreplica.formats.quorum_state` and
-:mod:`~kreplica.formats.naming` use them.
+Private to ``kreplica.formats``: :mod:`~kreplica.formats.logdir.checkpoint_file`,
+:mod:`~kreplica.formats.logdir.partition_metadata`, :mod:`~kreplica.formats.logdir.meta_properties`,
+:mod:`~kreplica.formats.logdir.clean_shutdown`, :mod:`~kreplica.formats.kraft.quorum_state` and
+:mod:`~kreplica.formats.logdir.naming` use them.
 """
 
 from __future__ import annotations

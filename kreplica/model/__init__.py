@@ -1,2 +1,15 @@
-"""What the evidence describes: log directories, partitions, replicas, epoch lineage and cache,
-ZooKeeper trees and the cluster state. Built from formats/; prints nothing."""
+"""What the evidence describes, built from formats/; prints nothing.
+
+* ``partition_log``: a replica's partition log, read once by one walk (or rebuilt from table rows)
+  and shared by every command;
+* ``segments``: a partition directory's segments, mapped for the walk;
+* ``batch_order``: the checks across batches and segments (offsets and epochs must increase);
+* ``lineage`` and ``epoch_cache``: a replica's leader-epoch lineage and Kafka's ``LeaderEpochFileCache``;
+* ``log_dir``: a broker's log directory and its partition directories;
+* ``index_files``: which index files a path stands for;
+* ``replica``: the replicas a user named, their labels and ``--hw`` overrides;
+* ``versions``: every Kafka version switch (``Feature``) and truncation protocol generation;
+* ``assignment``, ``replica_sizes``: where replicas are and how big they are;
+* ``cluster``: the cluster state a controller believed in, from ZooKeeper or KRaft;
+* ``zookeeper``: ZooKeeper's data tree, its files and their replay.
+"""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kreplica.formats.reassignment_json import PartitionReassignment
+from kreplica.formats.tools.reassignment_json import PartitionReassignment
 from kreplica.model.cluster.racks import broker_racks, live_broker_ids
 from kreplica.model.cluster.state import ClusterState
 

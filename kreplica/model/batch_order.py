@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kreplica.formats.batch import RecordBatch
+from kreplica.formats.log.batch import RecordBatch
 from kreplica.formats.findings import Finding
 
 _INT32_MAX = 0x7FFFFFFF

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kreplica.formats.mapped import Buffer, EvidenceError, open_buffer, refuse_special
-from kreplica.formats.naming import classify_partition_file
+from kreplica.formats.logdir.naming import classify_partition_file
 
 KINDS = {"index": "offset", "timeindex": "time", "txnindex": "txn"}
 

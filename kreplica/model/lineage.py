@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kreplica.formats.batch import RecordBatch
+from kreplica.formats.log.batch import RecordBatch
 from kreplica.model.epoch_cache import EpochEntry, LeaderEpochCache
 
 

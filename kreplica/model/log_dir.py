@@ -13,13 +13,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kreplica.formats.clean_shutdown import parse_clean_shutdown
+from kreplica.formats.logdir.clean_shutdown import parse_clean_shutdown
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.mapped import EvidenceError, read_small_file, refuse_special
-from kreplica.formats.meta_properties import parse_meta_properties
-from kreplica.formats.naming import PartitionDirName, classify_partition_file, parse_partition_dir
-from kreplica.formats.offset_checkpoint import parse_offset_checkpoint
+from kreplica.formats.logdir.meta_properties import parse_meta_properties
+from kreplica.formats.logdir.naming import PartitionDirName, classify_partition_file, parse_partition_dir
+from kreplica.formats.logdir.offset_checkpoint import parse_offset_checkpoint
 
 REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"

@@ -21,17 +21,17 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from kreplica.formats import default_records, legacy_records
-from kreplica.formats.batch import Record, RecordBatch
-from kreplica.formats.control_marker import ControlMarker, has_marker, read_control_marker
+from kreplica.formats.log import default_records, legacy_records
+from kreplica.formats.log.batch import Record, RecordBatch
+from kreplica.formats.log.control_marker import ControlMarker, has_marker, read_control_marker
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.leader_epoch_checkpoint import EpochEntryLine, parse_leader_epoch_checkpoint
+from kreplica.formats.logdir.leader_epoch_checkpoint import EpochEntryLine, parse_leader_epoch_checkpoint
 from kreplica.formats.mapped import Buffer, open_buffer
-from kreplica.formats.partition_metadata import parse_partition_metadata
-from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
-from kreplica.formats.segment import SegmentEnd, iter_segment
-from kreplica.formats.txn_index import AbortedTxn, iter_txn_index
+from kreplica.formats.logdir.partition_metadata import parse_partition_metadata
+from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
+from kreplica.formats.log.segment import SegmentEnd, iter_segment
+from kreplica.formats.log.txn_index import AbortedTxn, iter_txn_index
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.epoch_cache import EpochEntry
 from kreplica.model.lineage import LineageBuilder, LineageEntry

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from kreplica.formats.log_dirs_describe import ReplicaLogDirInfo
+from kreplica.formats.tools.log_dirs_describe import ReplicaLogDirInfo
 from kreplica.model.log_dir import scan_log_dir
 
 #: (topic, partition, broker)

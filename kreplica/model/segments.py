@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kreplica.formats.naming import classify_partition_file, parse_partition_dir, segment_base_offset
+from kreplica.formats.logdir.naming import classify_partition_file, parse_partition_dir, segment_base_offset
 from kreplica.formats.mapped import STDIN, Buffer, EvidenceError, open_buffer, refuse_special
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from kreplica.analysis.divergence import Divergence, compare_all
-from kreplica.analysis.epoch_reconciliation import EpochsVerdict, reconcile_epochs
-from kreplica.analysis.truncation import TruncationPlan, plan_truncations
+from kreplica.analysis.replication.divergence import Divergence, compare_all
+from kreplica.analysis.log.epoch_reconciliation import EpochsVerdict, reconcile_epochs
+from kreplica.analysis.replication.truncation import TruncationPlan, plan_truncations
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, Protocol
 from kreplica.pipeline.tables import replica_log_from_rows

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 from kreplica.formats.errors import FormatError
 from kreplica.formats.mapped import EvidenceError
-from kreplica.formats.meta_properties import parse_meta_properties
+from kreplica.formats.logdir.meta_properties import parse_meta_properties
 from kreplica.model.log_dir import LOG_DIR_MARKERS, META_PROPERTIES, read_bytes
 
 _BROKER_FOLDER = re.compile(r"^(?:broker[-_]?)?(\d+)$")

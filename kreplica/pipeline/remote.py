@@ -30,7 +30,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from kreplica.formats.mapped import SMALL_FILE_LIMIT, EvidenceError
-from kreplica.formats.naming import FileKind, classify_partition_file
+from kreplica.formats.logdir.naming import FileKind, classify_partition_file
 from kreplica.model.log_dir import LOG_DIR_MARKERS, META_PROPERTIES
 
 #: Levels below ROOT that are listed: broker, log directory, partition directory, its files.

@@ -9,7 +9,7 @@ Spark stages, each task running the same readers a single-partition command runs
    other cores waiting is split into stretches that meet at batch boundaries,
    :func:`plan_stretches`; a split that does not hold — damage at a boundary — is dropped and
    that segment walked again whole, the one case a file is read twice): each walked once over mmap
-   (:func:`~kreplica.formats.segment.iter_segment`), batch headers, control markers, the
+   (:func:`~kreplica.formats.log.segment.iter_segment`), batch headers, control markers, the
    walker's findings, the checks across batches (:func:`~kreplica.model.batch_order.check_batch`)
    within the segment and, with ``--records``, one row per record → ``batches``, ``markers``,
    ``findings``, ``records``, and a :class:`SegmentWalk` summary per segment to the driver;
@@ -43,13 +43,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
 
-from kreplica.formats import default_records, legacy_records
-from kreplica.formats.batch import RecordBatch
-from kreplica.formats.control_marker import has_marker, read_control_marker
+from kreplica.formats.log import default_records, legacy_records
+from kreplica.formats.log.batch import RecordBatch
+from kreplica.formats.log.control_marker import has_marker, read_control_marker
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.mapped import Buffer, EvidenceError, open_buffer
-from kreplica.formats.segment import find_next_batch, iter_segment
+from kreplica.formats.log.segment import find_next_batch, iter_segment
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.log_dir import LogDir, SegmentFiles, read_checkpoints, scan_log_dir
 from kreplica.model.partition_log import read_partition_files, txn_index_below_base

@@ -9,7 +9,7 @@ command would have read from the files. Every table carries the replica key
 
 Tables: ``replicas`` (one row per replica: checkpoint values, ``leader-epoch-checkpoint``
 entries, clean-shutdown marker, what the directory holds), ``segments``, ``batches`` (one row per
-batch header, :class:`~kreplica.formats.batch.RecordBatch` fields with ``path`` named ``file``),
+batch header, :class:`~kreplica.formats.log.batch.RecordBatch` fields with ``path`` named ``file``),
 ``markers`` (the decoded marker of each control batch), ``findings`` and, with ``--records``,
 ``records``.
 """
@@ -21,11 +21,11 @@ from collections.abc import Iterable, Mapping
 
 import pyarrow as pa
 
-from kreplica.formats.batch import RecordBatch
-from kreplica.formats.control_marker import ControlMarker
+from kreplica.formats.log.batch import RecordBatch
+from kreplica.formats.log.control_marker import ControlMarker
 from kreplica.formats.findings import Finding
-from kreplica.formats.leader_epoch_checkpoint import EpochEntryLine
-from kreplica.formats.naming import parse_partition_dir
+from kreplica.formats.logdir.leader_epoch_checkpoint import EpochEntryLine
+from kreplica.formats.logdir.naming import parse_partition_dir
 from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, SegmentFiles
 from kreplica.model.partition_log import PartitionLog, SmallFile, partition_log_from_rows
 

@@ -269,7 +269,7 @@ static const char R_TAIL[] = "],\"control_type\":null,\"coordinator_epoch\":null
     (sizeof(R_HEAD) + sizeof(R_POSITION) + sizeof(R_OFFSET) + sizeof(R_TIMESTAMP) + sizeof(R_SEQUENCE) +       \
      sizeof(R_KEY) + sizeof(R_VALUE) + sizeof(R_HEADERS) + sizeof(R_TAIL) - 9)
 
-/* Record fields (kreplica.formats.batch.Record). */
+/* Record fields (kreplica.formats.log.batch.Record). */
 enum { F_POSITION, F_OFFSET, F_TIMESTAMP, F_SEQUENCE, F_KEY, F_VALUE, F_HEADERS, F_CONTROL, F_COORDINATOR, F_COUNT };
 
 static PyObject *render(PyObject *seq, PyObject *path, int mode, PyObject *prefixes, PyObject *make);
@@ -424,7 +424,7 @@ static const char *const B_KEYS[] = {
     ",\"after_break\":", "}\n",
 };
 
-/* RecordBatch fields (kreplica.formats.batch.RecordBatch). */
+/* RecordBatch fields (kreplica.formats.log.batch.RecordBatch). */
 enum {
     B_PATH, B_POSITION, B_SIZE, B_MAGIC, B_BASE_OFFSET, B_LAST_OFFSET, B_COUNT_, B_EPOCH, B_CRC, B_CRC_VALID,
     B_ATTRIBUTES, B_COMPRESSION, B_TIMESTAMP_TYPE, B_BASE_TIMESTAMP, B_MAX_TIMESTAMP, B_PRODUCER_ID,

@@ -6,7 +6,7 @@ Unknown codes stay ints so nothing is hidden.
 
 from __future__ import annotations
 
-from kreplica.formats.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE
+from kreplica.formats.log.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE
 from kreplica.formats.codecs import CODEC_NAMES
 
 TIMESTAMP_TYPES = {NO_TIMESTAMP_TYPE: "no_timestamp_type", CREATE_TIME: "create_time", LOG_APPEND_TIME: "log_append_time"}

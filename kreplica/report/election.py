@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kreplica.analysis.election_common import KINDS, Election
-from kreplica.analysis.election_loss import LossRanking
-from kreplica.analysis.election_scenarios import ElectionPlan
+from kreplica.analysis.election.common import KINDS, Election
+from kreplica.analysis.election.loss import LossRanking
+from kreplica.analysis.election.scenarios import ElectionPlan
 
 
 def _record(p, *, recovery: bool = False) -> dict:
@@ -171,7 +171,7 @@ def render_sweep(objs: list[dict], summary: dict, console) -> None:
 
 
 def sweep_object(r, by_rack: bool) -> dict:
-    """One harmful combination of the sweep (:class:`~kreplica.analysis.election_sweep.SweepResult`)."""
+    """One harmful combination of the sweep (:class:`~kreplica.analysis.election.sweep.SweepResult`)."""
     out: dict = {"type": "sweep"}
     if by_rack:
         out["racks"] = list(r.units)
@@ -183,7 +183,7 @@ def sweep_object(r, by_rack: bool) -> dict:
 
 
 def sweep_summary(s) -> dict:
-    """The sweep's ``summary`` (:class:`~kreplica.analysis.election_sweep.Sweep`)."""
+    """The sweep's ``summary`` (:class:`~kreplica.analysis.election.sweep.Sweep`)."""
     return {"type": "summary", "rules": s.rules, "kafka_version": str(s.kafka_version),
             "max_failures": s.max_failures, "by_rack": s.by_rack, "combinations": s.combinations,
             "harmful": len(s.results), "baseline_offline": list(s.baseline_offline),

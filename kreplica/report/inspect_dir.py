@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from rich.console import Console
 
-from kreplica.analysis.dir_inspection import LogDirReport, PartitionReport
+from kreplica.analysis.inspect.inspect_dir import LogDirReport, PartitionReport
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter
 from kreplica.report.safe_text import escape

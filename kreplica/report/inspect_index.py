@@ -16,11 +16,11 @@ from collections.abc import Iterable
 
 from rich.console import Console
 
-from kreplica.analysis.index_inspection import IndexSummary
+from kreplica.analysis.inspect.inspect_index import IndexSummary
 from kreplica.formats.findings import Finding
-from kreplica.formats.offset_index import OffsetIndexEntry
-from kreplica.formats.time_index import TimeIndexEntry
-from kreplica.formats.txn_index import AbortedTxn
+from kreplica.formats.log.offset_index import OffsetIndexEntry
+from kreplica.formats.log.time_index import TimeIndexEntry
+from kreplica.formats.log.txn_index import AbortedTxn
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter
 from kreplica.report.safe_text import escape

@@ -25,9 +25,9 @@ import binascii
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from kreplica.analysis.inspection import Event, SegmentStart, SegmentSummary
+from kreplica.analysis.inspect.inspect_log import Event, SegmentStart, SegmentSummary
 from kreplica.formats._compiled import forced_python, import_compiled
-from kreplica.formats.batch import Record, RecordBatch
+from kreplica.formats.log.batch import Record, RecordBatch
 from kreplica.formats.findings import Finding
 from kreplica.report import describe
 from kreplica.report.output import Emitter, OutputFormat, Payload, dumps, dumps_str

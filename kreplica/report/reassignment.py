@@ -37,12 +37,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kreplica.analysis.reassignment_bounds import PlanSummary
-from kreplica.analysis.reassignment_phases import Phase, Throttle
-from kreplica.analysis.reassignment_planner import LeaderChange, Move, ReassignmentPlan
-from kreplica.analysis.reassignment_transitions import TransitionTable
-from kreplica.analysis.reassignment_verify import VerifyResult
-from kreplica.formats.reassignment_json import PartitionReassignment, build_reassignment_json
+from kreplica.analysis.reassignment.bounds import PlanSummary
+from kreplica.analysis.reassignment.phases import Phase, Throttle
+from kreplica.analysis.reassignment.planner import LeaderChange, Move, ReassignmentPlan
+from kreplica.analysis.reassignment.transitions import TransitionTable
+from kreplica.analysis.reassignment.verify import VerifyResult
+from kreplica.formats.tools.reassignment_json import PartitionReassignment, build_reassignment_json
 from kreplica.report.output import Emitter, OutputFormat, text_console
 
 #: text output shows this many moves and transition tables; machine output has them all

@@ -27,9 +27,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from kreplica.analysis.divergence import Divergence
-from kreplica.analysis.offset_for_epoch import OffsetForLeaderEpochAnswer
-from kreplica.analysis.truncation import TruncationPlan
+from kreplica.analysis.replication.divergence import Divergence
+from kreplica.analysis.replication.offset_for_epoch import OffsetForLeaderEpochAnswer
+from kreplica.analysis.replication.truncation import TruncationPlan
 from kreplica.model.lineage import LineageEntry
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter, OutputFormat, text_console

@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from kreplica.formats.batch import RecordBatch
-from kreplica.formats.naming import segment_file_name
+from kreplica.formats.log.batch import RecordBatch
+from kreplica.formats.logdir.naming import segment_file_name
 from kreplica.model.partition_log import iter_batch_contents
 from kreplica.report.inspect_log import record_object
 from kreplica.report.output import Payload, dumps

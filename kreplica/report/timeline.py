@@ -29,14 +29,14 @@ arise; the summary comes last.
 
 from __future__ import annotations
 
-from kreplica.analysis.timeline import (
+from kreplica.analysis.timeline.events import (
     BrokerEvent,
     LeaderIsr,
     PartitionEvent,
     TimelineEnd,
     TimelineSummary,
 )
-from kreplica.analysis.timeline_evidence import ElectionLoss, EpochEvidence, PartitionEvidence
+from kreplica.analysis.timeline.evidence import ElectionLoss, EpochEvidence, PartitionEvidence
 
 
 def position(value: int | None, kind: str):

@@ -56,7 +56,7 @@ from datetime import datetime, timezone
 
 from rich.console import Console
 
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.findings import Finding
 from kreplica.model.zookeeper import ZkNode, ZkState
 from kreplica.report.inspect_log import finding_object

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from kreplica.analysis.replica_placement import assign_replicas_to_brokers
+from kreplica.analysis.reassignment.placement import assign_replicas_to_brokers
 from kreplica.model.assignment import Assignment, PartitionReplicas
 
 

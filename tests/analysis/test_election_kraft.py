@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.election_kraft import E_ONLINE, E_PREFERRED, E_UNCLEAN, build, java_hash_set_order
-from kreplica.analysis.election_scenarios import Scenario, ScenarioError, plan_elections
+from kreplica.analysis.election.kraft import E_ONLINE, E_PREFERRED, E_UNCLEAN, build, java_hash_set_order
+from kreplica.analysis.election.scenarios import Scenario, ScenarioError, plan_elections
 from kreplica.model.versions import parse_kafka_version
 from tests.analysis.cluster_builder import cluster, part
 

@@ -4,8 +4,8 @@ decision tables of kafka-algorithms (as in test_replication_scenarios.py)."""
 
 from __future__ import annotations
 
-from kreplica.analysis.election_loss import election_json, rank_candidates
-from kreplica.analysis.election_scenarios import Scenario, plan_elections
+from kreplica.analysis.election.loss import election_json, rank_candidates
+from kreplica.analysis.election.scenarios import Scenario, plan_elections
 from kreplica.model.log_dir import scan_log_dir
 from kreplica.model.partition_log import read_partition_log
 from tests.analysis.cluster_builder import cluster, part

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.election_scenarios import Scenario, ScenarioError, plan_elections
+from kreplica.analysis.election.scenarios import Scenario, ScenarioError, plan_elections
 from kreplica.model.cluster import Pending
 from kreplica.model.versions import parse_kafka_version
 from tests.analysis.cluster_builder import cluster, part

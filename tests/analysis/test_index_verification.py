@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from kreplica.analysis.index_verification import sanity_check, verify_offset_index, verify_time_index, verify_txn_index
-from kreplica.formats.batch import CONTROL_ABORT, NewRecord
-from kreplica.formats.default_records import build_batch, build_control_record
+from kreplica.analysis.log.index_verification import sanity_check, verify_offset_index, verify_time_index, verify_txn_index
+from kreplica.formats.log.batch import CONTROL_ABORT, NewRecord
+from kreplica.formats.log.default_records import build_batch, build_control_record
 from kreplica.formats.findings import Finding
-from kreplica.formats.offset_index import OffsetIndexEntry, build_offset_index
-from kreplica.formats.time_index import build_time_index
-from kreplica.formats.txn_index import build_txn_index
+from kreplica.formats.log.offset_index import OffsetIndexEntry, build_offset_index
+from kreplica.formats.log.time_index import build_time_index
+from kreplica.formats.log.txn_index import build_txn_index
 from kreplica.model.batch_order import PartitionContext
 from kreplica.model.log_dir import SegmentFiles
 from kreplica.model.partition_log import read_segment_log

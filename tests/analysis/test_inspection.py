@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kreplica.analysis.inspection import InspectOptions, inspect_groups
-from kreplica.formats.batch import NewRecord, Record, RecordBatch
-from kreplica.formats.default_records import build_batch
+from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
+from kreplica.formats.log.batch import NewRecord, Record, RecordBatch
+from kreplica.formats.log.default_records import build_batch
 from kreplica.formats.findings import Finding
 from kreplica.model.segments import find_segment_groups
 
@@ -79,7 +79,7 @@ def test_damaged_legacy_message_is_listed_with_its_key_and_a_finding(tmp_path: P
     import struct
 
     from kreplica.formats.checksums import crc32
-    from kreplica.formats.legacy_records import build_message
+    from kreplica.formats.log.legacy_records import build_message
 
     good = build_message(0, b"k0", b"v0", magic=1, timestamp=TS)
     bad = bytearray(build_message(1, b"k1", b"v1", magic=1, timestamp=TS))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from kreplica.analysis.log_loading import load_partition
-from kreplica.formats.batch import NewRecord
-from kreplica.formats.leader_epoch_checkpoint import build_leader_epoch_checkpoint
-from kreplica.formats.offset_checkpoint import build_offset_checkpoint
-from kreplica.formats.default_records import build_batch
+from kreplica.analysis.log.log_loading import load_partition
+from kreplica.formats.log.batch import NewRecord
+from kreplica.formats.logdir.leader_epoch_checkpoint import build_leader_epoch_checkpoint
+from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint
+from kreplica.formats.log.default_records import build_batch
 from kreplica.model.log_dir import scan_log_dir
 from kreplica.model.partition_log import read_partition_log
 from tests.conftest import FIXTURES

@@ -3,14 +3,14 @@ vector, kafka-algorithms §5.4, quoted), phases, and duration estimates."""
 
 from __future__ import annotations
 
-from kreplica.analysis.reassignment_phases import (
+from kreplica.analysis.reassignment.phases import (
     FOLLOWER_THROTTLED_REPLICAS,
     LEADER_THROTTLED_REPLICAS,
     phase_seconds,
     split_phases,
     throttle_configs,
 )
-from kreplica.analysis.reassignment_planner import Move, PartitionChange
+from kreplica.analysis.reassignment.planner import Move, PartitionChange
 from kreplica.model.assignment import PartitionReplicas as P
 
 

@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from kreplica.analysis.reassignment_bounds import layout_stats, lower_bound, summarize_plan
-from kreplica.analysis.reassignment_planner import PlanError, plan_reassignment
-from kreplica.analysis.reassignment_request import build_request
+from kreplica.analysis.reassignment.bounds import layout_stats, lower_bound, summarize_plan
+from kreplica.analysis.reassignment.planner import PlanError, plan_reassignment
+from kreplica.analysis.reassignment.request import build_request
 from kreplica.model.assignment import Assignment, PartitionReplicas
 from tests.analysis import reassignment_shapes as shapes
 

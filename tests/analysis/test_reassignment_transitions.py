@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.reassignment_transitions import controller_for, transition_table
+from kreplica.analysis.reassignment.transitions import controller_for, transition_table
 from kreplica.model.assignment import PartitionReplicas
 from kreplica.model.versions import parse_kafka_version
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.recovery import SegmentRecovery
-from kreplica.formats.batch import CONTROL_COMMIT, NewRecord, RecordBatch
-from kreplica.formats.default_records import CONTROL_KEY, build_batch, build_control_record
-from kreplica.formats.legacy_records import build_message
-from kreplica.formats.segment import iter_segment
+from kreplica.analysis.log.recovery import SegmentRecovery
+from kreplica.formats.log.batch import CONTROL_COMMIT, NewRecord, RecordBatch
+from kreplica.formats.log.default_records import CONTROL_KEY, build_batch, build_control_record
+from kreplica.formats.log.legacy_records import build_message
+from kreplica.formats.log.segment import iter_segment
 
 TS = 1_700_000_000_000
 

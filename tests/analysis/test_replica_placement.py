@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from kreplica.analysis.replica_placement import (
+from kreplica.analysis.reassignment.placement import (
     PlacementError,
     StartDraw,
     assign_replicas_to_brokers,

@@ -243,7 +243,7 @@ def test_epochs_shows_lineage_checkpoint_and_loaded_cache() -> None:
 
 
 def test_cli_protocol_names_match_the_analysis() -> None:
-    from kreplica.analysis import truncation
+    from kreplica.analysis.replication import truncation
     from kreplica.cli import truncate_plan
 
     assert truncate_plan.PROTOCOLS == truncation.PROTOCOLS and truncate_plan.AUTO == truncation.AUTO

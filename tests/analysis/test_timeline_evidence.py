@@ -5,9 +5,9 @@ broker 2, elected uncleanly at epoch 2, had only 0-99; broker 3 leads epoch 3 an
 
 from __future__ import annotations
 
-from kreplica.analysis.timeline import PartitionEvent
-from kreplica.analysis.timeline_evidence import join_partition, lost_range
-from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
+from kreplica.analysis.timeline.events import PartitionEvent
+from kreplica.analysis.timeline.evidence import join_partition, lost_range
+from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
 from kreplica.model.log_dir import scan_log_dir
 from kreplica.model.partition_log import read_partition_log
 from kreplica.model.zookeeper import find_zk_files

@@ -5,9 +5,9 @@ PartitionChangeRecord."""
 
 from __future__ import annotations
 
-from kreplica.analysis.timeline import BrokerEvent, ControllerEvent, PartitionEvent, TimelineEnd
-from kreplica.analysis.timeline_kraft import iter_kraft_timeline
-from kreplica.formats import kraft
+from kreplica.analysis.timeline.events import BrokerEvent, ControllerEvent, PartitionEvent, TimelineEnd
+from kreplica.analysis.timeline.kraft import iter_kraft_timeline
+from kreplica.formats.kraft import records as kraft
 from kreplica.model.cluster import find_kraft_files
 
 ORDERS = "8um0e5Bd9LwnM_Jm3NHOHA"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.timeline import BrokerEvent, ControllerEvent, PartitionEvent, TimelineEnd
-from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.analysis.timeline.events import BrokerEvent, ControllerEvent, PartitionEvent, TimelineEnd
+from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.model.zookeeper import find_zk_files, load_zk_state

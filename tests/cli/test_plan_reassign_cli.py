@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
-from kreplica.formats.reassignment_json import parse_reassignment_json
+from kreplica.formats.tools.reassignment_json import parse_reassignment_json
 from tests.conftest import FIXTURES, ROOT, oracle_dir
 
 ASSIGNMENT = FIXTURES / "reassign" / "assignment.json"
@@ -129,7 +129,7 @@ def test_add_brokers_on_the_fixture_writes_kafkas_json(tmp_path: Path) -> None:
     assert [t["phase"] for t in throttles] == [1, 2]
     assert all(t["rate"] == 50_000_000 and t["estimated_seconds"] > 0 for t in throttles)
     # the file with the proposal applied is balanced: planning a rebalance on it moves nothing
-    from kreplica.formats.reassignment_json import PartitionReassignment, build_reassignment_json
+    from kreplica.formats.tools.reassignment_json import PartitionReassignment, build_reassignment_json
 
     applied = tmp_path / "applied.json"
     applied.write_bytes(build_reassignment_json(PartitionReassignment(t, p, r)
@@ -140,7 +140,7 @@ def test_add_brokers_on_the_fixture_writes_kafkas_json(tmp_path: Path) -> None:
 
 
 def test_generate_with_a_fixed_start_is_kafkas_placement(tmp_path: Path) -> None:
-    from kreplica.analysis.replica_placement import StartDraw, assign_replicas_to_brokers
+    from kreplica.analysis.reassignment.placement import StartDraw, assign_replicas_to_brokers
 
     result = run("--assignment", ASSIGNMENT, "--brokers", "1-6", "generate", "--topics", "orders",
                  "--start-index", "0", "--disable-rack-aware", "--output-dir", tmp_path, "-f", "ndjson")

@@ -84,8 +84,8 @@ def test_unreadable_source_exits_2(tmp_path):
 def test_text_report():
     from rich.console import Console
 
-    from kreplica.analysis.timeline import PartitionEvent, TimelineSummary
-    from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
+    from kreplica.analysis.timeline.events import PartitionEvent, TimelineSummary
+    from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
     from kreplica.model.zookeeper import find_zk_files
     from kreplica.report.timeline import event_to_dict, summary_to_dict
     from kreplica.report.timeline_text import render_text

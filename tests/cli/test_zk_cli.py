@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
-from kreplica.formats import zookeeper_snapshot as zks
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import snapshot as zks
+from kreplica.formats.zookeeper import txnlog as zkl
 from tests.conftest import oracle_dir
 from tests.interop.test_zookeeper_oracle import _parse_formatter, _parse_toolkit
 

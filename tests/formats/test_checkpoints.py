@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kreplica.formats._java import java_parse_int, java_parse_long, java_split_whitespace, java_trim
-from kreplica.formats.checkpoint_file import CheckpointVersionMismatch, build_checkpoint, parse_checkpoint
-from kreplica.formats.leader_epoch_checkpoint import (
+from kreplica.formats.logdir.checkpoint_file import CheckpointVersionMismatch, build_checkpoint, parse_checkpoint
+from kreplica.formats.logdir.leader_epoch_checkpoint import (
     EpochEntryLine,
     build_leader_epoch_checkpoint,
     parse_leader_epoch_checkpoint,
 )
-from kreplica.formats.offset_checkpoint import build_offset_checkpoint, parse_offset_checkpoint
+from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint, parse_offset_checkpoint
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 
 P = "/data/kafka/recovery-point-offset-checkpoint"

@@ -1,4 +1,4 @@
-"""The compiled record decoder (``kreplica/formats/_crecords.c``) against the pure-Python reader,
+"""The compiled record decoder (``kreplica/formats/log/_crecords.c``) against the pure-Python reader,
 which is the reference: which one is in use, and that on every input the records the compiled
 path hands out, followed by what the reference reads from where it stopped, are exactly what the
 reference alone yields (the same records, then the same error). The whole of
@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import default_records
-from kreplica.formats.batch import Header, NewRecord, Record
-from kreplica.formats.default_records import RECORDS_OFFSET, build_batch, decode_records
+from kreplica.formats.log import default_records
+from kreplica.formats.log.batch import Header, NewRecord, Record
+from kreplica.formats.log.default_records import RECORDS_OFFSET, build_batch, decode_records
 from kreplica.formats.errors import FormatError
 
 TS = 1_700_000_000_000
@@ -31,7 +31,7 @@ needs_compiled = pytest.mark.skipif(crecords is None and not REQUIRED,
 
 def test_the_compiled_decoder_is_in_use_when_built() -> None:
     if REQUIRED:
-        assert crecords is not None, ("KREPLICA_REQUIRE_COMPILED=1 but kreplica.formats._crecords is not built "
+        assert crecords is not None, ("KREPLICA_REQUIRE_COMPILED=1 but kreplica.formats.log._crecords is not built "
                                       "(or is a stale build): pip install -e . needs a C compiler")
     if FORCED_PYTHON:
         assert default_records.DECODE_IMPLEMENTATION == "python"
@@ -49,9 +49,9 @@ def test_a_stale_build_is_not_used(monkeypatch) -> None:
 
     import kreplica.formats
 
-    stale = types.ModuleType("kreplica.formats._crecords")
+    stale = types.ModuleType("kreplica.formats.log._crecords")
     stale.decode = lambda *args: None
-    monkeypatch.setitem(sys.modules, "kreplica.formats._crecords", stale)
+    monkeypatch.setitem(sys.modules, "kreplica.formats.log._crecords", stale)
     monkeypatch.setattr(kreplica.formats, "_crecords", stale, raising=False)
     assert default_records.load_compiled() is None
     stale.API_VERSION = default_records.COMPILED_API_VERSION

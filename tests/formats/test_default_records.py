@@ -18,10 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import codecs, default_records
-from kreplica.formats.batch import CREATE_TIME, LOG_APPEND_TIME, Header, NewRecord, Record
+from kreplica.formats import codecs
+from kreplica.formats.log import default_records
+from kreplica.formats.log.batch import CREATE_TIME, LOG_APPEND_TIME, Header, NewRecord, Record
 from kreplica.formats.checksums import reference_crc32c
-from kreplica.formats.default_records import (
+from kreplica.formats.log.default_records import (
     RECORDS_OFFSET,
     build_batch,
     build_control_record,
@@ -823,7 +824,8 @@ class _RecordingMap(mmap.mmap):
 
 @pytest.mark.skipif(not hasattr(mmap, "MADV_DONTNEED"), reason="no madvise(MADV_DONTNEED) here")
 def test_a_huge_mapped_batch_is_checksummed_and_decoded_with_its_pages_released(monkeypatch, tmp_path):
-    from kreplica.formats import legacy_records, mapped, segment
+    from kreplica.formats.log import legacy_records, segment
+    from kreplica.formats import mapped
 
     window = 4 * mmap.PAGESIZE
     for module in (mapped, default_records, legacy_records):

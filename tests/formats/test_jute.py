@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kreplica.formats.errors import FormatError, Malformed, Truncated
-from kreplica.formats.jute import (
+from kreplica.formats.zookeeper.jute import (
     JuteReader,
     build_boolean,
     build_buffer,

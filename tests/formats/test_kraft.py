@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import default_records, kraft
+from kreplica.formats.log import default_records
+from kreplica.formats.kraft import records as kraft
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 from kreplica.formats.findings import Finding
 
@@ -166,7 +167,7 @@ def test_voters_record_with_nested_struct():
 
 
 def test_record_with_a_key_is_rejected_as_kraft_does():
-    from kreplica.formats.batch import NewRecord
+    from kreplica.formats.log.batch import NewRecord
     raw = default_records.build_batch([NewRecord(0, 1, b"k", kraft.build_metadata_value("TopicRecord", 0,
                                                                                         SAMPLES["TopicRecord"]))],
                                       base_offset=0)
@@ -245,7 +246,7 @@ def test_any_record_value(value):
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=80))
 def test_any_record_value_inside_a_valid_batch(value):
-    from kreplica.formats.batch import NewRecord
+    from kreplica.formats.log.batch import NewRecord
     raw = default_records.build_batch([NewRecord(0, 1, None, value)], base_offset=0)
     _check(raw)
 

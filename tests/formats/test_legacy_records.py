@@ -14,11 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import codecs, legacy_records
-from kreplica.formats.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE, NewRecord, Record
+from kreplica.formats import codecs
+from kreplica.formats.log import legacy_records
+from kreplica.formats.log.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE, NewRecord, Record
 from kreplica.formats.checksums import reference_crc32
 from kreplica.formats.errors import FormatError, Malformed
-from kreplica.formats.legacy_records import build_message, build_wrapper, iter_records, parse_entry
+from kreplica.formats.log.legacy_records import build_message, build_wrapper, iter_records, parse_entry
 
 TS = 1700000000000
 PATH = "00000000000000000000.log"
@@ -519,7 +520,7 @@ def test_a_damaged_message_leaves_no_cycle_holding_its_bytes(data):
     # the cyclic collector ran (the fuzzer's live memory), not until the error was dropped
     import gc
 
-    from kreplica.formats.segment import iter_segment
+    from kreplica.formats.log.segment import iter_segment
 
     gc.collect()
     gc.disable()

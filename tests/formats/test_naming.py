@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kreplica.formats.naming import (
+from kreplica.formats.logdir.naming import (
     FileKind,
     PartitionDirName,
     PartitionFile,

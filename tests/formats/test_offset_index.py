@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kreplica.formats.findings import KINDS, Finding
-from kreplica.formats.offset_index import (
+from kreplica.formats.log.offset_index import (
     ENTRY,
     IndexEnd,
     OffsetIndexEntry,

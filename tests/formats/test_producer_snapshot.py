@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kreplica.formats.checksums import reference_crc32c
 from kreplica.formats.errors import FormatError, Malformed, Truncated, UnsupportedVersion
-from kreplica.formats.producer_snapshot import (
+from kreplica.formats.log.producer_snapshot import (
     ENTRY,
     HEADER,
     ProducerSnapshotEntry,

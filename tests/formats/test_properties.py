@@ -21,11 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import codecs, default_records, legacy_records
-from kreplica.formats.batch import NewRecord, Record, RecordBatch
+from kreplica.formats import codecs
+from kreplica.formats.log import default_records, legacy_records
+from kreplica.formats.log.batch import NewRecord, Record, RecordBatch
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import KINDS, Finding
-from kreplica.formats.segment import SegmentEnd, iter_segment
+from kreplica.formats.log.segment import SegmentEnd, iter_segment
 
 TS = 1700000000000
 PATH = "p.log"

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats.clean_shutdown import CleanShutdown, parse_clean_shutdown
-from kreplica.formats.meta_properties import (
+from kreplica.formats.logdir.clean_shutdown import CleanShutdown, parse_clean_shutdown
+from kreplica.formats.logdir.meta_properties import (
     MetaProperties,
     build_meta_properties,
     parse_java_properties,
     parse_meta_properties,
 )
-from kreplica.formats.partition_metadata import PartitionMetadata, build_partition_metadata, parse_partition_metadata
-from kreplica.formats.quorum_state import QuorumState, parse_quorum_state
+from kreplica.formats.logdir.partition_metadata import PartitionMetadata, build_partition_metadata, parse_partition_metadata
+from kreplica.formats.kraft.quorum_state import QuorumState, parse_quorum_state
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 from kreplica.formats.uuid import (
     ONE_UUID,

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kreplica.formats.errors import FormatError, Malformed
-from kreplica.formats.log_dirs_describe import ReplicaLogDirInfo, build_log_dirs_describe, parse_log_dirs_describe
-from kreplica.formats.reassignment_json import PartitionReassignment, build_reassignment_json, parse_reassignment_json
+from kreplica.formats.tools.log_dirs_describe import ReplicaLogDirInfo, build_log_dirs_describe, parse_log_dirs_describe
+from kreplica.formats.tools.reassignment_json import PartitionReassignment, build_reassignment_json, parse_reassignment_json
 
 # the spec's example document (kafka-algorithms §5.4), quoted
 SPEC_EXAMPLE = b'{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[4,5,6],"log_dirs":["any","/d2","any"]}]}'

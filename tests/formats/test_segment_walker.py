@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import default_records, legacy_records
-from kreplica.formats.batch import NewRecord, RecordBatch
+from kreplica.formats.log import default_records, legacy_records
+from kreplica.formats.log.batch import NewRecord, RecordBatch
 from kreplica.formats.checksums import reference_crc32c
 from kreplica.formats.findings import KINDS, Finding
-from kreplica.formats.segment import SegmentEnd, find_next_batch, is_plausible_batch, iter_segment
+from kreplica.formats.log.segment import SegmentEnd, find_next_batch, is_plausible_batch, iter_segment
 
 TS = 1700000000000
 PATH = "/data/t-0/00000000000000000000.log"
@@ -412,7 +412,7 @@ def _many_plausible_headers(n: int) -> bytes:
 
 
 def test_resync_checksums_at_most_a_multiple_of_the_file(monkeypatch):
-    from kreplica.formats import segment
+    from kreplica.formats.log import segment
 
     data = _many_plausible_headers(64 * 1024)
     checksummed = [0]
@@ -450,7 +450,7 @@ def test_walks_a_read_only_mmap_like_bytes(tmp_path):
 
 @pytest.mark.parametrize("gap", [pytest.param(g, id=f"gap-{g}") for g in (0, 4096 - 30, 4096 - 5, 4096, 3 * 4096 + 7)])
 def test_resynchronisation_finds_a_batch_across_search_windows(monkeypatch, gap):
-    from kreplica.formats import segment
+    from kreplica.formats.log import segment
     monkeypatch.setattr(segment, "SEARCH_WINDOW", 4096)
     data = bytes(gap) + B2
     assert find_next_batch(data, 0, len(data)) == gap
@@ -473,7 +473,7 @@ def test_a_long_hole_is_searched_with_its_pages_released(monkeypatch):
     # a sparse or preallocated stretch between real batches: read once, never kept resident
     import mmap
 
-    from kreplica.formats import segment
+    from kreplica.formats.log import segment
     monkeypatch.setattr(segment, "SEARCH_WINDOW", 1 << 16)
     hole = 1 << 20
     data = B1 + bytes(hole) + B2
@@ -578,7 +578,8 @@ class _Searches:
 def test_holes_are_skipped_with_the_findings_of_reading_them(tmp_path, monkeypatch, parts, window):
     # a hole reads as zeros: walking the mapping (holes skipped) must say exactly what walking the
     # same bytes in memory says, without searching through the hole
-    from kreplica.formats import mapped, segment
+    from kreplica.formats import mapped
+    from kreplica.formats.log import segment
 
     if window is not None:
         monkeypatch.setattr(segment, "SEARCH_WINDOW", window)
@@ -634,7 +635,8 @@ def test_any_layout_of_holes_walks_as_the_same_bytes_in_memory(parts):
     import tempfile
     from pathlib import Path
 
-    from kreplica.formats import mapped, segment
+    from kreplica.formats import mapped
+    from kreplica.formats.log import segment
 
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
         mp.setattr(segment, "SEARCH_WINDOW", 1 << 16)

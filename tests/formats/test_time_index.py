@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kreplica.formats.findings import KINDS, Finding
-from kreplica.formats.time_index import (
+from kreplica.formats.log.time_index import (
     ENTRY,
     IndexEnd,
     TimeIndexEntry,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kreplica.formats.findings import KINDS, Finding
-from kreplica.formats.txn_index import ENTRY, AbortedTxn, build_txn_index, iter_txn_index
+from kreplica.formats.log.txn_index import ENTRY, AbortedTxn, build_txn_index, iter_txn_index
 
 # TV11 (spec §15), quoted: version 0, producerId 4242, first 1003, last 1010, LSO 1003.
 TV11_TXN = bytes.fromhex(

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import zookeeper_snapshot as zks
+from kreplica.formats.zookeeper import snapshot as zks
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 from kreplica.formats.findings import Finding
-from kreplica.formats.zookeeper_snapshot import Acl, SnapshotDigest, ZNode
+from kreplica.formats.zookeeper.snapshot import Acl, SnapshotDigest, ZNode
 
 OPEN = {2: [Acl(31, "world", "anyone")], 1: [Acl(1, "world", "anyone")]}
 

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.errors import FormatError, Malformed
 from kreplica.formats.findings import Finding
-from kreplica.formats.jute import build_buffer, build_int, build_ustring
-from kreplica.formats.zookeeper_snapshot import Acl
+from kreplica.formats.zookeeper.jute import build_buffer, build_int, build_ustring
+from kreplica.formats.zookeeper.snapshot import Acl
 
 ACL = (Acl(31, "world", "anyone"),)
 SID = 0x100002228F70001

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.election_scenarios import Scenario, plan_elections
+from kreplica.analysis.election.scenarios import Scenario, plan_elections
 from kreplica.model.cluster import load_cluster_state
 from tests.conftest import oracle_dir
 
@@ -111,7 +111,7 @@ def test_sweep_agrees_with_planning_each_combination(state) -> None:
     # combination in full (--fail) must name the same partitions newly offline or unclean.
     from itertools import combinations
 
-    from kreplica.analysis.election_sweep import sweep
+    from kreplica.analysis.election.sweep import sweep
 
     result = sweep(state, 2)
     found = {r.units: (set(r.offline), set(r.unclean)) for r in result.results}

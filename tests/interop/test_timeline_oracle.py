@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from kreplica.analysis.timeline import BrokerEvent, ControllerEvent, PartitionEvent, TimelineEnd
-from kreplica.analysis.timeline_zookeeper import iter_zookeeper_timeline
+from kreplica.analysis.timeline.events import BrokerEvent, ControllerEvent, PartitionEvent, TimelineEnd
+from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
 from kreplica.formats.findings import Finding
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.model.zookeeper import find_zk_files, iter_log_entries
 from tests.conftest import ORACLE, oracle_dir
 

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from kreplica.formats import zookeeper_snapshot as zks
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import snapshot as zks
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk
 from kreplica.model.zookeeper import ZkFiles, find_zk_files, replay
 from kreplica.report.cluster_state import cluster_state_to_dict

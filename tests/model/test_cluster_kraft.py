@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from kreplica.formats import kraft
+from kreplica.formats.kraft import records as kraft
 from kreplica.model.cluster import find_kraft_files, load_kraft_state
 from kreplica.report.cluster_state import cluster_state_to_dict
 

@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 import pytest
 
-from kreplica.formats import zookeeper_snapshot as zks
+from kreplica.formats.zookeeper import snapshot as zks
 from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk, compute_health
 from kreplica.model.zookeeper import ZkState, ZkTree
 from kreplica.report.cluster_state import cluster_state_to_dict

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.formats import zookeeper_snapshot as zks
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import snapshot as zks
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.errors import FormatError
-from kreplica.formats.zookeeper_snapshot import Acl, SnapshotDigest
+from kreplica.formats.zookeeper.snapshot import Acl, SnapshotDigest
 from kreplica.model.zookeeper import (
     ZkFiles,
     ZkTree,

@@ -15,10 +15,10 @@ from dataclasses import asdict
 import pytest
 from typer.testing import CliRunner
 
-from kreplica.analysis.log_loading import load_partition
-from kreplica.analysis.truncation import plan_truncations
+from kreplica.analysis.log.log_loading import load_partition
+from kreplica.analysis.replication.truncation import plan_truncations
 from kreplica.cli.main import app
-from kreplica.formats import default_records, legacy_records
+from kreplica.formats.log import default_records, legacy_records
 from kreplica.model.log_dir import find_log_dirs
 from kreplica.model.partition_log import BATCH_COLUMNS, partition_log_from_rows, read_partition_log
 from kreplica.model.replica import read_replicas

@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kreplica.formats.batch import RecordBatch
+from kreplica.formats.log.batch import RecordBatch
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.log_dir import SegmentFiles
 from kreplica.pipeline.scan import ScanTotals, SegmentWalk, Stretch, segments_to_recheck
@@ -83,8 +83,8 @@ def test_a_healthy_replica_rechecks_nothing_and_a_spliced_one_rechecks_the_segme
 def test_a_walk_reports_the_lowest_offset_and_epoch_of_the_batches_checked(tmp_path_factory, drawn) -> None:
     # the task keeps the first batch's values and looks further only where check_batch found a
     # regression; that must be the minimum over every batch check_batch reads
-    from kreplica.formats.batch import NewRecord
-    from kreplica.formats.default_records import build_batch
+    from kreplica.formats.log.batch import NewRecord
+    from kreplica.formats.log.default_records import build_batch
     from kreplica.pipeline.scan import scan_segments
 
     tmp = tmp_path_factory.mktemp("walk")

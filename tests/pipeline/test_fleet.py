@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
-from kreplica.formats.meta_properties import build_meta_properties
-from kreplica.formats.offset_checkpoint import build_offset_checkpoint, parse_offset_checkpoint
+from kreplica.formats.logdir.meta_properties import build_meta_properties
+from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint, parse_offset_checkpoint
 from tests.conftest import FIXTURES
 
 pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark, a dependency of kreplica")

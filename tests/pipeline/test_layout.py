@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kreplica.formats.mapped import EvidenceError
-from kreplica.formats.meta_properties import build_meta_properties
+from kreplica.formats.logdir.meta_properties import build_meta_properties
 from kreplica.pipeline.layout import discover
 
 

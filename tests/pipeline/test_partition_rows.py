@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 import pytest
 
-from kreplica.analysis.truncation import plan_truncations
+from kreplica.analysis.replication.truncation import plan_truncations
 from kreplica.model.replica import read_replicas
 from kreplica.model.versions import DEFAULT_VERSION, Protocol
 from kreplica.pipeline import analyze, tables

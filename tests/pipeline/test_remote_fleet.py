@@ -21,8 +21,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
-from kreplica.formats.partition_metadata import build_partition_metadata
-from kreplica.formats.producer_snapshot import ProducerSnapshotEntry, build_producer_snapshot
+from kreplica.formats.logdir.partition_metadata import build_partition_metadata
+from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry, build_producer_snapshot
 from tests.conftest import FIXTURES
 from tests.pipeline.test_fleet import _place, build_fleet
 

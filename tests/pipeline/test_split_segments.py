@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
-from kreplica.formats.batch import NewRecord
-from kreplica.formats.default_records import build_batch
-from kreplica.formats.meta_properties import build_meta_properties
+from kreplica.formats.log.batch import NewRecord
+from kreplica.formats.log.default_records import build_batch
+from kreplica.formats.logdir.meta_properties import build_meta_properties
 
 pyarrow_parquet = pytest.importorskip("pyarrow.parquet", reason="the fleet tables are Parquet, written with pyarrow")
 pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark, a dependency of kreplica")

@@ -24,10 +24,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kreplica.analysis.inspection import InspectOptions, SegmentStart, inspect_groups
+from kreplica.analysis.inspect.inspect_log import InspectOptions, SegmentStart, inspect_groups
 from kreplica.formats import codecs
-from kreplica.formats.batch import Header, NewRecord, Record, RecordBatch
-from kreplica.formats.default_records import build_batch, build_control_record
+from kreplica.formats.log.batch import Header, NewRecord, Record, RecordBatch
+from kreplica.formats.log.default_records import build_batch, build_control_record
 from kreplica.formats.findings import Finding
 from kreplica.model.segments import find_segment_groups
 from kreplica.report import inspect_log
@@ -205,7 +205,7 @@ def test_a_large_batch_renders_whole(renderer) -> None:
     records = [NewRecord(i, TS + i, b"key-%d" % i, bytes([i % 251]) * 1024, (("trace", b"%016d" % i),))
                for i in range(3000)]
     buf = build_batch(records, base_offset=1000, producer_id=9, producer_epoch=0, base_sequence=0)
-    from kreplica.formats.default_records import iter_records, parse_header
+    from kreplica.formats.log.default_records import iter_records, parse_header
 
     batch = parse_header(buf, 0, len(buf), path="big.log")
     events = [SegmentStart("big.log", 1000, len(buf)), batch, *iter_records(buf, batch)]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 import json
 
-from kreplica.analysis.inspection import SegmentStart
-from kreplica.formats.batch import Record
-from kreplica.formats.default_records import build_batch, parse_header
+from kreplica.analysis.inspect.inspect_log import SegmentStart
+from kreplica.formats.log.batch import Record
+from kreplica.formats.log.default_records import build_batch, parse_header
 from kreplica.report import inspect_log
 from kreplica.report.output import Emitter, OutputFormat, Payload
 

@@ -9,7 +9,7 @@ import io
 
 from rich.console import Console
 
-from kreplica.analysis.inspection import InspectOptions, inspect_groups
+from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
 from kreplica.model.segments import find_segment_groups
 from kreplica.report.inspect_log import render_text
 from kreplica.report.output import Payload
@@ -46,7 +46,7 @@ def test_text_report_of_a_damaged_segment(monkeypatch) -> None:
 def test_fast_batch_line_is_exactly_the_json_of_the_batch_object() -> None:
     import json
 
-    from kreplica.formats.batch import RecordBatch
+    from kreplica.formats.log.batch import RecordBatch
     from kreplica.report.inspect_log import batch_line, batch_object
     from kreplica.report.output import dumps
     from tests.conftest import FIXTURES
@@ -65,7 +65,7 @@ def test_fast_batch_line_is_exactly_the_json_of_the_batch_object() -> None:
 def test_fast_record_line_is_exactly_the_json_of_the_record_object() -> None:
     import json
 
-    from kreplica.formats.batch import Header, Record
+    from kreplica.formats.log.batch import Header, Record
     from kreplica.report.inspect_log import json_payload_encoder, record_line, record_object
     from kreplica.report.output import dumps
     from kreplica.report.payload import encoder

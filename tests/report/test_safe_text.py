@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
-from kreplica.formats.batch import NewRecord
-from kreplica.formats.default_records import build_batch
+from kreplica.formats.log.batch import NewRecord
+from kreplica.formats.log.default_records import build_batch
 from kreplica.report.safe_text import escape, printable
 
 HOSTILE_KEY = b"\x1b]0;pwned\x07"

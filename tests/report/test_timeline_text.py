@@ -9,7 +9,7 @@ import io
 import pytest
 from rich.console import Console
 
-from kreplica.analysis.timeline import BrokerEvent, LeaderIsr, PartitionEvent
+from kreplica.analysis.timeline.events import BrokerEvent, LeaderIsr, PartitionEvent
 from kreplica.report import timeline_text
 from kreplica.report.timeline import event_to_dict
 from kreplica.report.timeline_text import EventTable

@@ -6,7 +6,7 @@ a snapshot and the log after it are applied in offset order (:func:`cluster_stat
 A ``PartitionChangeRecord`` bumps the partition epoch by one, and the leader epoch by one when
 it names a leader (``PartitionRegistration.merge``). Brokers are alive when registered and not
 fenced; the controller is the Raft leader of the last ``LeaderChange``. The records themselves
-are decoded by :mod:`kreplica.formats.kraft`.
+are decoded by :mod:`kreplica.formats.kraft.records`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kreplica.formats import kraft
+from kreplica.formats.kraft import records as kraft
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.model.cluster.state import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kreplica.formats import kraft
+from kreplica.formats.kraft import records as kraft
 from kreplica.formats.findings import Finding
 from kreplica.model.cluster.from_kraft import KraftFiles
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from kreplica.formats import kraft
+from kreplica.formats.kraft import records as kraft
 from kreplica.formats.errors import FormatError
-from kreplica.formats.naming import parse_partition_dir
+from kreplica.formats.logdir.naming import parse_partition_dir
 from kreplica.formats.mapped import refuse_special
 from kreplica.model.cluster.from_kraft import load_kraft_state
 from kreplica.model.cluster.from_zookeeper import cluster_state_from_zk

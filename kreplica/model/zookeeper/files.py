@@ -8,7 +8,7 @@ Sources (apache/zookeeper ``release-3.8.0-1``): ``server/persistence/FileTxnLog.
 A SOURCE is a data directory (``version-2/`` looked into when present), any directory holding
 snapshot and log files, or explicit files. Log files are mapped read-only one at a time
 (:func:`~kreplica.formats.mapped.open_buffer`) and walked by
-:func:`~kreplica.formats.zookeeper_txnlog.iter_txnlog`; nothing is kept.
+:func:`~kreplica.formats.zookeeper.txnlog.iter_txnlog`; nothing is kept.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 
-from kreplica.formats import zookeeper_snapshot as zks
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import snapshot as zks
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.mapped import open_buffer, open_regular, refuse_special
@@ -139,7 +139,7 @@ def iter_log_entries(logs: Iterable[ZkFile]) -> Iterator[zkl.TxnEntry | Finding]
 
 
 def _walk_log(f: ZkFile, buf) -> Iterator[zkl.TxnLogHeader | zkl.TxnEntry | Finding | zkl.TxnLogEnd]:
-    """:func:`~kreplica.formats.zookeeper_txnlog.iter_txnlog` over one mapped log; a file with a
+    """:func:`~kreplica.formats.zookeeper.txnlog.iter_txnlog` over one mapped log; a file with a
     foreign header becomes a ``zk_invalid_txn`` finding and ends the walk of that file."""
     walk = zkl.iter_txnlog(buf, path=f.path)
     try:
@@ -154,7 +154,7 @@ def _walk_log(f: ZkFile, buf) -> Iterator[zkl.TxnLogHeader | zkl.TxnEntry | Find
 def iter_zk_log(sources: Iterable[str | os.PathLike]) -> Iterator[
         zkl.TxnLogHeader | zkl.TxnEntry | Finding | zkl.TxnLogEnd]:
     """Every log file of SOURCE in zxid order, each as :func:`~kreplica.formats.
-    zookeeper_txnlog.iter_txnlog` walks it (header, entries with their findings, end), for
+    zookeeper.txnlog.iter_txnlog` walks it (header, entries with their findings, end), for
     ``zk log``. A file with a foreign header gives a ``zk_invalid_txn`` finding and is skipped;
     an empty file gives just its end."""
     for f in find_zk_files(sources).logs:

@@ -22,7 +22,7 @@ from contextlib import closing
 from types import MappingProxyType
 from typing import NamedTuple
 
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.model.zookeeper.files import ZkFiles, iter_log_entries, log_files_for

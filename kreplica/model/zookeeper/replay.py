@@ -21,8 +21,8 @@ from contextlib import closing
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from kreplica.formats import zookeeper_snapshot as zks
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import snapshot as zks
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.model.zookeeper.files import ZkFile, ZkFiles, find_zk_files, iter_log_entries, log_files_for

@@ -29,10 +29,10 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from kreplica.formats import zookeeper_snapshot as zks
-from kreplica.formats import zookeeper_txnlog as zkl
+from kreplica.formats.zookeeper import snapshot as zks
+from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.findings import Finding
-from kreplica.formats.zookeeper_snapshot import Acl
+from kreplica.formats.zookeeper.snapshot import Acl
 
 _STAT = zks.STAT_PERSISTED
 _MASK64 = 0xFFFFFFFFFFFFFFFF

@@ -1,0 +1,238 @@
+"""``inspect-dir`` as an analysis: everything one partition directory says, read together.
+
+Per partition: segments with their index files checked against them, offsets (log start, log
+end, high watermark, recovery point), the leader-epoch lineage rebuilt from batch headers next
+to the ``leader-epoch-checkpoint`` with every disagreement named, producer state and open
+transactions, the topic id, leftovers of deletion and compaction, and the verdict of a restart
+(:mod:`kreplica.analysis.log.log_loading`). Problems are findings; the report layer renders them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from kreplica.analysis.log.epoch_reconciliation import compare_checkpoint
+from kreplica.analysis.log.index_verification import verify_offset_index, verify_time_index, verify_txn_index
+from kreplica.analysis.log.log_loading import RestartVerdict, load_partition
+from kreplica.formats.findings import Finding
+from kreplica.formats.log.offset_index import IndexEnd
+from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry
+from kreplica.model.lineage import LineageEntry
+from kreplica.model.log_dir import LogDir, read_checkpoints
+from kreplica.model.partition_log import PartitionLog, SegmentLog, mapped_indexes, read_partition_log
+from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
+
+SUFFIX_MEANINGS = {
+    "delete": "scheduled for asynchronous deletion (topic deleted or replica moved away); the topic name may be "
+              "truncated — partition.metadata holds the topic id",
+    "future": "the destination of an intra-broker move between log directories, still catching up",
+    "stray": "a replica the broker decided no longer belongs to it (KRaft), kept for later deletion",
+}
+LEFTOVER_MEANINGS = {
+    "deleted": "renamed for asynchronous deletion (retention, compaction or truncation); deleted at the next start — "
+               "the data in it may still be recoverable",
+    "cleaned": "output of an interrupted compaction or segment split; deleted at the next start",
+    "swap": "compaction output being swapped in; the next start completes the swap",
+    "tmp": "an interrupted write of a checkpoint or metadata file; the main file holds the previous version",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentReport:
+    path: str
+    base_offset: int
+    size: int
+    batches: int
+    first_offset: int | None
+    last_offset: int | None
+    valid_bytes: int
+    index: str | None
+    index_entries: int | None
+    timeindex: str | None
+    time_index_entries: int | None
+    txnindex: str | None
+    txn_index_entries: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTransaction:
+    producer_id: int
+    producer_epoch: int
+    first_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionReport:
+    """Everything ``inspect-dir`` says about one partition directory."""
+
+    log_dir: str
+    path: str
+    name: str
+    topic: str | None
+    partition: int | None
+    suffix: str | None
+    topic_id: str | None
+    segments: tuple[SegmentReport, ...]
+    log_start_offset: int
+    log_end_offset: int
+    high_watermark: int | None
+    recovery_point: int | None
+    lineage: tuple[LineageEntry, ...]
+    epoch_checkpoint: tuple[tuple[int, int], ...] | None
+    snapshot: tuple[str, int] | None
+    producers: tuple[ProducerSnapshotEntry, ...]
+    open_transactions: tuple[OpenTransaction, ...]
+    restart: RestartVerdict
+    findings: tuple[Finding, ...] = field(default=())
+
+    @property
+    def problems(self) -> int:
+        return sum(f.is_error for f in self.findings)
+
+
+@dataclass(frozen=True, slots=True)
+class LogDirReport:
+    path: str
+    broker_id: int | None
+    cluster_id: str | None
+    directory_id: str | None
+    clean_shutdown: bool
+    partitions: int
+    findings: tuple[Finding, ...]
+
+
+def inspect_log_dirs(log_dirs: list[LogDir], *, shutdown: str | None = None,
+                     kafka_version: KafkaVersion = DEFAULT_VERSION,
+                     advance: Callable[[int], None] | None = None) -> Iterator[LogDirReport | PartitionReport]:
+    """A :class:`LogDirReport` per log directory, then a :class:`PartitionReport` per partition
+    (``advance`` receives the bytes of segments walked)."""
+    for log_dir in log_dirs:
+        cps = read_checkpoints(log_dir)
+        meta = cps.meta
+        findings = list(cps.findings)
+        for name in log_dir.bad_subdirs:
+            findings.append(Finding("restart_refused", f"{log_dir.path}/{name}", 0,
+                                    f"'{name}' is not in the form of topic-partition or topic-partition.uniqueId-delete: "
+                                    "the broker fails to start (KafkaException)"))
+        broker_id = None
+        if meta is not None:
+            broker_id = meta.broker_id if meta.broker_id is not None else meta.node_id
+        yield LogDirReport(log_dir.path, broker_id, getattr(meta, "cluster_id", None),
+                           getattr(meta, "directory_id", None), cps.clean_shutdown is not None,
+                           len(log_dir.partitions), tuple(findings))
+        for partition in log_dir.partitions:
+            log = read_partition_log(partition, log_dir, checkpoints=cps, advance=advance)
+            yield inspect_partition(log, shutdown=shutdown, kafka_version=kafka_version)
+
+
+def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
+                      kafka_version: KafkaVersion = DEFAULT_VERSION) -> PartitionReport:
+    """Everything one partition directory says, from its partition log (read once)."""
+    findings: list[Finding] = []
+    partition, log_dir = log.partition, log.log_dir
+    if partition.parsed is not None and partition.parsed.suffix:
+        findings.append(Finding("partition_dir_state", partition.path, 0,
+                                f"{partition.name}: -{partition.parsed.suffix} directory, "
+                                f"{SUFFIX_MEANINGS[partition.parsed.suffix]}",
+                                details={"suffix": partition.parsed.suffix}))
+    for path, kind in partition.leftovers:
+        if kind in LEFTOVER_MEANINGS:
+            findings.append(Finding("leftover_file", path, 0, f"{path}: {LEFTOVER_MEANINGS[kind]}", details={"file_kind": kind}))
+    for path in partition.orphan_indexes:
+        findings.append(Finding("leftover_file", path, 0, f"{path}: an index file without its .log segment; the "
+                                "broker deletes it at start (\"Found an orphaned index file\")",
+                                details={"file_kind": "orphan_index"}))
+
+    # segments, indexes, transactions (the lineage and log end come from the partition log)
+    open_txns: dict[int, OpenTransaction] = {}
+    reports = []
+    for seg in log.segments:
+        findings.extend(seg.findings)
+        for b in seg.kafka_batches:
+            if b.producer_id >= 0 and b.is_transactional:
+                if b.is_control:
+                    open_txns.pop(b.producer_id, None)
+                elif b.producer_id not in open_txns:
+                    open_txns[b.producer_id] = OpenTransaction(b.producer_id, b.producer_epoch, b.base_offset)
+        counts = _verify_indexes(seg, findings)
+        files = seg.files
+        reports.append(SegmentReport(seg.path, seg.base_offset, seg.file_size, len(seg.batches), seg.first_offset,
+                                     seg.last_offset, seg.valid_bytes, files.index, counts[0], files.timeindex,
+                                     counts[1], files.txnindex, counts[2]))
+    log_end = log.log_end_offset
+
+    topic_id = None
+    metadata = log.partition_metadata
+    if metadata is not None and metadata.error is None:
+        topic_id = metadata.value.topic_id
+    elif metadata is not None:
+        findings.append(Finding("checkpoint_malformed", metadata.path, 0,
+                                f"partition.metadata cannot be read as Kafka reads it: {metadata.error}"))
+
+    restart = load_partition(log, shutdown=shutdown, kafka_version=kafka_version)
+    hw, rp, lso = log.high_watermark, log.recovery_point, log.log_start_offset
+
+    checkpoint_entries = None
+    epoch_checkpoint = log.epoch_checkpoint
+    if epoch_checkpoint is not None and epoch_checkpoint.error is None:
+        checkpoint_entries = tuple((ln.epoch, ln.start_offset) for ln in epoch_checkpoint.value)
+        findings.extend(compare_checkpoint(log, restart))
+    elif epoch_checkpoint is not None:
+        findings.append(Finding("checkpoint_malformed", epoch_checkpoint.path, epoch_checkpoint.position,
+                                f"leader-epoch-checkpoint cannot be read as Kafka reads it: {epoch_checkpoint.error}; "
+                                "the broker marks the whole log directory offline"))
+    elif log.batch_cache:
+        findings.append(Finding("epoch_checkpoint_stale", partition.path, 0,
+                                f"no leader-epoch-checkpoint although the batches carry epochs "
+                                f"{[e.epoch for e in log.batch_cache]}: after a clean shutdown the broker starts "
+                                "with an empty epoch cache; only recovery of unflushed segments re-adds epochs"))
+
+    if hw is not None and hw > log_end:
+        findings.append(Finding("high_watermark_beyond_log_end", partition.path, 0,
+                                f"the high watermark {hw} (replication-offset-checkpoint) is beyond the log end offset "
+                                f"{log_end}: acknowledged data may be missing from this replica",
+                                details={"high_watermark": hw, "log_end_offset": log_end}))
+
+    producer_state = log.producer_state
+    findings.extend(producer_state.findings)
+    snapshot, producers = producer_state.snapshot, producer_state.entries
+    if restart.truncated_bytes:
+        where = restart.truncate_at
+        findings.append(Finding("restart_truncation", where[0] if where else partition.path, where[1] if where else 0,
+                                f"{'an' if restart.shutdown == 'unclean' else 'a'} {restart.shutdown} restart "
+                                f"would truncate {restart.truncated_bytes} bytes"
+                                + (f" from byte {where[1]} of {where[0]}" if where else "")
+                                + (f" and delete {len(restart.deleted_segments)} later segment(s)"
+                                   if restart.deleted_segments else ""),
+                                details={"truncated_bytes": restart.truncated_bytes}))
+    if restart.refuses_to_start:
+        findings.append(Finding("restart_refused", partition.path, 0,
+                                "the broker would not load this partition: " + "; ".join(restart.reasons)))
+    parsed = partition.parsed
+    return PartitionReport(
+        log_dir.path, partition.path, partition.name, parsed.topic if parsed else None,
+        parsed.partition if parsed else None, parsed.suffix if parsed else None, topic_id, tuple(reports), lso,
+        log_end, hw, rp, log.lineage, checkpoint_entries, snapshot, producers,
+        tuple(sorted(open_txns.values(), key=lambda t: t.first_offset)), restart, tuple(findings),
+    )
+
+
+def _verify_indexes(seg: SegmentLog, findings: list[Finding]) -> tuple[int | None, int | None, int | None]:
+    counts: list[int | None] = [None, None, None]
+    files = seg.files
+    with mapped_indexes(files) as mapped:
+        for slot, (kind, verify) in enumerate((("index", verify_offset_index), ("timeindex", verify_time_index))):
+            if kind not in mapped:
+                continue
+            path, buf = mapped[kind]
+            for item in verify(buf, path=path, segment=seg):
+                if isinstance(item, Finding):
+                    findings.append(item)
+                elif isinstance(item, IndexEnd):
+                    counts[slot] = item.entries
+        path, buf = mapped.get("txnindex", (None, b""))
+        items = list(verify_txn_index(buf, path=path, segment=seg))
+    counts[2] = sum(1 for i in items if not isinstance(i, Finding)) if files.txnindex else None
+    findings.extend(i for i in items if isinstance(i, Finding))
+    return counts[0], counts[1], counts[2]

@@ -1,0 +1,221 @@
+"""The timeline of a KRaft cluster: the metadata log's partition, broker and controller records,
+offset by offset.
+
+Sources: ``../shared/specs/kafka-algorithms.md`` §4.6 (``PartitionChangeBuilder``; a change record
+naming a leader, even the same one or -1, bumps the leader epoch; the partition epoch always
+moves) and §5.5 (KRaft reassignment); Kafka ``metadata/.../PartitionRegistration.merge`` and
+``ClusterDelta``. The records come from :mod:`kreplica.model.cluster.kraft_history`; the causes
+from :func:`~kreplica.analysis.timeline.events.classify`, told that KRaft records controlled shutdowns
+(``in_controlled_shutdown``) and fencing, so nothing is inferred from liveness alone.
+
+``position`` is the record's offset in ``__cluster_metadata-0``; for the ``snapshot`` events, the
+last offset the snapshot holds, and its ``last_contained_log_timestamp`` as the time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kreplica.analysis.timeline.events import (
+    BY_CONTROLLER,
+    CREATED,
+    DELETED,
+    SNAPSHOT,
+    BrokerEvent,
+    ChangeContext,
+    ControllerEvent,
+    LeaderIsr,
+    PartitionEvent,
+    TimelineEnd,
+    classify,
+    is_offline,
+)
+from kreplica.formats.kraft import records as kraft
+from kreplica.formats.findings import Finding
+from kreplica.model.cluster.from_kraft import KraftFiles
+from kreplica.model.cluster.kraft_history import iter_kraft_records, kraft_start
+
+
+class _Image:
+    """The parts of the metadata image the causes need, kept record by record."""
+
+    def __init__(self) -> None:
+        self.topics: dict[str, str] = {}                       # topic id -> name
+        self.parts: dict[tuple[str, int], dict] = {}           # (name, p) -> registration
+        self.brokers: dict[int, dict] = {}                     # id -> {"epoch","fenced","shutdown"}
+        self.gone_at: dict[int, int] = {}
+        self.controller: int | None = None
+        self.controller_epoch: int | None = None
+
+    def alive(self) -> frozenset[int]:
+        return frozenset(b for b, r in self.brokers.items() if not r["fenced"])
+
+    def shutting_down(self) -> frozenset[int]:
+        return frozenset(b for b, r in self.brokers.items() if r["shutdown"])
+
+
+def _state(p: dict) -> LeaderIsr:
+    return LeaderIsr(p["leader"], p["leader_epoch"], tuple(p["isr"]), p["leader_recovery_state"],
+                     p["partition_epoch"])
+
+
+def _apply(img: _Image, r, quiet: bool) -> Iterator:
+    """Apply one record; yield its events unless ``quiet`` (records before the history's start)."""
+    if isinstance(r, kraft.ControlRecord):
+        if r.control_type == kraft.LEADER_CHANGE:
+            leader = r.data.get("leader_id")
+            img.controller = leader if leader is not None and leader >= 0 else None
+            img.controller_epoch = r.epoch
+            if not quiet:
+                yield ControllerEvent("elected" if img.controller is not None else "none", r.offset, r.timestamp,
+                                      img.controller, r.epoch)
+        return
+    d, name, at, time = r.data, r.name, r.offset, r.timestamp
+    if name == "RegisterBrokerRecord":
+        img.brokers[d["broker_id"]] = {"epoch": d["broker_epoch"], "fenced": d["fenced"],
+                                       "shutdown": d["in_controlled_shutdown"]}
+        if not quiet:
+            yield BrokerEvent(d["broker_id"], "registered", at, time, d["broker_epoch"])
+    elif name == "UnregisterBrokerRecord":
+        img.brokers.pop(d["broker_id"], None)
+        img.gone_at[d["broker_id"]] = at
+        if not quiet:
+            yield BrokerEvent(d["broker_id"], "unregistered", at, time, d["broker_epoch"])
+    elif name in ("FenceBrokerRecord", "UnfenceBrokerRecord"):
+        yield from _fence(img, d["id"], d["epoch"], name == "FenceBrokerRecord", at, time, quiet)
+    elif name == "BrokerRegistrationChangeRecord":
+        b = img.brokers.get(d["broker_id"])
+        if d["in_controlled_shutdown"] == 1 and b is not None:
+            b["shutdown"] = True
+            if not quiet:
+                yield BrokerEvent(d["broker_id"], "controlled_shutdown", at, time, d["broker_epoch"])
+        if d["fenced"] in (1, -1):
+            yield from _fence(img, d["broker_id"], d["broker_epoch"], d["fenced"] == 1, at, time, quiet)
+    elif name == "TopicRecord":
+        img.topics[d["topic_id"]] = d["name"]
+    elif name == "RemoveTopicRecord":
+        topic = img.topics.pop(d["topic_id"], None)
+        for key in sorted(k for k in img.parts if k[0] == topic):
+            p = img.parts.pop(key)
+            if not quiet:
+                yield PartitionEvent(key[0], key[1], at, time, None, _state(p), None, DELETED, BY_CONTROLLER,
+                                     "RemoveTopicRecord", tuple(p["replicas"]))
+    elif name == "PartitionRecord":
+        topic = img.topics.get(d["topic_id"])
+        if topic is None:
+            return
+        p = {k: d[k] for k in ("replicas", "isr", "removing_replicas", "adding_replicas", "leader",
+                               "leader_recovery_state", "leader_epoch", "partition_epoch")}
+        p["at"] = at
+        key = (topic, d["partition_id"])
+        existed = key in img.parts
+        img.parts[key] = p
+        if not quiet:
+            after = _state(p)
+            yield PartitionEvent(topic, key[1], at, time, None, None, after, CREATED if not existed else SNAPSHOT,
+                                 BY_CONTROLLER, f"PartitionRecord: leader {after.leader}, ISR {list(after.isr)}",
+                                 tuple(p["replicas"]), is_offline(after, img.alive()))
+    elif name == "PartitionChangeRecord":
+        yield from _change(img, r, quiet)
+
+
+def _fence(img: _Image, broker: int, epoch: int, fenced: bool, at: int, time: int, quiet: bool) -> Iterator:
+    b = img.brokers.get(broker)
+    if b is None or b["epoch"] != epoch:
+        return   # ClusterDelta refuses it; cluster-state reports it
+    b["fenced"] = fenced
+    if fenced:
+        img.gone_at[broker] = at
+    if not quiet:
+        yield BrokerEvent(broker, "fenced" if fenced else "unfenced", at, time, epoch)
+
+
+def _change(img: _Image, r, quiet: bool) -> Iterator:
+    d = r.data
+    topic = img.topics.get(d["topic_id"])
+    p = img.parts.get((topic, d["partition_id"])) if topic is not None else None
+    if p is None:
+        return
+    before = _state(p)
+    ctx = ChangeContext(
+        alive=img.alive(), shutting_down=img.shutting_down(),
+        gone_since=frozenset(b for b, z in img.gone_at.items() if z > p["at"]),
+        replicas=tuple(p["replicas"]), adding=tuple(p["adding_replicas"]), removing=tuple(p["removing_replicas"]),
+        replicas_changed=any(d[k] is not None for k in ("replicas", "adding_replicas", "removing_replicas")),
+        epoch_tells_writer=False, shutdown_known=True)
+    # PartitionRegistration.merge
+    for k in ("isr", "replicas", "removing_replicas", "adding_replicas"):
+        if d[k] is not None:
+            p[k] = d[k]
+    if d["leader"] != -2:
+        p["leader"] = d["leader"]
+        p["leader_epoch"] += 1
+    if d["leader_recovery_state"] != -1:
+        p["leader_recovery_state"] = d["leader_recovery_state"]
+    p["partition_epoch"] += 1
+    after = _state(p)
+    cause = classify(before, after, ctx)
+    if cause is None:
+        return
+    p["at"] = r.offset
+    if not quiet:
+        yield PartitionEvent(topic, d["partition_id"], r.offset, r.timestamp, None, before, after, cause.cause,
+                             cause.by, cause.evidence, tuple(p["replicas"]), is_offline(after, img.alive()))
+
+
+def _snapshot_events(img: _Image, position: int, time: int | None, label: str) -> list:
+    alive = img.alive()
+    out: list = [BrokerEvent(b, SNAPSHOT, position, time, r["epoch"]) for b, r in sorted(img.brokers.items())]
+    if img.controller is not None:
+        out.append(ControllerEvent(SNAPSHOT, position, time, img.controller, img.controller_epoch))
+    for (topic, pid), p in sorted(img.parts.items()):
+        state = _state(p)
+        out.append(PartitionEvent(topic, pid, position, time, None, None, state, SNAPSHOT, None,
+                                  f"as {label} holds it", tuple(p["replicas"]), is_offline(state, alive)))
+    return out
+
+
+def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, from_time: int | None = None,
+                        to_offset: int | None = None, to_time: int | None = None
+                        ) -> Iterator[PartitionEvent | BrokerEvent | ControllerEvent | Finding | TimelineEnd]:
+    """Every partition, broker and controller event of a KRaft metadata log in offset order, then one
+    :class:`TimelineEnd`.
+
+    The history starts at the beginning of the log when it holds offset 0, else at a snapshot
+    (the newest ending at or before ``from_offset``, else the oldest); a snapshot's contents (or,
+    with ``from_offset``/``from_time``, the state at that point) become ``snapshot`` events.
+    Records of the log are then walked to the end or to ``to_offset``/``to_time`` (inclusive).
+    """
+    start, findings = kraft_start(files, from_offset=from_offset)
+    yield from findings
+    img = _Image()
+    for rec in start.records:
+        for _ in _apply(img, rec, True):
+            pass
+    bounded = from_offset is not None or from_time is not None
+    end = TimelineEnd("kraft", files.source, start.end_offset - 1, start.end_offset - 1,
+                      "snapshot" if start.path is not None and not bounded else ("replay" if bounded else "log"))
+    started = False
+    last_time = start.time
+    if start.path is not None and not bounded:
+        yield from _snapshot_events(img, start.end_offset - 1, start.time, start.path)
+        started = True
+    for rec in iter_kraft_records(files, start):
+        if isinstance(rec, Finding):
+            end.findings.append(rec)
+            yield rec
+            continue
+        if (to_offset is not None and rec.offset > to_offset) or (to_time is not None and rec.timestamp > to_time):
+            break
+        if not started and ((from_offset is not None and rec.offset > from_offset)
+                            or (from_time is not None and rec.timestamp > from_time)):
+            yield from _snapshot_events(img, end.end, last_time, f"the replay to offset {end.end}")
+            end.start = end.end
+            started = True
+        quiet = not started and bounded
+        yield from _apply(img, rec, quiet)
+        end.end, last_time = rec.offset, rec.timestamp
+    if not started and bounded:
+        yield from _snapshot_events(img, end.end, last_time, f"the replay to offset {end.end}")
+        end.start = end.end
+    yield end

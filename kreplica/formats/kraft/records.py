@@ -1,0 +1,586 @@
+"""KRaft metadata: the records of ``__cluster_metadata-0`` segments and ``*.checkpoint`` snapshots.
+
+Sources (apache/kafka trunk ``1eb76443``, 4.0.0-SNAPSHOT): ``metadata/src/main/resources/common/
+metadata/*.json`` (the record schemas), ``server-common/src/main/java/org/apache/kafka/server/
+common/serialization/AbstractApiMessageSerde.java`` (the frame), ``metadata/.../
+MetadataRecordSerde.java``, ``raft/src/main/java/org/apache/kafka/raft/internals/
+RecordsIterator.java``, ``raft/.../snapshot/RecordsSnapshotWriter.java``,
+``clients/src/main/resources/common/message/{LeaderChangeMessage,SnapshotHeaderRecord,
+SnapshotFooterRecord,KRaftVersionRecord,VotersRecord}.json``; ``../shared/specs/kafka-formats.md``
+§1.3, §1.4, §10.
+
+Both file kinds are ordinary v2 record batches (:mod:`kreplica.formats.log.default_records`). A data
+record's key is null and its value is framed as::
+
+    MetadataRecord => FrameVersion => UnsignedVarint   (1; the 2.8 preview wrote 0)
+                      ApiKey       => UnsignedVarint   (record type, table below)
+                      Version      => UnsignedVarint   (schema version of that type)
+                      Body         => generated message, flexible encoding
+
+Flexible encoding (``MessageDataGenerator``): fixed-width ints big-endian, ``uuid`` 16 bytes,
+compact strings/bytes/arrays with an unsigned-varint length + 1 (0 = null), and after every
+struct (the top level included) a tagged-field section: varint count, then (varint tag, varint
+size, value) in ascending tag order. Tagged fields are written only when they differ from
+their default; unknown tags are skipped by size. Control batches (attribute bit 5) carry Raft
+control records: key ``int16 version, int16 type``, value the control message at version 0
+(flexible, no frame). A snapshot file is: a control batch starting with SNAPSHOT_HEADER, data
+batches with the full state, a control batch with SNAPSHOT_FOOTER; offsets start at 0.
+
+Field names are Kafka's schema names in snake_case; uuids are given in Kafka's text form
+(URL-safe base64, no padding, 22 characters).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import struct
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from kreplica.formats.log import default_records
+from kreplica.formats.log.batch import NewRecord, RecordBatch
+from kreplica.formats.errors import FormatError, Malformed, Truncated, UnsupportedVersion
+from kreplica.formats.findings import Finding
+from kreplica.formats.mapped import open_buffer
+from kreplica.formats.log.segment import SegmentEnd, iter_segment
+from kreplica.formats.varint import build_unsigned_varint, read_unsigned_varint
+
+FRAME_VERSION = 1
+
+# Raft control record types (ControlRecordType)
+LEADER_CHANGE = 2
+SNAPSHOT_HEADER = 3
+SNAPSHOT_FOOTER = 4
+KRAFT_VERSION = 5
+KRAFT_VOTERS = 6
+
+# ConfigResource.Type ids used in ConfigRecord.ResourceType
+RESOURCE_TOPIC = 2
+RESOURCE_BROKER = 4
+
+
+class Field(NamedTuple):
+    """One schema field: ``type`` is a primitive name, ``[]<primitive>``, ``[]`` (array of the
+    struct ``fields``) or ``struct``; ``since`` is the first version carrying it; ``tag`` makes it
+    a tagged field; ``default`` is what an absent tagged field means."""
+
+    name: str
+    type: str
+    since: int = 0
+    tag: int | None = None
+    nullable: bool = False
+    default: object = None
+    fields: tuple = ()
+
+
+def F(name, type_, since=0, tag=None, nullable=False, default=None, fields=()):
+    return Field(name, type_, since, tag, nullable, default, tuple(fields))
+
+
+_ENDPOINT = (F("name", "string"), F("host", "string"), F("port", "uint16"), F("security_protocol", "int16"))
+_FEATURE = (F("name", "string"), F("min_supported_version", "int16"), F("max_supported_version", "int16"))
+
+#: apiKey -> (record name, highest version, fields) — ``MD/*.json`` at the baseline.
+METADATA_RECORDS: dict[int, tuple[str, int, tuple[Field, ...]]] = {
+    0: ("RegisterBrokerRecord", 3, (
+        F("broker_id", "int32"), F("is_migrating_zk_broker", "bool", since=2, default=False),
+        F("incarnation_id", "uuid"), F("broker_epoch", "int64"),
+        F("end_points", "[]", fields=_ENDPOINT), F("features", "[]", fields=_FEATURE),
+        F("rack", "string", nullable=True), F("fenced", "bool", default=True),
+        F("in_controlled_shutdown", "bool", since=1, default=False),
+        F("log_dirs", "[]uuid", since=3, tag=0, default=()))),
+    1: ("UnregisterBrokerRecord", 0, (F("broker_id", "int32"), F("broker_epoch", "int64"))),
+    2: ("TopicRecord", 0, (F("name", "string"), F("topic_id", "uuid"))),
+    3: ("PartitionRecord", 2, (
+        F("partition_id", "int32"), F("topic_id", "uuid"), F("replicas", "[]int32"), F("isr", "[]int32"),
+        F("removing_replicas", "[]int32"), F("adding_replicas", "[]int32"), F("leader", "int32", default=-1),
+        F("leader_recovery_state", "int8", tag=0, default=0), F("leader_epoch", "int32", default=-1),
+        F("partition_epoch", "int32", default=-1), F("directories", "[]uuid", since=1),
+        F("eligible_leader_replicas", "[]int32", since=2, tag=1, nullable=True),
+        F("last_known_elr", "[]int32", since=2, tag=2, nullable=True))),
+    4: ("ConfigRecord", 0, (F("resource_type", "int8"), F("resource_name", "string"), F("name", "string"),
+                            F("value", "string", nullable=True))),
+    5: ("PartitionChangeRecord", 2, (
+        F("partition_id", "int32", default=-1), F("topic_id", "uuid"),
+        F("isr", "[]int32", tag=0, nullable=True), F("leader", "int32", tag=1, default=-2),
+        F("replicas", "[]int32", tag=2, nullable=True), F("removing_replicas", "[]int32", tag=3, nullable=True),
+        F("adding_replicas", "[]int32", tag=4, nullable=True),
+        F("leader_recovery_state", "int8", tag=5, default=-1),
+        F("eligible_leader_replicas", "[]int32", since=2, tag=6, nullable=True),
+        F("last_known_elr", "[]int32", since=2, tag=7, nullable=True),
+        F("directories", "[]uuid", since=1, tag=8, nullable=True))),
+    7: ("FenceBrokerRecord", 0, (F("id", "int32"), F("epoch", "int64"))),
+    8: ("UnfenceBrokerRecord", 0, (F("id", "int32"), F("epoch", "int64"))),
+    9: ("RemoveTopicRecord", 0, (F("topic_id", "uuid"),)),
+    10: ("DelegationTokenRecord", 0, (
+        F("owner", "string"), F("requester", "string"), F("renewers", "[]string"),
+        F("issue_timestamp", "int64"), F("max_timestamp", "int64"), F("expiration_timestamp", "int64"),
+        F("token_id", "string"))),
+    11: ("UserScramCredentialRecord", 0, (
+        F("name", "string"), F("mechanism", "int8"), F("salt", "bytes"), F("stored_key", "bytes"),
+        F("server_key", "bytes"), F("iterations", "int32"))),
+    12: ("FeatureLevelRecord", 0, (F("name", "string"), F("feature_level", "int16"))),
+    14: ("ClientQuotaRecord", 0, (
+        F("entity", "[]", fields=(F("entity_type", "string"), F("entity_name", "string", nullable=True))),
+        F("key", "string"), F("value", "float64"), F("remove", "bool"))),
+    15: ("ProducerIdsRecord", 0, (F("broker_id", "int32"), F("broker_epoch", "int64"),
+                                  F("next_producer_id", "int64"))),
+    17: ("BrokerRegistrationChangeRecord", 2, (
+        F("broker_id", "int32"), F("broker_epoch", "int64"), F("fenced", "int8", tag=0, default=0),
+        F("in_controlled_shutdown", "int8", since=1, tag=1, default=0),
+        F("log_dirs", "[]uuid", since=2, tag=2, default=()))),
+    18: ("AccessControlEntryRecord", 0, (
+        F("id", "uuid"), F("resource_type", "int8"), F("resource_name", "string"), F("pattern_type", "int8"),
+        F("principal", "string"), F("host", "string"), F("operation", "int8"), F("permission_type", "int8"))),
+    19: ("RemoveAccessControlEntryRecord", 0, (F("id", "uuid"),)),
+    20: ("NoOpRecord", 0, ()),
+    21: ("ZkMigrationStateRecord", 0, (F("zk_migration_state", "int8"),)),
+    22: ("RemoveUserScramCredentialRecord", 0, (F("name", "string"), F("mechanism", "int8"))),
+    23: ("BeginTransactionRecord", 0, (F("name", "string", tag=0, nullable=True),)),
+    24: ("EndTransactionRecord", 0, ()),
+    25: ("AbortTransactionRecord", 0, (F("reason", "string", tag=0, nullable=True),)),
+    26: ("RemoveDelegationTokenRecord", 0, (F("token_id", "string"),)),
+    27: ("RegisterControllerRecord", 0, (
+        F("controller_id", "int32"), F("incarnation_id", "uuid"), F("zk_migration_ready", "bool"),
+        F("end_points", "[]", fields=_ENDPOINT), F("features", "[]", fields=_FEATURE))),
+}
+RECORD_KEYS = {name: key for key, (name, _v, _f) in METADATA_RECORDS.items()}
+
+#: Control record type -> (message name, fields at version 0).
+CONTROL_RECORDS: dict[int, tuple[str, tuple[Field, ...]]] = {
+    LEADER_CHANGE: ("LeaderChangeMessage", (
+        F("version", "int16"), F("leader_id", "int32"),
+        F("voters", "[]", fields=(F("voter_id", "int32"),)),
+        F("granting_voters", "[]", fields=(F("voter_id", "int32"),)))),
+    SNAPSHOT_HEADER: ("SnapshotHeaderRecord", (F("version", "int16"), F("last_contained_log_timestamp", "int64"))),
+    SNAPSHOT_FOOTER: ("SnapshotFooterRecord", (F("version", "int16"),)),
+    KRAFT_VERSION: ("KRaftVersionRecord", (F("version", "int16"), F("kraft_version", "int16"))),
+    KRAFT_VOTERS: ("VotersRecord", (
+        F("version", "int16"),
+        F("voters", "[]", fields=(
+            F("voter_id", "int32"), F("voter_directory_id", "uuid"),
+            F("endpoints", "[]", fields=(F("name", "string"), F("host", "string"), F("port", "uint16"))),
+            F("kraft_version_feature", "struct", fields=(F("min_supported_version", "int16"),
+                                                         F("max_supported_version", "int16"))))))),
+}
+
+_FIXED = {
+    "int8": struct.Struct(">b"), "int16": struct.Struct(">h"), "int32": struct.Struct(">i"),
+    "int64": struct.Struct(">q"), "uint16": struct.Struct(">H"), "float64": struct.Struct(">d"),
+}
+ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
+
+
+def uuid_text(raw: bytes) -> str:
+    """``Uuid.toString``: URL-safe base64 of the 16 bytes, no padding (22 characters)."""
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def uuid_bytes(text: str) -> bytes:
+    """``Uuid.fromString``: the 16 bytes of a 22-character id (``ValueError`` otherwise)."""
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if len(raw) != 16:
+        raise ValueError(f"not a 16-byte uuid: {text!r}")
+    return raw
+
+
+# -- generated-message decoding -------------------------------------------------------------
+
+
+class _Cursor:
+    """A position in ``buf[pos:end]`` that knows its file: ``base`` is the absolute offset of
+    ``buf[0]`` in ``path``, so every error says where in the file it happened."""
+
+    __slots__ = ("buf", "pos", "end", "base", "path")
+
+    def __init__(self, buf, pos, end, base, path):
+        self.buf, self.pos, self.end, self.base, self.path = buf, pos, end, base, path
+
+    def need(self, n, field_name):
+        if n > self.end - self.pos:
+            raise Truncated(f"needs {n} bytes but only {self.end - self.pos} remain", path=self.path,
+                            position=self.base + self.pos, field=field_name)
+
+    def uvarint(self, field_name):
+        """An unsigned varint read by :func:`~kreplica.formats.varint.read_unsigned_varint` (the
+        one varint implementation), its error moved to the absolute file position."""
+        try:
+            v, self.pos = read_unsigned_varint(self.buf, self.pos, self.end, field_name)
+        except FormatError as exc:
+            raise exc.at(path=self.path, offset=self.base) from None
+        return v
+
+
+def _read_value(c: _Cursor, f: Field, type_: str):
+    if type_ in _FIXED:
+        st = _FIXED[type_]
+        c.need(st.size, f.name)
+        (v,) = st.unpack_from(c.buf, c.pos)
+        c.pos += st.size
+        return v
+    if type_ == "bool":
+        c.need(1, f.name)
+        v = c.buf[c.pos] != 0
+        c.pos += 1
+        return v
+    if type_ == "uuid":
+        c.need(16, f.name)
+        v = uuid_text(bytes(c.buf[c.pos:c.pos + 16]))
+        c.pos += 16
+        return v
+    if type_ in ("string", "bytes"):
+        at = c.base + c.pos
+        n = c.uvarint(f.name)
+        if n == 0:
+            if not f.nullable:
+                raise Malformed("null value for a non-nullable field", path=c.path, position=at, field=f.name)
+            return None
+        c.need(n - 1, f.name)
+        raw = bytes(c.buf[c.pos:c.pos + n - 1])
+        c.pos += n - 1
+        return raw.decode("utf-8", "replace") if type_ == "string" else raw
+    if type_ == "struct":
+        return _read_struct(c, f.fields, 0)
+    if type_.startswith("[]"):
+        at = c.base + c.pos
+        n = c.uvarint(f.name)
+        if n == 0:
+            if not f.nullable:
+                raise Malformed("null array for a non-nullable field", path=c.path, position=at, field=f.name)
+            return None
+        if n - 1 > c.end - c.pos:
+            raise Truncated(f"array of {n - 1} elements cannot fit", path=c.path, position=at, field=f.name)
+        inner = type_[2:]
+        if inner:
+            return tuple(_read_value(c, f, inner) for _ in range(n - 1))
+        return tuple(_read_struct(c, f.fields, 0) for _ in range(n - 1))
+    raise AssertionError(f"schema type {type_}")
+
+
+def _read_struct(c: _Cursor, fields: Sequence[Field], version: int) -> dict:
+    out: dict = {}
+    tagged = {}
+    for f in fields:
+        if version < f.since:
+            out[f.name] = f.default if f.default is not None or f.nullable else _empty(f)
+            continue
+        if f.tag is not None:
+            tagged[f.tag] = f
+            out[f.name] = f.default if f.default is not None or f.nullable else _empty(f)
+            continue
+        out[f.name] = _read_value(c, f, f.type)
+    count = c.uvarint("tagged field count")
+    for _ in range(count):
+        tag = c.uvarint("tag")
+        size = c.uvarint("tag size")
+        c.need(size, f"tag {tag}")
+        f = tagged.get(tag)
+        if f is None:
+            out.setdefault("_unknown_tags", {})[tag] = bytes(c.buf[c.pos:c.pos + size])
+            c.pos += size
+            continue
+        sub = _Cursor(c.buf, c.pos, c.pos + size, c.base, c.path)
+        out[f.name] = _read_value(sub, f, f.type)
+        c.pos += size
+    return out
+
+
+def _empty(f: Field):
+    if f.type.startswith("[]"):
+        return ()
+    if f.type in ("string",):
+        return ""
+    if f.type == "bool":
+        return False
+    if f.type == "uuid":
+        return ZERO_UUID
+    return 0
+
+
+def decode_message(fields: Sequence[Field], version: int, buf, *, start: int = 0, end: int | None = None,
+                   base: int = 0, path: str | None = None) -> tuple[dict, int]:
+    """A flexible generated message at ``buf[start:end]``: ``(values, position after it)``."""
+    c = _Cursor(buf, start, len(buf) if end is None else end, base, path)
+    return _read_struct(c, fields, version), c.pos
+
+
+# -- generated-message encoding -------------------------------------------------------------
+
+
+def _write_value(f: Field, type_: str, v) -> bytes:
+    if type_ in _FIXED:
+        return _FIXED[type_].pack(v)
+    if type_ == "bool":
+        return b"\x01" if v else b"\x00"
+    if type_ == "uuid":
+        return uuid_bytes(v)
+    if type_ in ("string", "bytes"):
+        if v is None:
+            return b"\x00"
+        raw = v.encode("utf-8") if type_ == "string" else bytes(v)
+        return build_unsigned_varint(len(raw) + 1) + raw
+    if type_ == "struct":
+        return _write_struct(f.fields, 0, v)
+    if type_.startswith("[]"):
+        if v is None:
+            return b"\x00"
+        inner = type_[2:]
+        items = [(_write_value(f, inner, x) if inner else _write_struct(f.fields, 0, x)) for x in v]
+        return build_unsigned_varint(len(items) + 1) + b"".join(items)
+    raise AssertionError(type_)
+
+
+def _write_struct(fields: Sequence[Field], version: int, values: Mapping) -> bytes:
+    out = bytearray()
+    tagged = []
+    for f in fields:
+        if version < f.since:
+            continue
+        v = values.get(f.name, f.default if f.default is not None or f.nullable else _empty(f))
+        if f.tag is not None:
+            default = f.default if f.default is not None or f.nullable else _empty(f)
+            if v != default and not (isinstance(default, tuple) and v is not None and tuple(v) == default):
+                tagged.append((f.tag, _write_value(f, f.type, v)))
+            continue
+        out += _write_value(f, f.type, v)
+    out += build_unsigned_varint(len(tagged))
+    for tag, raw in sorted(tagged):
+        out += build_unsigned_varint(tag) + build_unsigned_varint(len(raw)) + raw
+    return bytes(out)
+
+
+def encode_message(fields: Sequence[Field], version: int, values: Mapping) -> bytes:
+    """The flexible encoding of ``values`` (missing fields take their defaults)."""
+    return _write_struct(fields, version, values)
+
+
+# -- records --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataRecord:
+    """One metadata record: where it is, its frame, and its decoded fields (``data``).
+
+    ``epoch`` is the batch's partition leader epoch (the Raft epoch of the leader that wrote
+    it); ``name`` is the record type's schema name, or ``None`` for an unknown api key (then
+    ``data`` is empty and ``raw`` holds the body).
+    """
+
+    path: str
+    offset: int
+    batch_position: int
+    epoch: int
+    timestamp: int
+    api_key: int
+    version: int
+    name: str | None
+    data: Mapping = field(default_factory=dict)
+    raw: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class ControlRecord:
+    """A Raft control record (LEADER_CHANGE, SNAPSHOT_HEADER/FOOTER, KRAFT_VERSION/VOTERS)."""
+
+    path: str
+    offset: int
+    batch_position: int
+    epoch: int
+    timestamp: int
+    control_type: int
+    name: str | None
+    data: Mapping = field(default_factory=dict)
+
+
+def parse_metadata_value(value: bytes, *, path: str | None = None, base: int = 0
+                         ) -> tuple[int, int, str | None, dict, bytes]:
+    """``(api_key, version, name, data, raw_body)`` of a framed metadata record value.
+
+    Raises :class:`UnsupportedVersion` for a frame version other than 1 (``MetadataRecordSerde``
+    rejects them), :class:`Malformed` for garbage after the body, and returns ``name=None``
+    for an api key or version this table does not know (the body is kept raw).
+    """
+    c = _Cursor(value, 0, len(value), base, path)
+    frame = c.uvarint("frame version")
+    if frame != FRAME_VERSION:
+        raise UnsupportedVersion("Could not deserialize metadata record: unknown frame version",
+                                 path=path, position=base, field="frame version",
+                                 expected=FRAME_VERSION, actual=frame)
+    api_key = c.uvarint("api key")
+    if api_key > 0x7FFF:
+        raise Malformed("api key above 32767", path=path, position=base, field="api key", actual=api_key)
+    version = c.uvarint("version")
+    body_start = c.pos
+    schema = METADATA_RECORDS.get(api_key)
+    if schema is None or version > schema[1]:
+        return api_key, version, None, {}, bytes(value[body_start:])
+    data, end = decode_message(schema[2], version, value, start=body_start, base=base, path=path)
+    if end != len(value):
+        raise Malformed(f"Found {len(value) - end} byte(s) of garbage after {schema[0]}",
+                        path=path, position=base + end, field="body")
+    return api_key, version, schema[0], data, bytes(value[body_start:])
+
+
+def build_metadata_value(api_key: int | str, version: int, data: Mapping) -> bytes:
+    """The framed value of one metadata record (``MetadataRecordSerde.write``)."""
+    key = RECORD_KEYS[api_key] if isinstance(api_key, str) else api_key
+    _name, _max, fields = METADATA_RECORDS[key]
+    return (build_unsigned_varint(FRAME_VERSION) + build_unsigned_varint(key)
+            + build_unsigned_varint(version) + encode_message(fields, version, data))
+
+
+def build_control_value(control_type: int, data: Mapping) -> bytes:
+    return encode_message(CONTROL_RECORDS[control_type][1], 0, data)
+
+
+def build_metadata_batch(records: Sequence[tuple[int | str, int, Mapping]], *, base_offset: int,
+                         epoch: int, timestamp: int) -> bytes:
+    """A data batch as the KRaft ``BatchBuilder`` writes it: null keys, one timestamp, epoch."""
+    news = [NewRecord(base_offset + i, timestamp, None, build_metadata_value(k, v, d))
+            for i, (k, v, d) in enumerate(records)]
+    return default_records.build_batch(news, base_offset=base_offset, partition_leader_epoch=epoch)
+
+
+def build_control_batch(records: Sequence[tuple[int, Mapping]], *, base_offset: int, epoch: int,
+                        timestamp: int) -> bytes:
+    """A Raft control batch (attribute 0x20, not transactional)."""
+    news = [NewRecord(base_offset + i, timestamp, default_records.CONTROL_KEY.pack(0, t), build_control_value(t, d))
+            for i, (t, d) in enumerate(records)]
+    return default_records.build_batch(news, base_offset=base_offset, partition_leader_epoch=epoch,
+                                       is_control=True)
+
+
+def build_snapshot(records: Sequence[tuple[int | str, int, Mapping]], *, epoch: int, timestamp: int,
+                   batch_size: int = 100) -> bytes:
+    """A ``*.checkpoint`` file as ``RecordsSnapshotWriter`` writes it (offsets from 0)."""
+    out = [build_control_batch([(SNAPSHOT_HEADER, {"version": 0, "last_contained_log_timestamp": timestamp})],
+                               base_offset=0, epoch=epoch, timestamp=timestamp)]
+    offset = 1
+    for i in range(0, len(records), batch_size):
+        chunk = records[i:i + batch_size]
+        out.append(build_metadata_batch(chunk, base_offset=offset, epoch=epoch, timestamp=timestamp))
+        offset += len(chunk)
+    out.append(build_control_batch([(SNAPSHOT_FOOTER, {"version": 0})], base_offset=offset, epoch=epoch,
+                                   timestamp=timestamp))
+    return b"".join(out)
+
+
+def iter_metadata(buf, *, path: str) -> Iterator[MetadataRecord | ControlRecord | Finding]:
+    """The records of a metadata segment or snapshot held in ``buf``, in offset order.
+
+    Follows the segment walk of :func:`~kreplica.formats.log.segment.iter_segment` and stops where
+    Kafka's recovery of ``__cluster_metadata`` would truncate (the first batch with a bad CRC,
+    an impossible length, or a torn tail); its findings are passed on. A record that does not
+    decode is a ``kraft_invalid_record`` finding, an unknown type a ``kraft_unknown_record``
+    finding with the record kept raw; neither stops the walk. A batch whose records cannot be
+    framed at all yields nothing of itself and ends the walk (Kafka's loader fails there).
+    Nothing raises.
+    """
+    stopped = False
+    for item in iter_segment(buf, path=path):
+        if isinstance(item, Finding):
+            # findings about a batch follow it; after the stopping batch, pass on its findings
+            yield item
+            if item.kind in ("crc_mismatch", "invalid_length", "resynchronised", "invalid_magic"):
+                stopped = True
+            continue
+        if isinstance(item, SegmentEnd) or stopped:
+            return
+        batch: RecordBatch = item
+        if batch.after_break or batch.crc_valid is False or batch.magic != default_records.MAGIC:
+            stopped = True
+            continue
+        try:
+            # RecordsIterator decodes a whole batch before handing it out: all or nothing
+            records = list(default_records.iter_records(buf, batch))
+        except FormatError as exc:
+            yield Finding("kraft_invalid_record", path, batch.position,
+                          f"batch at byte {batch.position} (offset {batch.base_offset}): {exc.reason}",
+                          details={"base_offset": batch.base_offset})
+            return
+        for rec in records:
+            yield from _decode_record(path, batch, rec)
+
+
+def _decode_record(path: str, batch: RecordBatch, rec) -> Iterator:
+    if batch.is_control:
+        ctype = rec.control_type
+        schema = CONTROL_RECORDS.get(ctype) if ctype is not None else None
+        if schema is None or not rec.value:
+            yield Finding("kraft_unknown_record", path, batch.position,
+                          f"control record at offset {rec.offset} has unknown type {ctype}",
+                          details={"offset": rec.offset, "control_type": ctype})
+            return
+        try:
+            data, _end = decode_message(schema[1], 0, rec.value, path=path, base=batch.position)
+        except FormatError as exc:
+            yield Finding("kraft_invalid_record", path, batch.position,
+                          f"control record at offset {rec.offset}: {exc.reason}",
+                          details={"offset": rec.offset, "field": exc.field})
+            return
+        yield ControlRecord(path, rec.offset, batch.position, batch.partition_leader_epoch, rec.timestamp,
+                            ctype, schema[0], data)
+        return
+    if rec.key is not None or not rec.value:
+        yield Finding("kraft_invalid_record", path, batch.position,
+                      f"metadata record at offset {rec.offset} has a key or an empty value "
+                      "(Kafka's KRaft reader requires a null key and a non-empty value)",
+                      details={"offset": rec.offset})
+        return
+    try:
+        api_key, version, name, data, raw = parse_metadata_value(rec.value, path=path, base=batch.position)
+    except FormatError as exc:
+        yield Finding("kraft_invalid_record", path, batch.position,
+                      f"metadata record at offset {rec.offset}: {exc.reason}",
+                      details={"offset": rec.offset, "field": exc.field})
+        return
+    if name is None:
+        yield Finding("kraft_unknown_record", path, batch.position,
+                      f"metadata record at offset {rec.offset} has api key {api_key} version {version}, "
+                      "unknown to kreplica", details={"offset": rec.offset, "api_key": api_key,
+                                                      "version": version})
+    yield MetadataRecord(path, rec.offset, batch.position, batch.partition_leader_epoch, rec.timestamp,
+                         api_key, version, name, data, raw)
+
+
+def read_metadata_file(path: str | os.PathLike) -> list[MetadataRecord | ControlRecord | Finding]:
+    """Every record (and finding) of a ``.log`` segment or ``.checkpoint`` file, mmapped read-only.
+
+    For a snapshot, a missing SNAPSHOT_HEADER first or SNAPSHOT_FOOTER last is a
+    ``kraft_incomplete_snapshot`` finding (``RecordsSnapshotReader`` insists on the header; an
+    unfinished snapshot has no footer).
+    """
+    p = os.fspath(path)
+    with open_buffer(p) as buf:
+        items: list = list(iter_metadata(buf, path=p)) if buf else []
+    if p.endswith(".checkpoint"):
+        recs = [x for x in items if not isinstance(x, Finding)]
+        if not recs or not isinstance(recs[0], ControlRecord) or recs[0].control_type != SNAPSHOT_HEADER:
+            items.append(Finding("kraft_incomplete_snapshot", p, 0,
+                                 "the snapshot does not start with a SNAPSHOT_HEADER control record"))
+        elif not isinstance(recs[-1], ControlRecord) or recs[-1].control_type != SNAPSHOT_FOOTER:
+            items.append(Finding("kraft_incomplete_snapshot", p, 0,
+                                 "the snapshot has no SNAPSHOT_FOOTER: it was never completed"))
+    return items
+
+
+_CHECKPOINT = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
+_SEGMENT = re.compile(r"^(\d{20})\.log$")
+
+
+def parse_checkpoint_name(name: str) -> tuple[int, int] | None:
+    """``(end_offset, epoch)`` of ``<endOffset 20 digits>-<epoch 10 digits>.checkpoint``."""
+    m = _CHECKPOINT.match(name)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def parse_segment_name(name: str) -> int | None:
+    m = _SEGMENT.match(name)
+    return int(m.group(1)) if m else None
+
+
+def checkpoint_name(end_offset: int, epoch: int) -> str:
+    return f"{end_offset:020d}-{epoch:010d}.checkpoint"
