@@ -96,15 +96,12 @@ def _topics(values: list[str] | None) -> list[str] | None:
 
 def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int] | None,
           racks: dict[int, str], at_zxid: str | None, at_time: str | None, at_offset: str | None):
-    from kreplica.formats.mapped import open_buffer
-    from kreplica.formats.tools.reassignment_json import parse_reassignment_json
     from kreplica.model.assignment import assignment_from_cluster_state, assignment_from_entries
 
     if assignment_file is not None:
         if sources:
             raise FormatError("give either SOURCE or --assignment, not both", field="--assignment")
-        with open_buffer(assignment_file) as buf:
-            entries = parse_reassignment_json(bytes(buf), path=str(assignment_file))
+        entries = _read_reassignment_json(assignment_file)
         if brokers is None:
             brokers = sorted({b for e in entries for b in e.replicas})
             error_line(f"kreplica: note: no --brokers: the brokers in {assignment_file} are taken as live "
@@ -229,94 +226,53 @@ def plan_reassign(
     progress or different from the file, or throttles left), 2 bad usage or unreadable input (unknown
     broker, replication factor above the broker count, malformed JSON), 3 internal error.
     """
-    from kreplica.analysis.reassignment.planner import PlanError
     from kreplica.analysis.reassignment.placement import PlacementError
+    from kreplica.analysis.reassignment.plan import VERIFY, PlannedReassignment, plan_reassign
+    from kreplica.analysis.reassignment.planner import PlanError
+    from kreplica.report import reassignment as report
+
     sources, action, args = _split_words(words)
     fmt = resolve_format(output_format)
     action_args = _action_args(action, args)
     broker_list = parse_brokers(brokers, "--brokers") if brokers is not None else None
     rack_map = parse_racks(racks) if racks is not None else {}
     assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset)
-    try:
-        if action == "verify":
-            return _verify(assignment, reassignment_file, fmt)
+    sizes = executed = None
+    if action == VERIFY:
+        executed = _executed(reassignment_file)
+    else:
         sizes = _sizes(assignment, sizes_file, sizes_from)
         if max_bytes is not None and sizes is None:
             raise FormatError("--max-bytes needs replica sizes (--sizes or --sizes-from)", field="--max-bytes")
-        from kreplica.analysis.reassignment.request import build_request
-
-        request = build_request(assignment, action, brokers=broker_list, racks=rack_map,
-                                rack_aware=not disable_rack_aware, topics=_topics(topics), seed=seed,
-                                start_index=start_index, **action_args)
-        return _plan(assignment, request, sizes, fmt, kafka_version, output_dir, max_moves, max_bytes, phases,
-                     throttle)
+    try:
+        outcome = plan_reassign(assignment, action, sizes=sizes, executed=executed, kafka_version=kafka_version,
+                                max_moves=max_moves, max_bytes=max_bytes, phases=phases,
+                                throttle_rate=int(throttle * MB) if throttle is not None else None,
+                                brokers=broker_list, racks=rack_map, rack_aware=not disable_rack_aware,
+                                topics=_topics(topics), seed=seed, start_index=start_index, **action_args)
     except (PlanError, PlacementError) as exc:
         raise FormatError(str(exc), field=action) from None
-
-
-def _plan(assignment, request, sizes, fmt, kafka_version, output_dir, max_moves, max_bytes, phases, throttle) -> int:
-    from kreplica.analysis.reassignment.bounds import summarize_plan
-    from kreplica.analysis.reassignment.phases import phase_seconds, split_phases, throttle_configs
-    from kreplica.analysis.reassignment.planner import plan_reassignment
-    from kreplica.analysis.reassignment.transitions import controller_for, transition_table
-    from kreplica.model.versions import DEFAULT_VERSION, Feature
-    from kreplica.report import reassignment as report
-
-    version = kafka_version or DEFAULT_VERSION
-    plan = plan_reassignment(assignment, request, sizes)
-    summary = summarize_plan(assignment, plan, sizes)
-    steps = split_phases(plan.changes, max_moves=max_moves, max_bytes=max_bytes, phases=phases)
-    current = {p.key: p for p in assignment.partitions}
-    controller = controller_for(version, assignment.source_kind)
-    rate = int(throttle * MB) if throttle is not None else None
-    seconds = {p.number: phase_seconds(p, current, rate) if rate else None for p in steps}
     files: list[str] = []
     phase_files: dict[int, str] = {}
-    if output_dir is not None:
-        if request.action == "generate":
-            scope = set(request.topics or assignment.topics)
-            proposal = {k: v for k, v in plan.after.items() if k[0] in scope}
-            rollback = {k: current[k].target for k in proposal}
-        else:
-            proposal = {c.key: c.after for c in plan.changes}
-            rollback = {c.key: c.before for c in plan.changes}
-        files, phase_files = report.write_plan_files(output_dir, proposal, rollback, steps)
-    objs: list[dict] = []
-    for p in steps:
-        for c in p.changes:
-            objs.extend(report.move_object(m, p.number) for m in c.moves)
-            if c.leader_change is not None:
-                objs.append(report.leader_change_object(c.leader_change, p.number))
-    live = set(request.targets)
-    for p in steps:
-        for c in p.changes:
-            objs.append(report.transitions_object(transition_table(current[c.key], c.after, controller, live)))
-    if rate is not None:
-        in_flight = [p for p in assignment.partitions if p.adding or p.removing]
-        for p in steps:
-            t = throttle_configs({c.key: c.after for c in p.changes}, current, rate, in_flight=in_flight,
-                                 admin_api=version.has(Feature.REASSIGN_TOOL_ADMIN_API))
-            objs.append(report.throttle_object(p.number, rate, t, seconds[p.number]))
-    objs.append(report.plan_object(plan, summary, source=assignment.source, source_kind=assignment.source_kind,
-                                   kafka_version=str(version), controller=controller, phases=steps,
-                                   phase_seconds=seconds, phase_files=phase_files, files=files,
-                                   warnings=plan.warnings))
-    report.write_plan(objs, fmt)
-    return ExitCode.PROBLEMS if plan.warnings else ExitCode.OK
+    if output_dir is not None and isinstance(outcome, PlannedReassignment):
+        from kreplica.cli.reassignment_files import write_plan_files
+
+        files, phase_files = write_plan_files(output_dir, outcome)
+    report.write_outcome(outcome, fmt, files=files, phase_files=phase_files)
+    return ExitCode.PROBLEMS if outcome.has_problems else ExitCode.OK
 
 
-def _verify(assignment, reassignment_file, fmt) -> int:
-    from kreplica.analysis.reassignment.verify import verify_reassignments
-    from kreplica.report import reassignment as report
+def _executed(reassignment_file: Optional[Path]) -> dict[tuple[str, int], tuple[int, ...]] | None:
+    """verify: the replica lists of the reassignment file that was executed, if one is given."""
+    if reassignment_file is None:
+        return None
+    return {(e.topic, e.partition): e.replicas for e in _read_reassignment_json(reassignment_file)}
 
-    proposal = None
-    if reassignment_file is not None:
-        from kreplica.formats.mapped import open_buffer
-        from kreplica.formats.tools.reassignment_json import parse_reassignment_json
 
-        with open_buffer(reassignment_file) as buf:
-            entries = parse_reassignment_json(bytes(buf), path=str(reassignment_file))
-        proposal = {(e.topic, e.partition): e.replicas for e in entries}
-    result = verify_reassignments(assignment, proposal)
-    report.write_plan(report.verify_objects(result), fmt)
-    return ExitCode.PROBLEMS if result.has_problems else ExitCode.OK
+def _read_reassignment_json(path: Path) -> tuple:
+    """The entries of a version-1 reassignment JSON file (``FormatError`` naming the byte)."""
+    from kreplica.formats.mapped import open_buffer
+    from kreplica.formats.tools.reassignment_json import parse_reassignment_json
+
+    with open_buffer(path) as buf:
+        return parse_reassignment_json(bytes(buf), path=str(path))

@@ -29,20 +29,20 @@ Bytes are null without ``--sizes``/``--sizes-from``.
 
 Files (``--output-dir``): ``proposal.json`` and ``rollback.json`` (Kafka's version-1 reassignment
 JSON, what ``kafka-reassign-partitions.sh --execute`` takes) and, with several phases,
-``phase-N.json``.
+``phase-N.json``; the command writes them (``kreplica.cli.reassignment_files``) and the ``plan``
+object lists them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from kreplica.analysis.reassignment.bounds import PlanSummary
 from kreplica.analysis.reassignment.phases import Phase, Throttle
+from kreplica.analysis.reassignment.plan import PlannedReassignment, ReassignmentOutcome
 from kreplica.analysis.reassignment.planner import LeaderChange, Move, ReassignmentPlan
 from kreplica.analysis.reassignment.transitions import TransitionTable
 from kreplica.analysis.reassignment.verify import VerifyResult
-from kreplica.formats.tools.reassignment_json import PartitionReassignment, build_reassignment_json
 from kreplica.report.output import Emitter, OutputFormat, text_console
 
 #: text output shows this many moves and transition tables; machine output has them all
@@ -118,6 +118,25 @@ def plan_object(plan: ReassignmentPlan, summary: PlanSummary, *, source: str, so
     }
 
 
+def plan_objects(planned: PlannedReassignment, files: Sequence[str] = (),
+                 phase_files: Mapping[int, str] | None = None) -> list[dict]:
+    """Every object of a plan, in the schema's order: per phase its moves and leader changes,
+    then the transition tables, the throttles, and the ``plan`` summary naming ``files``."""
+    objs: list[dict] = []
+    for p in planned.phases:
+        for c in p.changes:
+            objs.extend(move_object(m, p.number) for m in c.moves)
+            if c.leader_change is not None:
+                objs.append(leader_change_object(c.leader_change, p.number))
+    objs.extend(transitions_object(t) for t in planned.transitions)
+    objs.extend(throttle_object(t.phase, t.rate, t.throttle, t.seconds) for t in planned.throttles)
+    objs.append(plan_object(planned.plan, planned.summary, source=planned.source, source_kind=planned.source_kind,
+                            kafka_version=str(planned.kafka_version), controller=planned.controller,
+                            phases=planned.phases, phase_seconds=planned.phase_seconds,
+                            phase_files=phase_files or {}, files=files, warnings=planned.plan.warnings))
+    return objs
+
+
 def verify_objects(result: VerifyResult) -> list[dict]:
     objs = [{"type": "reassignment_status", "topic": s.topic, "partition": s.partition, "status": s.status,
              "replicas": list(s.replicas), "adding": list(s.adding), "removing": list(s.removing),
@@ -130,34 +149,16 @@ def verify_objects(result: VerifyResult) -> list[dict]:
     return objs
 
 
-# -- files --------------------------------------------------------------------------------------
-
-
-def write_reassignment_file(path: Path, replicas: Mapping[tuple[str, int], Sequence[int]]) -> str:
-    """Write one version-1 reassignment file; returns its path as text."""
-    entries = [PartitionReassignment(t, p, tuple(r)) for (t, p), r in replicas.items()]
-    path.write_bytes(build_reassignment_json(entries))
-    return str(path)
-
-
-def write_plan_files(out_dir: Path, proposal: Mapping[tuple[str, int], Sequence[int]],
-                     rollback: Mapping[tuple[str, int], Sequence[int]], phases: Sequence[Phase]
-                     ) -> tuple[list[str], dict[int, str]]:
-    """``proposal.json``, ``rollback.json`` and, for more than one phase, ``phase-N.json`` in
-    ``out_dir`` (created if needed). Returns the files and each phase's file."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files = [write_reassignment_file(out_dir / "proposal.json", proposal),
-             write_reassignment_file(out_dir / "rollback.json", rollback)]
-    phase_files: dict[int, str] = {}
-    if len(phases) > 1:
-        for p in phases:
-            phase_files[p.number] = write_reassignment_file(out_dir / f"phase-{p.number}.json",
-                                                            {c.key: c.after for c in p.changes})
-            files.append(phase_files[p.number])
-    return files, phase_files
-
-
 # -- writing -------------------------------------------------------------------------------------
+
+
+def write_outcome(outcome: ReassignmentOutcome, fmt: OutputFormat, *, files: Sequence[str] = (),
+                  phase_files: Mapping[int, str] | None = None) -> None:
+    """A plan (naming the ``files`` written) or a verify result, in ``fmt``."""
+    if isinstance(outcome, VerifyResult):
+        write_plan(verify_objects(outcome), fmt)
+    else:
+        write_plan(plan_objects(outcome, files, phase_files), fmt)
 
 
 def write_plan(objs: Sequence[dict], fmt: OutputFormat) -> None:
