@@ -226,8 +226,8 @@ def plan_reassign(
     progress or different from the file, or throttles left), 2 bad usage or unreadable input (unknown
     broker, replication factor above the broker count, malformed JSON), 3 internal error.
     """
+    from kreplica.analysis.reassignment import plan as analysis
     from kreplica.analysis.reassignment.placement import PlacementError
-    from kreplica.analysis.reassignment.plan import VERIFY, PlannedReassignment, plan_reassign
     from kreplica.analysis.reassignment.planner import PlanError
     from kreplica.report import reassignment as report
 
@@ -238,23 +238,23 @@ def plan_reassign(
     rack_map = parse_racks(racks) if racks is not None else {}
     assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset)
     sizes = executed = None
-    if action == VERIFY:
+    if action == analysis.VERIFY:
         executed = _executed(reassignment_file)
     else:
         sizes = _sizes(assignment, sizes_file, sizes_from)
         if max_bytes is not None and sizes is None:
             raise FormatError("--max-bytes needs replica sizes (--sizes or --sizes-from)", field="--max-bytes")
     try:
-        outcome = plan_reassign(assignment, action, sizes=sizes, executed=executed, kafka_version=kafka_version,
-                                max_moves=max_moves, max_bytes=max_bytes, phases=phases,
-                                throttle_rate=int(throttle * MB) if throttle is not None else None,
-                                brokers=broker_list, racks=rack_map, rack_aware=not disable_rack_aware,
-                                topics=_topics(topics), seed=seed, start_index=start_index, **action_args)
+        outcome = analysis.plan_reassign(
+            assignment, action, sizes=sizes, executed=executed, kafka_version=kafka_version, max_moves=max_moves,
+            max_bytes=max_bytes, phases=phases, throttle_rate=int(throttle * MB) if throttle is not None else None,
+            brokers=broker_list, racks=rack_map, rack_aware=not disable_rack_aware, topics=_topics(topics), seed=seed,
+            start_index=start_index, **action_args)
     except (PlanError, PlacementError) as exc:
         raise FormatError(str(exc), field=action) from None
     files: list[str] = []
     phase_files: dict[int, str] = {}
-    if output_dir is not None and isinstance(outcome, PlannedReassignment):
+    if output_dir is not None and isinstance(outcome, analysis.PlannedReassignment):
         from kreplica.cli.reassignment_files import write_plan_files
 
         files, phase_files = write_plan_files(output_dir, outcome)
