@@ -25,12 +25,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from importlib.util import find_spec
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 from typer.testing import CliRunner
 
+from kreplica.cli.fleet import FLEET_MODULES
 from kreplica.cli.main import app
 from tests.conftest import ORACLE, ROOT
 
@@ -70,6 +72,8 @@ def cannot_run(line: str) -> str | None:
         return f"the oracle folder {ORACLE} is absent"
     if re.match(r"kreplica fleet\b", line) and shutil.which("java") is None:
         return "Spark needs a Java runtime and none is on PATH (CI installs Java 17)"
+    if re.match(r"kreplica fleet\b", line) and not all(find_spec(m) for m in FLEET_MODULES):
+        return "the fleet extra (pyspark, pyarrow) is not installed (the quick start installs it)"
     return None
 
 

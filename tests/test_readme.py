@@ -41,7 +41,8 @@ def test_ci_runs_the_readme_quick_start() -> None:
 # from a clone are listed in NOT_RUN with the reason.
 
 NOT_RUN = {
-    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && kreplica inspect-log fixtures/logs":
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test,fleet]' "
+    "&& kreplica inspect-log fixtures/logs":
         "the quick start: .ci/run runs it verbatim (tests/cli/test_quick_start.py)",
     ". .venv/bin/activate && pytest": "the quick start: .ci/run runs it verbatim (tests/cli/test_quick_start.py)",
     "kreplica inspect-dir /copies/broker-1 /copies/broker-1-disk2 --shutdown unclean | jq 'select(.type==\"partition\") "

@@ -6,18 +6,47 @@ from __future__ import annotations
 import json
 import sys
 from functools import partial
+from importlib.util import find_spec
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
-from kreplica.cli.runner import runs_command
+from kreplica.cli.runner import error_line, runs_command
 from kreplica.cli.truncate_plan import AUTO, _protocol
 from kreplica.report.output import resolve_format
 
+#: What the fleet commands need beyond kreplica's own dependencies (about 500 MB, so an extra:
+#: no other command imports them), and how to install it.
+FLEET_MODULES = ("pyspark", "pyarrow")
+FLEET_INSTALL = "pip install 'kreplica[fleet]'"
+
 app = typer.Typer(help="Fleet-scale forensics on Apache Spark: scan many brokers' copies into Parquet tables, "
-                       "then analyse every partition across its replicas.", no_args_is_help=True)
+                       f"then analyse every partition across its replicas. Needs the fleet extra ({FLEET_INSTALL}) "
+                       "and Java 17.", no_args_is_help=True)
+
+
+def require_fleet_extra() -> None:
+    """Exit 2 with the install line when PySpark or pyarrow is not installed."""
+    missing = [name for name in FLEET_MODULES if find_spec(name) is None]
+    if missing:
+        error_line(f"kreplica: error: fleet runs on PySpark and pyarrow, installed with the fleet extra "
+                   f"({' and '.join(missing)} missing): {FLEET_INSTALL}")
+        raise typer.Exit(ExitCode.USAGE)
+
+
+class FleetCommand(TyperCommand):
+    """A fleet command: without the fleet extra it says how to install it before parsing its
+    arguments (``kreplica fleet scan`` alone gets the install line, not "missing ROOT"), while
+    ``--help`` still works."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing and not set(args) & set(ctx.help_option_names):
+            require_fleet_extra()
+        return super().parse_args(ctx, args)
+
 
 MasterOption = Annotated[Optional[str], typer.Option(
     "--master", metavar="URL", show_default=False,
@@ -40,7 +69,7 @@ def _conf(pairs: list[str] | None) -> dict[str, str]:
     return conf
 
 
-@app.command("scan", short_help="Walk every segment of a fleet once into Parquet tables.")
+@app.command("scan", cls=FleetCommand, short_help="Walk every segment of a fleet once into Parquet tables.")
 @runs_command
 def scan(
     root: Annotated[str, typer.Argument(metavar="ROOT", show_default=False,
@@ -70,7 +99,7 @@ def scan(
     on a cluster.
 
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
-    (no java on PATH included), 3 internal error.
+    (no java on PATH or no fleet extra included), 3 internal error.
     """
     from kreplica.pipeline.scan import plan_scan, run_scan
     from kreplica.pipeline.session import spark_session
@@ -87,7 +116,8 @@ def scan(
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
 
 
-@app.command("analyze", short_help="Per partition across its replicas: epochs, truncation, divergence, loss at risk.")
+@app.command("analyze", cls=FleetCommand,
+             short_help="Per partition across its replicas: epochs, truncation, divergence, loss at risk.")
 @runs_command
 def analyze(
     scan_dir: Annotated[str, typer.Argument(metavar="DIR", show_default=False, help="The output of fleet scan.")],
@@ -120,7 +150,8 @@ def analyze(
     as Parquet; text output ranks the worst partitions.
 
     Exit status: 0 no committed data at risk and no divergence, 1 some partition would lose committed
-    data or has divergent replicas, 2 bad usage or unreadable input, 3 internal error.
+    data or has divergent replicas, 2 bad usage or unreadable input (no java on PATH or no fleet
+    extra included), 3 internal error.
     """
     from kreplica.analysis.replication.truncation import resolve_protocol
     from kreplica.pipeline import analyze as pipeline

@@ -1,10 +1,21 @@
 """Fleet scale on Apache Spark through PySpark: the same formats/model/analysis code, run inside
-Spark tasks (``local[*]`` by default, a cluster by ``--master``). Needs the ``fleet`` extra.
+Spark tasks (``local[*]`` by default, a cluster by ``--master``). Needs the ``fleet`` extra
+(``pip install 'kreplica[fleet]'``: PySpark and pyarrow); no other command imports this package's
+Spark or Parquet modules.
 
 * ``layout``: where a fleet's evidence lies (``ROOT/<broker>/<logdir>/<topic>-<partition>/``);
 * ``session``: the Spark session a fleet job runs in, its memory and ``--conf`` settings;
 * ``tables``: one Arrow schema per Parquet table, and rows ↔ model values;
-* ``scan``: ``fleet scan``: every segment of every replica walked once, into the tables;
-* ``remote``: evidence on ``hdfs://``, ``s3a://`` and other URIs read through Spark's connectors;
+* ``parquet_writers``: the Parquet files a scan's tasks write themselves, in bounded row groups;
+* ``scan``: ``fleet scan``: the work planned (large segments split into stretches), the stages
+  run on Spark and their reports joined;
+* ``scan_work``: what the scan's driver and tasks hand each other (stretches, segment walks,
+  totals);
+* ``scan_log_dirs``: stage 1, one task per log directory: ``replicas`` rows, the segment list;
+* ``scan_segments``: stage 2, each segment walked once: batches, markers, findings, records;
+* ``scan_checks``: stage 3, the checks across segment boundaries, redone only where they change;
+* ``remote``: evidence on ``hdfs://``, ``s3a://`` and other URIs listed and fetched through
+  Spark's connectors, and staged for the readers;
+* ``remote_scan``: the scan's stages on such evidence (fetched small files, segments in memory);
 * ``analyze``: ``fleet analyze``: per partition, the single-partition analyses on rebuilt logs.
 """

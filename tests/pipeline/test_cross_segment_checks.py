@@ -6,13 +6,17 @@ exactly the findings, in order, of one sequential :func:`check_batch` pass over 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.log_dir import SegmentFiles
-from kreplica.pipeline.scan import ScanTotals, SegmentWalk, Stretch, segments_to_recheck
+from kreplica.pipeline.scan_work import ScanTotals, SegmentWalk, Stretch
+
+pytest.importorskip("pyarrow", reason="the fleet tables are Parquet, written with pyarrow (the fleet extra)")
+from kreplica.pipeline.scan_checks import segments_to_recheck  # noqa: E402
 
 KEY = (1, "/data", "t", 0)
 
@@ -85,7 +89,7 @@ def test_a_walk_reports_the_lowest_offset_and_epoch_of_the_batches_checked(tmp_p
     # regression; that must be the minimum over every batch check_batch reads
     from kreplica.formats.log.batch import NewRecord
     from kreplica.formats.log.default_records import build_batch
-    from kreplica.pipeline.scan import scan_segments
+    from kreplica.pipeline.scan_segments import scan_segments
 
     tmp = tmp_path_factory.mktemp("walk")
     data = b"".join(build_batch([NewRecord(base + i, 0, None, b"v") for i in range(n + 1)], base_offset=base,

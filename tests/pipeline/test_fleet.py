@@ -23,7 +23,7 @@ from kreplica.formats.logdir.meta_properties import build_meta_properties
 from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint, parse_offset_checkpoint
 from tests.conftest import FIXTURES
 
-pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark, a dependency of kreplica")
+pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark (the fleet extra)")
 if shutil.which("java") is None:
     pytest.skip("Spark needs a Java runtime and none is on PATH (CI installs Java 17)", allow_module_level=True)
 

@@ -16,7 +16,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
@@ -26,7 +25,9 @@ from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry, build_
 from tests.conftest import FIXTURES
 from tests.pipeline.test_fleet import _place, build_fleet
 
-pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark, a dependency of kreplica")
+pq = pytest.importorskip("pyarrow.parquet",
+                         reason="the fleet tables are Parquet, written with pyarrow (the fleet extra)")
+pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark (the fleet extra)")
 if shutil.which("java") is None:
     pytest.skip("Spark needs a Java runtime and none is on PATH (CI installs Java 17)", allow_module_level=True)
 

@@ -26,6 +26,7 @@ def test_the_local_heap_is_a_gib_and_the_tasks_share_capped_by_the_machine() -> 
 
 
 def test_a_jvm_that_ran_out_of_memory_says_what_to_raise() -> None:
+    pytest.importorskip("py4j", reason="PySpark's bridge to the JVM (the fleet extra)")
     failure = jvm_failure(RuntimeError("Job aborted ... java.lang.OutOfMemoryError: Java heap space"))
     assert isinstance(failure, EvidenceError) and "spark.driver.memory" in str(failure)
     assert isinstance(jvm_failure(ConnectionRefusedError(111, "Connection refused")), EvidenceError)
@@ -33,6 +34,7 @@ def test_a_jvm_that_ran_out_of_memory_says_what_to_raise() -> None:
 
 
 def test_conf_takes_key_equals_value_and_refuses_anything_else(tmp_path) -> None:
+    pytest.importorskip("pyspark", reason="fleet parses its options once the fleet extra is there")
     from typer.testing import CliRunner
 
     from kreplica.cli.fleet import _conf

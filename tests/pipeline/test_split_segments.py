@@ -19,8 +19,9 @@ from kreplica.formats.log.batch import NewRecord
 from kreplica.formats.log.default_records import build_batch
 from kreplica.formats.logdir.meta_properties import build_meta_properties
 
-pyarrow_parquet = pytest.importorskip("pyarrow.parquet", reason="the fleet tables are Parquet, written with pyarrow")
-pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark, a dependency of kreplica")
+pyarrow_parquet = pytest.importorskip("pyarrow.parquet",
+                                      reason="the fleet tables are Parquet, written with pyarrow (the fleet extra)")
+pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark (the fleet extra)")
 if shutil.which("java") is None:
     pytest.skip("Spark needs a Java runtime and none is on PATH (CI installs Java 17)", allow_module_level=True)
 

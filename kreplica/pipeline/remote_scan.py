@@ -1,0 +1,108 @@
+"""``fleet scan`` on remote evidence (``hdfs://``, ``s3a://``...: read through Spark's
+connectors, :mod:`.remote`): the same stages, with the files fetched through Spark. Stage 1 runs
+on a skeleton of each log directory, its small files filled in from what Spark fetched; stage 2
+walks each segment in memory, whole (at most :data:`MAX_FETCHED_SEGMENT` bytes, never split).
+Every path in rows and results is given as its URI.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+
+from kreplica.formats.mapped import EvidenceError
+from kreplica.pipeline import remote
+from kreplica.pipeline.layout import FleetLogDir, discover
+from kreplica.pipeline.scan_log_dirs import scan_log_dirs
+from kreplica.pipeline.scan_segments import scan_segments
+from kreplica.pipeline.scan_work import SegmentWalk, Stretch
+
+
+def scan_fetched_log_dirs(out: str, index: int, tree: remote.RemoteTree, log_dirs: list[FleetLogDir],
+                          rows: Iterable[tuple[str, bytes]]) -> Iterator[tuple]:
+    """Stage 1 task on remote evidence: ``log_dirs`` (URIs) staged as skeletons in a local
+    temporary directory, the files the readers read written there from the fetched ``(uri,
+    content)`` rows, then scanned as :func:`scan_log_dirs` scans a local one, every path in
+    rows and results given as its URI."""
+    with tempfile.TemporaryDirectory(prefix="kreplica-stage-") as tmp:
+        staging = remote.Staging(tmp, tree)
+        entries = [e for d in log_dirs for e in tree.under(d.path)]
+        staging.build(entries)
+        for uri, content in rows:
+            staging.put(uri, content)
+        staging.check_complete(entries)
+        staged = [replace(d, path=staging.local(d.path)) for d in log_dirs]
+        yield from scan_log_dirs(out, index, staged, staging.relabel)
+
+
+def scan_fetched_segments(out: str, records: bool, payloads: bool, index: int, by_uri: dict[str, Stretch],
+                          rows: Iterable[tuple[str, bytes]]) -> Iterator[SegmentWalk]:
+    """Stage 2 task on remote evidence: each ``(uri, content)`` Spark fetched is a whole
+    segment, walked from memory as :func:`scan_segments` walks a mapped one."""
+    def pairs():
+        for uri, content in rows:
+            stretch = by_uri.get(uri)
+            if stretch is None:
+                raise EvidenceError("Spark returned a segment under a name kreplica did not list", path=uri)
+            yield stretch, memoryview(content)
+    return scan_segments(out, records, payloads, index, pairs())
+
+
+def scan_remote_log_dirs(spark, root: str, out: str, tasks: int) -> list[tuple]:
+    """Stage 1 on remote evidence: the tree listed and its log directories found on the driver,
+    then each log directory scanned in a task from the small files Spark fetches for it."""
+    sc = spark.sparkContext
+    tree = remote.list_tree(spark, root)
+    log_dirs = _discover_remote(tree)
+    slot = {d.path: i for i, d in enumerate(log_dirs)}
+    uris = tree.fetched(e for d in log_dirs for e in tree.under(d.path))
+    remote.refuse_globs(uris)
+    n = min(len(log_dirs), tasks)
+
+    def owner(uri: str) -> int:  # a log directory's own file, or a file of one of its partitions
+        parent = uri.rpartition("/")[0]
+        return slot[parent] if parent in slot else slot[parent.rpartition("/")[0]]
+
+    if uris:
+        fetched = remote.fetch(sc, uris, n).map(lambda pair: (owner(pair[0]), pair))
+    else:
+        fetched = sc.parallelize([], n).map(lambda row: row)
+    shipped = sc.broadcast(tree)
+    sc.setJobDescription("kreplica fleet scan: log directories")
+    return fetched.partitionBy(n, lambda k: k).mapPartitionsWithIndex(
+        lambda i, it: scan_fetched_log_dirs(out, i, shipped.value, log_dirs[i::n], (v for _, v in it))).collect()
+
+
+def _discover_remote(tree: remote.RemoteTree) -> list[FleetLogDir]:
+    """The fleet's log directories, found by :func:`discover` on a skeleton of the tree."""
+    with tempfile.TemporaryDirectory(prefix="kreplica-skeleton-") as tmp:
+        staging = remote.Staging(tmp, tree)
+        staging.build(tree.entries, placeholders_for_content=True)
+        try:
+            return [staging.relabel(d) for d in discover(tmp)]
+        except EvidenceError as exc:
+            raise EvidenceError(staging.relabel(exc.reason), path=staging.relabel(exc.path)) from None
+
+
+#: A fetched segment is one binary value: Spark's limit for one.
+MAX_FETCHED_SEGMENT = (1 << 31) - 1
+
+
+def walk_fetched(spark, segments: list[tuple], out: str, records: bool, payloads: bool,
+                 tasks: int) -> list[SegmentWalk]:
+    """Stage 2 on remote evidence: each segment fetched as one value and walked whole in memory;
+    Spark packs segments into about ``tasks`` tasks of even size."""
+    stretches = {files.log: Stretch(key, files, size, txn_index_below_base=txn) for key, files, size, txn in segments}
+    if not stretches:
+        return []
+    remote.refuse_globs(stretches)
+    for uri, s in stretches.items():
+        if s.size > MAX_FETCHED_SEGMENT:
+            raise EvidenceError(f"is {s.size} bytes: Spark fetches a file as one value of at most 2 GiB; mount the "
+                                "store and give the mount path to walk it mapped", path=uri)
+    sc = spark.sparkContext
+    shipped = sc.broadcast(stretches)
+    sc.setJobDescription("kreplica fleet scan: segments")
+    return remote.fetch(sc, list(stretches), tasks).mapPartitionsWithIndex(
+        lambda i, pairs: scan_fetched_segments(out, records, payloads, i, shipped.value, pairs)).collect()
