@@ -5,8 +5,10 @@ Sources: ``../shared/specs/kafka-algorithms.md`` §4.6 (``PartitionChangeBuilder
 reassignment); Kafka ``ClusterDelta``. Partition records are applied by
 :func:`~kreplica.model.cluster.partition_change.merge_partition_change`
 (``PartitionRegistration.merge``: a change record naming a leader, even the same one or -1, bumps
-the leader epoch; the partition epoch always moves). The records come from :mod:`kreplica.model.cluster.kraft_history`; the causes
-from :func:`~kreplica.analysis.timeline.events.classify`, told that KRaft records controlled shutdowns
+the leader epoch; the partition epoch always moves), so each partition's registration is whole,
+eligible leader replicas included. The records come from
+:mod:`kreplica.model.cluster.kraft_history`; the causes from
+:func:`~kreplica.analysis.timeline.events.classify`, told that KRaft records controlled shutdowns
 (``in_controlled_shutdown``) and fencing, so nothing is inferred from liveness alone.
 
 ``position`` is the record's offset in ``__cluster_metadata-0``; for the ``snapshot`` events, the
