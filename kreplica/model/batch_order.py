@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.formats.findings import Finding
+from kreplica.model.epoch_cache import UNDEFINED_EPOCH
 
 _INT32_MAX = 0x7FFFFFFF
 
@@ -22,7 +23,7 @@ class PartitionContext:
     """What the previous batches of a partition leave for the next one to be checked against."""
 
     last_batch: RecordBatch | None = None
-    max_epoch: int = -1
+    max_epoch: int = UNDEFINED_EPOCH
     max_epoch_batch: RecordBatch | None = None
 
 

@@ -134,6 +134,10 @@ class EndOffset(NamedTuple):
     end_offset: int
 
 
+#: ``endOffsetFor``'s answer for an epoch it has no end offset for.
+UNDEFINED_END_OFFSET = EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+
+
 def end_offset_for(entries: list[EpochEntry] | tuple[EpochEntry, ...], requested_epoch: int, log_end_offset: int,
                    kafka_version: "KafkaVersion | None" = None) -> EndOffset:
     """``LeaderEpochFileCache.endOffsetFor`` as a broker of ``kafka_version`` answers it.
@@ -152,14 +156,14 @@ def end_offset_for(entries: list[EpochEntry] | tuple[EpochEntry, ...], requested
         if requested_epoch == latest:
             return EndOffset(UNDEFINED_EPOCH, log_end_offset)
         if requested_epoch == UNDEFINED_EPOCH:
-            return EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+            return UNDEFINED_END_OFFSET
     if requested_epoch == UNDEFINED_EPOCH:
-        return EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        return UNDEFINED_END_OFFSET
     if entries and requested_epoch == latest:
         return EndOffset(requested_epoch, log_end_offset)
     higher = next((e for e in entries if e.epoch > requested_epoch), None)
     if higher is None:
-        return EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        return UNDEFINED_END_OFFSET
     floor = None
     for e in entries:
         if e.epoch <= requested_epoch:
@@ -169,7 +173,7 @@ def end_offset_for(entries: list[EpochEntry] | tuple[EpochEntry, ...], requested
     if floor is None:
         if newest:
             return EndOffset(requested_epoch, entries[0].start_offset)
-        return EndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        return UNDEFINED_END_OFFSET
     if not kip279:
         return EndOffset(UNDEFINED_EPOCH, higher.start_offset)
     return EndOffset(floor.epoch, higher.start_offset)

@@ -306,9 +306,12 @@ def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDir
     lso = max(lso_checkpoint, partition.segments[0].base_offset if partition.segments else 0)
     if label is None:
         label = f"broker-{broker_id}" if broker_id is not None else partition.path
-    return PartitionLog(label, partition, log_dir, cps, broker_id, segments, epoch_checkpoint, partition_metadata,
-                        producer_state or ProducerState(None, (), ()), tuple(batches), lineage.runs,
-                        lineage.cache_entries, end, lso, hw, hw_source, rp, tuple(findings))
+    return PartitionLog(
+        label=label, partition=partition, log_dir=log_dir, checkpoints=cps, broker_id=broker_id, segments=segments,
+        epoch_checkpoint=epoch_checkpoint, partition_metadata=partition_metadata,
+        producer_state=producer_state or ProducerState(None, (), ()), batches=tuple(batches), lineage=lineage.runs,
+        batch_cache=lineage.cache_entries, log_end_offset=end, log_start_offset=lso, high_watermark=hw,
+        hw_source=hw_source, recovery_point=rp, findings=tuple(findings))
 
 
 # -- from table rows -----------------------------------------------------------------------------

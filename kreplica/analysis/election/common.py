@@ -36,9 +36,6 @@ KINDS = (OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN, REASSIGN)
 #: ``--unclean-allowed``: the topic config (default), or forced either way
 UNCLEAN_CONFIG, UNCLEAN_YES, UNCLEAN_NO = "config", "yes", "no"
 
-RECOVERING = 1      # LeaderRecoveryState.RECOVERING
-
-
 Key = tuple[str, int]
 
 

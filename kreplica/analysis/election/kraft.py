@@ -1,17 +1,20 @@
 """Leader election by the KRaft controller (3.0+), eligible leader replicas included.
 
 Sources: ``metadata/src/main/java/org/apache/kafka/controller/PartitionChangeBuilder.java``
-(``electLeader``, ``electPreferredLeader``, ``electAnyLeader``, ``canElectLastKnownLeader``,
-``isValidNewLeader``, ``tryElection``, ``maybePopulateTargetElr``, ``maybeUpdateRecordElr``,
-``maybeUpdateLastKnownLeader``, the ``build()`` order), ``PartitionReassignmentReplicas.java``
-(``maybeCompleteReassignment``), ``ReplicationControlManager.java``
-(``generateLeaderAndIsrUpdates`` for ``handleBrokerFenced`` and
-``handleBrokerInControlledShutdown``, ``electLeader`` for ElectLeaders, the periodic unclean
-elections of leaderless partitions) and ``PartitionRegistration.merge`` at apache/kafka trunk
-after 3.9; kafka-algorithms spec §4.6.
+(``build()`` and its steps, one function here each: ``completeReassignmentIfNeeded``,
+``maybePopulateTargetElr``, ``electLeader`` with ``electPreferredLeader``, ``electAnyLeader``,
+``canElectLastKnownLeader`` and ``isValidNewLeader``, ``tryElection``,
+``triggerLeaderEpochBumpForReplicaReassignmentIfNeeded``, ``maybeUpdateRecordElr``,
+``triggerLeaderEpochBumpForIsrShrinkIfNeeded``, ``maybeUpdateLastKnownLeader``,
+``setAssignmentChanges``), ``PartitionReassignmentReplicas.java`` (``maybeCompleteReassignment``),
+``ReplicationControlManager.java`` (``generateLeaderAndIsrUpdates`` for ``handleBrokerFenced``
+and ``handleBrokerInControlledShutdown``, ``electLeader`` for ElectLeaders, the periodic unclean
+elections of leaderless partitions) at apache/kafka trunk after 3.9; kafka-algorithms spec §4.6.
 
-A change record bumps the partition epoch by one, and the leader epoch by one when it names a
-leader (even the same one, even -1). A broker is an acceptable leader when it is registered, not
+The record ``build()`` writes is a :class:`~kreplica.model.cluster.partition_change.PartitionChange`,
+merged by :func:`~kreplica.model.cluster.partition_change.merge_partition_change`
+(``PartitionRegistration.merge``: the partition epoch moves by one, and the leader epoch by one
+when the record names a leader, even the same one, even -1). A broker is an acceptable leader when it is registered, not
 fenced and not in controlled shutdown (``LeaderAcceptor``; the broker being fenced or shut down is
 excluded explicitly). ELR (KIP-966) is on when the emulated version has it and the metadata
 finalized ``eligible.leader.replicas.version`` ≥ 1; the minimum ISR is the topic's effective
@@ -28,7 +31,6 @@ from kreplica.analysis.election.common import (
     CONTROLLED_SHUTDOWN,
     OFFLINE,
     PREFERRED,
-    RECOVERING,
     REASSIGN,
     ControllerView,
     Election,
@@ -36,10 +38,16 @@ from kreplica.analysis.election.common import (
     Key,
     finish,
 )
-from kreplica.model.cluster import NO_LEADER, PartitionState
+from kreplica.model.cluster import (
+    NO_LEADER,
+    NO_LEADER_CHANGE,
+    RECOVERING,
+    PartitionChange,
+    PartitionState,
+    merge_partition_change,
+)
 from kreplica.model.versions import Feature
 
-NO_LEADER_CHANGE = -2
 ELR_FEATURE = "eligible.leader.replicas.version"
 
 #: election types (``PartitionChangeBuilder.Election``)
@@ -78,139 +86,222 @@ class BuildResult:
     via_elr: bool
 
 
+@dataclass(frozen=True, slots=True)
+class _Targets:
+    """The builder's targets (``targetIsr``, ``targetReplicas``, ``targetRemoving``,
+    ``targetAdding``, ``targetElr``): what the partition is to become. Kafka's
+    ``targetLastKnownElr`` is left out: in the last-known-leader mode reproduced here (Kafka's
+    default, ``useLastKnownLeaderInBalancedRecovery``) it is never written to the record."""
+
+    isr: tuple[int, ...]
+    replicas: tuple[int, ...]
+    removing: tuple[int, ...]
+    adding: tuple[int, ...]
+    elr: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _ElectionResult:
+    """``PartitionChangeBuilder.ElectionResult``: the node elected (``NO_LEADER``: none) and
+    whether the election was unclean."""
+
+    node: int
+    unclean: bool
+
+
+def _complete_reassignment_if_needed(t: _Targets) -> _Targets:
+    """``completeReassignmentIfNeeded`` (``PartitionReassignmentReplicas.maybeCompleteReassignment``):
+    when the target ISR without the removing replicas is not empty and holds every replica that
+    stays, the removing replicas leave the replicas and the ISR and nothing is adding or removing."""
+    if not (t.removing or t.adding):
+        return t
+    isr = tuple(r for r in t.isr if r not in t.removing)
+    replicas = tuple(r for r in t.replicas if r not in t.removing)
+    if isr and all(r in isr for r in replicas):
+        return replace(t, isr=isr, replicas=replicas, removing=(), adding=())
+    return t
+
+
+def _maybe_populate_target_elr(p: PartitionState, t: _Targets, *, elr_enabled: bool, min_isr: int,
+                               unclean_shutdown: Sequence[int]) -> _Targets:
+    """``maybePopulateTargetElr``: with ELR on, a target ISR of at least ``min_isr`` clears the
+    ELR; a smaller one makes the ELR the current ELR and ISR members (in ``HashSet`` order) that
+    are not in the target ISR and did not shut down uncleanly."""
+    if not elr_enabled:
+        return t
+    if len(t.isr) >= min_isr:
+        return replace(t, elr=())
+    seed = [*t.elr, *p.isr]             # new HashSet<>(targetElr), then the current ISR
+    return replace(t, elr=tuple(r for r in java_hash_set_order(seed) if r not in t.isr and r not in unclean_shutdown))
+
+
+def _is_valid_new_leader(r: int, t: _Targets, acceptable: Callable[[int], bool]) -> bool:
+    """``isValidNewLeader``: in the target ISR, or in the target ELR when the ISR is empty; and acceptable."""
+    return (r in t.isr or (not t.isr and r in t.elr)) and acceptable(r)
+
+
+def _can_elect_last_known_leader(p: PartitionState, t: _Targets, *, elr_enabled: bool) -> bool:
+    """``canElectLastKnownLeader``: ELR on, target ELR and ISR empty, and the partition's last
+    known ELR holds exactly one broker, the last leader (Kafka only logs whether it is acceptable)."""
+    return elr_enabled and not t.elr and not t.isr and len(p.last_known_elr) == 1
+
+
+def _elect_preferred_leader(p: PartitionState, t: _Targets, acceptable: Callable[[int], bool], *,
+                            elr_enabled: bool) -> _ElectionResult:
+    """``electPreferredLeader``: the first target replica if valid, else the current leader if
+    valid, else the next valid replica, else the last known leader (unclean), else none."""
+    preferred = t.replicas[0] if t.replicas else NO_LEADER
+    if _is_valid_new_leader(preferred, t, acceptable):
+        return _ElectionResult(preferred, False)
+    if _is_valid_new_leader(p.leader, t, acceptable):
+        return _ElectionResult(p.leader, False)
+    node = next((r for r in t.replicas[1:] if _is_valid_new_leader(r, t, acceptable)), None)
+    if node is not None:
+        return _ElectionResult(node, False)
+    if _can_elect_last_known_leader(p, t, elr_enabled=elr_enabled):
+        return _ElectionResult(p.last_known_elr[0], True)
+    return _ElectionResult(NO_LEADER, False)
+
+
+def _elect_any_leader(p: PartitionState, t: _Targets, acceptable: Callable[[int], bool], *, election: str,
+                      elr_enabled: bool) -> _ElectionResult:
+    """``electAnyLeader`` (ONLINE or UNCLEAN): the current leader if valid, else the first valid
+    target replica, else the last known leader (unclean), else with UNCLEAN the first acceptable
+    replica (unclean), else none."""
+    if _is_valid_new_leader(p.leader, t, acceptable):
+        return _ElectionResult(p.leader, False)
+    node = next((r for r in t.replicas if _is_valid_new_leader(r, t, acceptable)), None)
+    if node is not None:
+        return _ElectionResult(node, False)
+    if _can_elect_last_known_leader(p, t, elr_enabled=elr_enabled):
+        return _ElectionResult(p.last_known_elr[0], True)
+    if election == E_UNCLEAN:
+        node = next((r for r in t.replicas if acceptable(r)), None)
+        if node is not None:
+            return _ElectionResult(node, True)
+    return _ElectionResult(NO_LEADER, False)
+
+
+def _elect_leader(p: PartitionState, t: _Targets, acceptable: Callable[[int], bool], *, election: str,
+                  elr_enabled: bool) -> _ElectionResult:
+    """``electLeader``: PREFERRED or any leader."""
+    if election == E_PREFERRED:
+        return _elect_preferred_leader(p, t, acceptable, elr_enabled=elr_enabled)
+    return _elect_any_leader(p, t, acceptable, election=election, elr_enabled=elr_enabled)
+
+
+def _mark_recovering(p: PartitionState, rec: PartitionChange, *, leader_recovery: bool) -> PartitionChange:
+    """``tryElection``'s unclean branch (KIP-704, ``isLeaderRecoverySupported``): the new leader
+    starts RECOVERING, unless the partition already is."""
+    if p.leader_recovery_state != RECOVERING and leader_recovery:
+        return replace(rec, leader_recovery_state=RECOVERING)
+    return rec
+
+
+def _try_election(p: PartitionState, t: _Targets, rec: PartitionChange, result: _ElectionResult, *,
+                  leader_recovery: bool) -> tuple[_Targets, PartitionChange]:
+    """``tryElection``: a new leader is written; one from the ELR becomes the whole target ISR
+    and leaves the ELR; an unclean one becomes the record's whole ISR and is marked RECOVERING."""
+    if result.node == p.leader:
+        return t, rec
+    if result.node in t.elr:
+        t = replace(t, isr=(result.node,), elr=tuple(r for r in t.elr if r != result.node))
+    rec = replace(rec, leader=result.node)
+    if result.unclean:
+        rec = _mark_recovering(p, replace(rec, isr=(result.node,)), leader_recovery=leader_recovery)
+    return t, rec
+
+
+def _trigger_leader_epoch_bump_for_replica_reassignment_if_needed(p: PartitionState, t: _Targets,
+                                                                   rec: PartitionChange) -> PartitionChange:
+    """``triggerLeaderEpochBumpForReplicaReassignmentIfNeeded``: a replica set that lost a member
+    names the current leader again, so the leader epoch moves."""
+    if rec.leader == NO_LEADER_CHANGE and not all(r in t.replicas for r in p.replicas):
+        return replace(rec, leader=p.leader)
+    return rec
+
+
+def _maybe_update_record_elr(p: PartitionState, t: _Targets, rec: PartitionChange, *,
+                             elr_enabled: bool) -> tuple[_Targets, PartitionChange]:
+    """``maybeUpdateRecordElr`` (last-known-leader mode): an unclean election (the record already
+    sets the ISR) or ELR off clears the target ELR; the record carries it when it changed."""
+    if rec.isr is not None or not elr_enabled:
+        t = replace(t, elr=())
+    if t.elr != tuple(p.elr):
+        rec = replace(rec, elr=t.elr)
+    return t, rec
+
+
+def _set_target_isr(p: PartitionState, t: _Targets, rec: PartitionChange, *, elr_enabled: bool) -> PartitionChange:
+    """``build()``'s ISR step: the target ISR when it differs and no unclean election set one; an
+    empty ISR only with ELR on."""
+    if rec.isr is None and (t.isr or elr_enabled) and t.isr != tuple(p.isr):
+        return replace(rec, isr=t.isr)
+    return rec
+
+
+def _trigger_leader_epoch_bump_for_isr_shrink_if_needed(p: PartitionState, rec: PartitionChange, *,
+                                                         isr_shrink_bumps_epoch: bool) -> PartitionChange:
+    """``triggerLeaderEpochBumpForIsrShrinkIfNeeded`` (metadata.version < 3.6-IV0, KAFKA-15021): an
+    ISR that lost a member names the current leader again, so the leader epoch moves."""
+    if (isr_shrink_bumps_epoch and rec.leader == NO_LEADER_CHANGE and rec.isr is not None
+            and not all(r in rec.isr for r in p.isr)):
+        return replace(rec, leader=p.leader)
+    return rec
+
+
+def _maybe_update_last_known_leader(p: PartitionState, rec: PartitionChange, *, elr_enabled: bool) -> PartitionChange:
+    """``maybeUpdateLastKnownLeader``: with ELR on, the first time the ISR becomes empty the last
+    known ELR records the leader; it is cleared once the partition has, or keeps, a leader."""
+    if not elr_enabled:
+        return rec
+    if rec.isr is not None and not rec.isr and (len(p.last_known_elr) != 1 or p.last_known_elr[0] != p.leader):
+        return replace(rec, last_known_elr=(p.leader,))
+    if (rec.leader >= 0 or (p.leader != NO_LEADER and rec.leader != NO_LEADER)) and p.last_known_elr:
+        return replace(rec, last_known_elr=())
+    return rec
+
+
+def _set_assignment_changes(p: PartitionState, t: _Targets, rec: PartitionChange) -> PartitionChange:
+    """``setAssignmentChanges``: the replicas (unless the target is empty), removing and adding
+    replicas that changed."""
+    if t.replicas and t.replicas != tuple(p.replicas):
+        rec = replace(rec, replicas=t.replicas)
+    if t.removing != tuple(p.removing_replicas):
+        rec = replace(rec, removing_replicas=t.removing)
+    if t.adding != tuple(p.adding_replicas):
+        rec = replace(rec, adding_replicas=t.adding)
+    return rec
+
+
 def build(p: PartitionState, *, acceptable: Callable[[int], bool], election: str, elr_enabled: bool,
           min_isr: int, leader_recovery: bool, isr_shrink_bumps_epoch: bool,
           target_isr: Sequence[int] | None = None, unclean_shutdown: Sequence[int] = ()) -> BuildResult:
-    """``PartitionChangeBuilder.build()`` for partition ``p`` and the record merged into it.
+    """``PartitionChangeBuilder.build()`` for partition ``p`` and the record merged into it
+    (``PartitionRegistration.merge``), its steps in Kafka's order.
 
-    Order: complete the reassignment when ISR minus removing covers the replicas minus
-    removing; maintain the ELR; run the election; force an epoch bump when the replica set lost
-    a member; finalise ELR and last known ELR; set the ISR; force an epoch bump on an ISR shrink
-    (MV < 3.6-IV0); update the last known leader; record assignment changes.
+    Complete the reassignment when ISR minus removing covers the replicas minus removing; maintain
+    the ELR; run the election; force an epoch bump when the replica set lost a member; finalise
+    the ELR; set the ISR; force an epoch bump on an ISR shrink (MV < 3.6-IV0); update the last
+    known leader; record assignment changes. No change written: ``after`` is ``None``.
     """
-    t_isr = list(p.isr if target_isr is None else target_isr)
-    t_replicas = list(p.replicas)
-    t_removing = list(p.removing_replicas)
-    t_adding = list(p.adding_replicas)
-    t_elr = list(p.elr)
-    t_lkelr = list(p.last_known_elr)
-    rec: dict = {}
-
-    # completeReassignmentIfNeeded (PartitionReassignmentReplicas.maybeCompleteReassignment)
-    if t_removing or t_adding:
-        new_isr = [r for r in t_isr if r not in t_removing]
-        new_replicas = [r for r in t_replicas if r not in t_removing]
-        if new_isr and all(r in new_isr for r in new_replicas):
-            t_isr, t_replicas, t_removing, t_adding = new_isr, new_replicas, [], []
-
-    # maybePopulateTargetElr
-    if elr_enabled:
-        if len(t_isr) >= min_isr:
-            t_elr, t_lkelr = [], []
-        else:
-            seed = [*t_elr, *p.isr]             # new HashSet<>(targetElr), then the current ISR
-            t_elr = [r for r in java_hash_set_order(seed) if r not in t_isr and r not in unclean_shutdown]
-            grown = java_hash_set_order([*seed, *t_lkelr])      # candidateSet.addAll(targetLastKnownElr)
-            t_lkelr = [r for r in grown if r not in t_isr and r not in t_elr]
-
-    def valid(r: int) -> bool:
-        return (r in t_isr or (not t_isr and r in t_elr)) and acceptable(r)
-
-    def can_elect_last_known() -> bool:
-        return elr_enabled and not t_elr and not t_isr and len(p.last_known_elr) == 1
-
-    # electLeader
-    unclean = False
-    if election == E_PREFERRED:
-        preferred = t_replicas[0] if t_replicas else NO_LEADER
-        if valid(preferred):
-            node = preferred
-        elif valid(p.leader):
-            node = p.leader
-        else:
-            node = next((r for r in t_replicas[1:] if valid(r)), None)
-            if node is None:
-                if can_elect_last_known():
-                    node, unclean = p.last_known_elr[0], True
-                else:
-                    node = NO_LEADER
-    else:
-        if valid(p.leader):
-            node = p.leader
-        else:
-            node = next((r for r in t_replicas if valid(r)), None)
-            if node is None:
-                if can_elect_last_known():
-                    node, unclean = p.last_known_elr[0], True
-                elif election == E_UNCLEAN and any(acceptable(r) for r in t_replicas):
-                    node, unclean = next(r for r in t_replicas if acceptable(r)), True
-                else:
-                    node = NO_LEADER
-
-    # tryElection
-    leader_changed = node != p.leader
-    via_elr = False
-    if leader_changed:
-        if node in t_elr:
-            t_isr = [node]
-            t_elr = [r for r in t_elr if r != node]
-            via_elr = True
-        rec["leader"] = node
-        if unclean:
-            rec["isr"] = [node]
-            if p.leader_recovery_state != RECOVERING and leader_recovery:
-                rec["leader_recovery_state"] = RECOVERING
-    else:
-        unclean = False
-
-    # triggerLeaderEpochBumpForReplicaReassignmentIfNeeded
-    if "leader" not in rec and not all(r in t_replicas for r in p.replicas):
-        rec["leader"] = p.leader
-
-    # maybeUpdateRecordElr (last known leader mode, the default)
-    clean = "isr" not in rec
-    if not clean or not elr_enabled:
-        t_elr, t_lkelr = [], []
-    if t_elr != list(p.elr):
-        rec["elr"] = list(t_elr)
-
-    # the ISR
-    if "isr" not in rec and (t_isr or elr_enabled) and t_isr != list(p.isr):
-        rec["isr"] = list(t_isr)
-
-    # triggerLeaderEpochBumpForIsrShrinkIfNeeded
-    if isr_shrink_bumps_epoch and "leader" not in rec and "isr" in rec and not all(r in rec["isr"] for r in p.isr):
-        rec["leader"] = p.leader
-
-    # maybeUpdateLastKnownLeader
-    if elr_enabled:
-        new_leader = rec.get("leader", NO_LEADER_CHANGE)
-        if "isr" in rec and not rec["isr"] and (len(p.last_known_elr) != 1 or p.last_known_elr[0] != p.leader):
-            rec["last_known_elr"] = [p.leader]
-        elif (new_leader >= 0 or (p.leader != NO_LEADER and new_leader != NO_LEADER)) and p.last_known_elr:
-            rec["last_known_elr"] = []
-
-    # setAssignmentChanges
-    if t_replicas and t_replicas != list(p.replicas):
-        rec["replicas"] = t_replicas
-    if t_removing != list(p.removing_replicas):
-        rec["removing_replicas"] = t_removing
-    if t_adding != list(p.adding_replicas):
-        rec["adding_replicas"] = t_adding
-
-    if not rec:
+    t = _Targets(isr=tuple(p.isr if target_isr is None else target_isr), replicas=tuple(p.replicas),
+                 removing=tuple(p.removing_replicas), adding=tuple(p.adding_replicas), elr=tuple(p.elr))
+    t = _complete_reassignment_if_needed(t)
+    t = _maybe_populate_target_elr(p, t, elr_enabled=elr_enabled, min_isr=min_isr, unclean_shutdown=unclean_shutdown)
+    result = _elect_leader(p, t, acceptable, election=election, elr_enabled=elr_enabled)
+    leader_changed = result.node != p.leader
+    via_elr = leader_changed and result.node in t.elr
+    t, rec = _try_election(p, t, PartitionChange(), result, leader_recovery=leader_recovery)
+    rec = _trigger_leader_epoch_bump_for_replica_reassignment_if_needed(p, t, rec)
+    t, rec = _maybe_update_record_elr(p, t, rec, elr_enabled=elr_enabled)
+    rec = _set_target_isr(p, t, rec, elr_enabled=elr_enabled)
+    rec = _trigger_leader_epoch_bump_for_isr_shrink_if_needed(p, rec, isr_shrink_bumps_epoch=isr_shrink_bumps_epoch)
+    rec = _maybe_update_last_known_leader(p, rec, elr_enabled=elr_enabled)
+    rec = _set_assignment_changes(p, t, rec)
+    if rec.is_noop:
         return BuildResult(None, False, False, False)
-    # PartitionRegistration.merge
-    changes: dict = {"version": (p.version or 0) + 1}
-    for k in ("isr", "replicas", "removing_replicas", "adding_replicas", "elr", "last_known_elr"):
-        if k in rec:
-            changes[k] = tuple(rec[k])
-    if "leader" in rec:
-        changes["leader"] = rec["leader"]
-        changes["leader_epoch"] = p.leader_epoch + 1
-    if "leader_recovery_state" in rec:
-        changes["leader_recovery_state"] = rec["leader_recovery_state"]
-    return BuildResult(replace(p, **changes), leader_changed, unclean, via_elr)
+    return BuildResult(merge_partition_change(p, rec), leader_changed, result.unclean and leader_changed, via_elr)
 
 
 class KraftRules:

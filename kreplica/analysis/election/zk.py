@@ -22,7 +22,6 @@ from kreplica.analysis.election.common import (
     CONTROLLED_SHUTDOWN,
     OFFLINE,
     PREFERRED,
-    RECOVERING,
     REASSIGN,
     UNCLEAN_YES,
     ControllerView,
@@ -32,7 +31,7 @@ from kreplica.analysis.election.common import (
     bump,
     finish,
 )
-from kreplica.model.cluster import NO_LEADER, PartitionState
+from kreplica.model.cluster import NO_LEADER, RECOVERING, PartitionState
 from kreplica.model.versions import Feature
 
 _ELECTION = "Election.scala"

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from kreplica.analysis.log.log_loading import RestartVerdict
 from kreplica.analysis.log.replica_state import ReplicaState, replica_state
 from kreplica.formats.findings import Finding
+from kreplica.model.epoch_cache import UNDEFINED_EPOCH
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion
 
@@ -84,7 +85,7 @@ def compare_checkpoint(log: PartitionLog, restart: RestartVerdict) -> Iterator[F
                           f"epoch {ln.epoch} (from offset {ln.start_offset}) has no batches in this replica: a leader "
                           "elected without writing, or its batches were truncated", severity="warning",
                           details={"epoch": ln.epoch, "checkpoint_start_offset": ln.start_offset})
-    latest = max((ln.epoch for ln in lines), default=-1)
+    latest = max((ln.epoch for ln in lines), default=UNDEFINED_EPOCH)
     for epoch, start in batch_starts.items():
         if epoch in checkpoint or start < log_start:
             continue

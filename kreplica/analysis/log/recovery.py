@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 
 from kreplica.formats.log import default_records
-from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
+from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, NO_PRODUCER_ID, NO_TIMESTAMP, RecordBatch
 from kreplica.formats.checksums import crc32, crc32c
 from kreplica.formats.log.control_marker import ControlMarker, read_control_marker
 from kreplica.formats.mapped import PageReleaser
-from kreplica.model.epoch_cache import LeaderEpochCache
+from kreplica.model.epoch_cache import UNDEFINED_EPOCH, LeaderEpochCache
 
 #: ``index.interval.bytes`` default.
 INDEX_INTERVAL_BYTES = 4096
@@ -66,12 +66,12 @@ class SegmentRecovery:
         # 2.1.1-2.6 re-added only epochs > 0 during recovery (KAFKA-10432)
         self._min_epoch = 0 if assign_epoch_zero else 1
         latest = self._cache.latest_epoch
-        self._latest_epoch = -1 if latest is None else latest  # mirrors the cache: only feed assigns
+        self._latest_epoch = UNDEFINED_EPOCH if latest is None else latest  # mirrors the cache: only feed assigns
         self.valid_bytes = 0
         self._last_index_entry = 0
         self._index_last_offset: int | None = None
         self._time_last: tuple[int, int] | None = None  # (timestamp, offset)
-        self._max_ts = -1
+        self._max_ts = NO_TIMESTAMP
         self._offset_of_max_ts = -1
         self._first_position_reaching_base: int | None = None
         self._next_offset: int | None = None
@@ -118,7 +118,7 @@ class SegmentRecovery:
             self._index_last_offset = last_offset
             if self._time_last is not None and self._offset_of_max_ts < self._time_last[1]:
                 return self._invalid_offset(batch, "time index offset goes backwards")
-            if self._max_ts > (self._time_last[0] if self._time_last else -1):
+            if self._max_ts > (self._time_last[0] if self._time_last else NO_TIMESTAMP):
                 self._time_last = (self._max_ts, self._offset_of_max_ts)
             self._last_index_entry = self.valid_bytes
         self.valid_bytes += size
@@ -133,7 +133,7 @@ class SegmentRecovery:
                     self.refuses_to_load = True
                     return self._stop(position, f"IllegalArgumentException: {exc}: the broker fails to load the log")
                 self._latest_epoch = epoch
-            if is_control and producer_id != -1 and count != 0:
+            if is_control and producer_id != NO_PRODUCER_ID and count != 0:
                 self._check_marker(batch)
 
     def _checksum(self, crc, position: int, start: int, size: int) -> int:

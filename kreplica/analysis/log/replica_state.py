@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from kreplica.analysis.log.log_loading import RestartVerdict, load_partition
 from kreplica.formats.log.batch import RecordBatch
-from kreplica.model.epoch_cache import EpochEntry, LeaderEpochCache, for_version
+from kreplica.model.epoch_cache import UNDEFINED_EPOCH, EpochEntry, LeaderEpochCache, for_version
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
@@ -69,7 +69,8 @@ def replica_state(replica: PartitionLog, *, kafka_version: KafkaVersion = DEFAUL
         cache.entries = [EpochEntry(e, o) for e, o in verdict.epoch_cache]
     if as_leader and cache is not None and kafka_version.has(Feature.LEADER_REGISTERS_EPOCH_AT_LOG_END):
         leader_epoch = _checkpoint_latest_epoch(replica)
-        if leader_epoch is not None and leader_epoch > (cache.latest_epoch if cache.latest_epoch is not None else -1):
+        if leader_epoch is not None and leader_epoch > (cache.latest_epoch if cache.latest_epoch is not None
+                                                        else UNDEFINED_EPOCH):
             cache.assign(leader_epoch, leo)
     hw = replica.high_watermark if replica.high_watermark is not None else 0
     return ReplicaState(replica, batches, verdict.log_start_offset, leo, hw, cache, verdict)

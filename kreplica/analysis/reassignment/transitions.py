@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kreplica.model.assignment import PartitionReplicas
+from kreplica.model.cluster import NO_LEADER
 from kreplica.model.versions import Feature, KafkaVersion
 
 CONTROLLERS = ("zookeeper-legacy", "zookeeper-kip455", "kraft")
@@ -86,9 +87,9 @@ def transition_table(p: PartitionReplicas, target: Iterable[int], controller: st
 
 
 def _elect(target: tuple[int, ...], isr: Iterable[int], live: set[int] | None) -> int:
-    """The reassignment election: the first target replica that is alive and in the ISR, else -1."""
+    """The reassignment election: the first target replica that is alive and in the ISR, else none."""
     in_isr = set(isr)
-    return next((b for b in target if b in in_isr and (live is None or b in live)), -1)
+    return next((b for b in target if b in in_isr and (live is None or b in live)), NO_LEADER)
 
 
 def _needs_election(leader: int, target: tuple[int, ...], live: set[int] | None) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kreplica.analysis.log.replica_state import replica_state
-from kreplica.model.epoch_cache import LeaderEpochCache
+from kreplica.model.epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochCache
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
@@ -44,17 +44,21 @@ def answer(cache: LeaderEpochCache | None, log_end_offset: int, requested_epoch:
     """
     cur = None if current_leader_epoch is None or current_leader_epoch < 0 else current_leader_epoch
     if local_leader_epoch is None:
-        local_leader_epoch = cache.latest_epoch if cache is not None and cache.latest_epoch is not None else -1
+        local_leader_epoch = (cache.latest_epoch if cache is not None and cache.latest_epoch is not None
+                              else UNDEFINED_EPOCH)
     if cur is not None and kafka_version.has(Feature.KIP_320_FENCING):
         if local_leader_epoch > cur:
-            return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, -1, -1, FENCED_LEADER_EPOCH)
+            return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, UNDEFINED_EPOCH,
+                                              UNDEFINED_EPOCH_OFFSET, FENCED_LEADER_EPOCH)
         if local_leader_epoch < cur:
-            return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, -1, -1, UNKNOWN_LEADER_EPOCH)
+            return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, UNDEFINED_EPOCH,
+                                              UNDEFINED_EPOCH_OFFSET, UNKNOWN_LEADER_EPOCH)
     if cache is None:
-        return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, -1, -1, NONE)
+        return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, UNDEFINED_EPOCH,
+                                          UNDEFINED_EPOCH_OFFSET, NONE)
     epoch, offset = cache.end_offset_for(requested_epoch, log_end_offset, kafka_version)
-    if offset == -1:
-        epoch = -1
+    if offset == UNDEFINED_EPOCH_OFFSET:
+        epoch = UNDEFINED_EPOCH
     return OffsetForLeaderEpochAnswer(requested_epoch, current_leader_epoch, epoch, offset, NONE)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from kreplica.analysis.log.replica_state import ReplicaState, replica_state
 from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
+from kreplica.model.epoch_cache import UNDEFINED_END_OFFSET, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EndOffset
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.replica import require_one_partition
 from kreplica.model.versions import (
@@ -39,6 +40,12 @@ HW, KIP101, KIP279, DIVERGING = Protocol.HW, Protocol.KIP101, Protocol.KIP279, P
 AUTO = "auto"
 #: What ``--protocol`` accepts: a generation, or ``auto`` (chosen by the Kafka version).
 PROTOCOLS = (*(p.value for p in Protocol), AUTO)
+
+#: ``out_of_range``: the follower's log end is above the leader's log end, or below its log start.
+ABOVE_LEADER_LOG_END, BELOW_LEADER_LOG_START = "above_leader_log_end", "below_leader_log_start"
+#: A bound on OffsetForLeaderEpoch rounds (each one cuts the follower's log or stops; real
+#: exchanges take a few).
+MAX_ROUNDS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,105 +132,161 @@ def _truncate_fully(state: ReplicaState, start: int) -> None:
         state.cache.clear()
 
 
+def _leader_answer(leader: ReplicaState, requested_epoch: int, version: KafkaVersion) -> EndOffset:
+    """The leader's OffsetForLeaderEpoch answer (``endOffsetFor`` on its epoch cache); a leader
+    without an epoch cache (pre-v2 message format) has no end offset for any epoch."""
+    if leader.cache is None:
+        return UNDEFINED_END_OFFSET
+    return leader.cache.end_offset_for(requested_epoch, leader.log_end_offset, version)
+
+
 def _decide(reply_epoch: int, reply_offset: int, follower: ReplicaState, fetch_offset: int,
             version: KafkaVersion) -> tuple[int, bool]:
     """The §3.3 table (``getOffsetTruncationState``): (truncate to, complete?)."""
     leo = follower.log_end_offset
-    if reply_offset == -1:
+    if reply_offset == UNDEFINED_EPOCH_OFFSET:
         return fetch_offset, True
-    if reply_epoch == -1:
+    if reply_epoch == UNDEFINED_EPOCH:
         return min(reply_offset, leo), True
-    own = follower.cache.end_offset_for(reply_epoch, leo, version) if follower.cache is not None else (-1, -1)
-    if own[1] == -1:
+    own = (follower.cache.end_offset_for(reply_epoch, leo, version) if follower.cache is not None
+           else UNDEFINED_END_OFFSET)
+    if own.end_offset == UNDEFINED_EPOCH_OFFSET:
         return min(reply_offset, leo), True
-    if own[0] != reply_epoch:
-        return min(own[1], leo), False
-    return min(own[1], reply_offset, leo), True
+    if own.leader_epoch != reply_epoch:
+        return min(own.end_offset, leo), False
+    return min(own.end_offset, reply_offset, leo), True
 
 
-def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: Protocol, kafka_version: KafkaVersion,
-             partition: str) -> TruncationPlan:
-    """Run the exchange; ``follower`` is mutated to its state after truncation."""
-    protocol = Protocol(protocol)
-    plan = TruncationPlan(partition, leader.label, follower.label, protocol.value, str(kafka_version))
-    plan.follower_log_end_before = follower.log_end_offset
-    original = list(follower.batches)
-    v = kafka_version
-    hw = follower.high_watermark
-    if follower.replica.hw_source == "none":
-        plan.notes.append("the follower's high watermark is unknown (no replication-offset-checkpoint entry): "
-                          "Kafka uses 0")
+def _exchange(plan: TruncationPlan, leader: ReplicaState, follower: ReplicaState, protocol: Protocol,
+              version: KafkaVersion) -> None:
+    """How the follower finds where to truncate, and truncates there: to its high watermark
+    (``hw``; a log without an epoch cache; a 2.1+ follower with an empty cache, KAFKA-6859),
+    else by OffsetForLeaderEpoch (:func:`_kip101_round`, :func:`_epoch_rounds`)."""
     if protocol == HW or follower.cache is None:
         if follower.cache is None and protocol != HW:
             plan.notes.append("the follower's log has no epoch cache (pre-v2 message format): high-watermark "
                               "truncation applies")
-        _truncate(follower, hw)
-    elif not follower.cache.entries and v.has(Feature.NO_REQUEST_FOR_EMPTY_CACHE):
+        _truncate(follower, follower.high_watermark)
+    elif not follower.cache.entries and version.has(Feature.NO_REQUEST_FOR_EMPTY_CACHE):
         plan.notes.append("the follower's epoch cache is empty: a 2.1+ follower sends no OffsetForLeaderEpoch "
                           "request (KAFKA-6859) and truncates to its high watermark")
-        _truncate(follower, hw)
+        _truncate(follower, follower.high_watermark)
     elif protocol == KIP101:
-        requested = follower.latest_epoch if follower.latest_epoch is not None else -1
-        e, o = leader.cache.end_offset_for(requested, leader.log_end_offset, v) if leader.cache else (-1, -1)
-        plan.rounds.append(Round(requested, e, o))
-        if o == -1:
-            target = hw
-        elif o >= follower.log_end_offset:
-            target = follower.log_end_offset
-        else:
-            target = o
-        _truncate(follower, target)
+        _kip101_round(plan, leader, follower, version)
     else:
-        fetch_offset = follower.log_end_offset if protocol == DIVERGING else hw
-        for _ in range(10_000):
-            requested = follower.latest_epoch
-            if requested is None:
+        _epoch_rounds(plan, leader, follower, protocol, version)
+
+
+def _kip101_round(plan: TruncationPlan, leader: ReplicaState, follower: ReplicaState, version: KafkaVersion) -> None:
+    """KIP-101 (0.11 – 1.1): one request for the follower's latest epoch, the leader's end
+    offset taken as is: none → the high watermark; at or past the follower's log end → nothing
+    to cut; else that offset."""
+    requested = follower.latest_epoch if follower.latest_epoch is not None else UNDEFINED_EPOCH
+    epoch, offset = _leader_answer(leader, requested, version)
+    plan.rounds.append(Round(requested, epoch, offset))
+    if offset == UNDEFINED_EPOCH_OFFSET:
+        target = follower.high_watermark
+    elif offset >= follower.log_end_offset:
+        target = follower.log_end_offset
+    else:
+        target = offset
+    _truncate(follower, target)
+
+
+def _epoch_rounds(plan: TruncationPlan, leader: ReplicaState, follower: ReplicaState, protocol: Protocol,
+                  version: KafkaVersion) -> None:
+    """KIP-279 (2.0 – 2.7) and diverging-epoch (2.8+): rounds of the §3.3 table
+    (:func:`_decide`) for the follower's latest epoch.
+
+    ``kip279`` fetches from the high watermark and repeats while the leader answers with an epoch
+    the follower does not have, the fetch offset moving to each truncation point.
+    ``diverging-epoch`` fetches from the log end: an undefined answer is OFFSET_OUT_OF_RANGE, an
+    answer at or beyond the follower's epoch and log end means no divergence, and the rounds stop
+    once a truncation leaves the log end and latest epoch unchanged.
+    """
+    fetch_offset = follower.log_end_offset if protocol == DIVERGING else follower.high_watermark
+    for _ in range(MAX_ROUNDS):
+        requested = follower.latest_epoch
+        if requested is None:
+            break
+        epoch, offset = _leader_answer(leader, requested, version)
+        if protocol == DIVERGING:
+            if offset == UNDEFINED_EPOCH_OFFSET or epoch == UNDEFINED_EPOCH:
+                plan.rounds.append(Round(requested, epoch, offset))
+                plan.notes.append(f"the leader has no end offset for epoch {requested}: OFFSET_OUT_OF_RANGE")
                 break
-            e, o = leader.cache.end_offset_for(requested, leader.log_end_offset, v) if leader.cache else (-1, -1)
-            if protocol == DIVERGING:
-                if o == -1 or e == -1:
-                    plan.rounds.append(Round(requested, e, o))
-                    plan.notes.append(f"the leader has no end offset for epoch {requested}: OFFSET_OUT_OF_RANGE")
-                    break
-                if not (e < requested or o < follower.log_end_offset):
-                    plan.rounds.append(Round(requested, e, o))
-                    break  # no divergence: records follow
-                fetch_offset = follower.log_end_offset
-            plan.rounds.append(Round(requested, e, o))
-            target, complete = _decide(e, o, follower, fetch_offset, v)
-            before = (follower.log_end_offset, follower.latest_epoch)
-            _truncate(follower, target)
-            if protocol != DIVERGING:
-                if complete:
-                    break
-                fetch_offset = target  # the fetch state moves to the truncation offset
-            elif (follower.log_end_offset, follower.latest_epoch) == before:
+            if not (epoch < requested or offset < follower.log_end_offset):
+                plan.rounds.append(Round(requested, epoch, offset))
+                break  # no divergence: records follow
+            fetch_offset = follower.log_end_offset
+        plan.rounds.append(Round(requested, epoch, offset))
+        target, complete = _decide(epoch, offset, follower, fetch_offset, version)
+        before = (follower.log_end_offset, follower.latest_epoch)
+        _truncate(follower, target)
+        if protocol != DIVERGING:
+            if complete:
                 break
-    # fetch from the log end: out of range?
+            fetch_offset = target  # the fetch state moves to the truncation offset
+        elif (follower.log_end_offset, follower.latest_epoch) == before:
+            break
+
+
+def _handle_out_of_range(plan: TruncationPlan, leader: ReplicaState, follower: ReplicaState,
+                         version: KafkaVersion) -> None:
+    """``handleOutOfRangeError`` (§3.6) for the fetch from the follower's log end: above the
+    leader's log end, truncate to it (a 0.10.1 – 2.0 follower exits instead when unclean election
+    is off); below the leader's log start, delete the whole log and restart at that start."""
     if follower.log_end_offset > leader.log_end_offset:
-        plan.out_of_range = "above_leader_log_end"
+        plan.out_of_range = ABOVE_LEADER_LOG_END
         plan.notes.append(f"fetching from {follower.log_end_offset} is out of range (the leader ends at "
                           f"{leader.log_end_offset}): the follower truncates to the leader's log end"
-                          + ("" if v.has(Feature.OUT_OF_RANGE_NEVER_FATAL) else "; a 0.10.1-2.0 follower exits instead when "
-                             "unclean.leader.election.enable is false"))
+                          + ("" if version.has(Feature.OUT_OF_RANGE_NEVER_FATAL)
+                             else "; a 0.10.1-2.0 follower exits instead when unclean.leader.election.enable is false"))
         _truncate(follower, leader.log_end_offset)
     elif follower.log_end_offset < leader.log_start_offset:
-        plan.out_of_range = "below_leader_log_start"
+        plan.out_of_range = BELOW_LEADER_LOG_START
         plan.notes.append(f"the follower's log end {follower.log_end_offset} is below the leader's log start "
                           f"{leader.log_start_offset}: it deletes its whole log and restarts at "
                           f"{leader.log_start_offset} (truncateFullyAndStartAt)")
         _truncate_fully(follower, leader.log_start_offset)
-    plan.truncate_to = follower.log_end_offset if plan.out_of_range != "below_leader_log_start" else leader.log_start_offset
+
+
+def _record_discards(plan: TruncationPlan, original: list[RecordBatch], follower: ReplicaState) -> None:
+    """The batches the follower held and no longer does, the segments cut (the first discarded
+    batch's segment at its position, later ones whole), and a note when the cut, made at a batch
+    boundary, takes offsets below the truncation point."""
     kept = {(b.path, b.position) for b in follower.batches}
     plan.discarded = [b for b in original if (b.path, b.position) not in kept]
-    if plan.discarded:
-        first = min(plan.discarded, key=lambda b: (b.base_offset, b.position))
-        plan.segments_cut.append((first.path, first.position))
-        for seg in sorted({b.path for b in plan.discarded} - {first.path}):
-            plan.segments_cut.append((seg, 0))
-        if first.base_offset < plan.truncate_to:
-            plan.notes.append(f"the batch holding offset {plan.truncate_to} starts at {first.base_offset}: Kafka cuts "
-                              "at batch boundaries, so offsets below the truncation point go with it")
+    if not plan.discarded:
+        return
+    first = min(plan.discarded, key=lambda b: (b.base_offset, b.position))
+    plan.segments_cut.append((first.path, first.position))
+    for seg in sorted({b.path for b in plan.discarded} - {first.path}):
+        plan.segments_cut.append((seg, 0))
+    if first.base_offset < plan.truncate_to:
+        plan.notes.append(f"the batch holding offset {plan.truncate_to} starts at {first.base_offset}: Kafka cuts "
+                          "at batch boundaries, so offsets below the truncation point go with it")
+
+
+def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: Protocol, kafka_version: KafkaVersion,
+             partition: str) -> TruncationPlan:
+    """Run the exchange; ``follower`` is mutated to its state after truncation.
+
+    The OffsetForLeaderEpoch exchange of the protocol (:func:`_exchange`), then the fetch from the
+    new log end (:func:`_handle_out_of_range`), then what was discarded (:func:`_record_discards`).
+    """
+    protocol = Protocol(protocol)
+    plan = TruncationPlan(partition, leader.label, follower.label, protocol.value, str(kafka_version))
+    plan.follower_log_end_before = follower.log_end_offset
+    original = list(follower.batches)
+    if follower.replica.hw_source == "none":
+        plan.notes.append("the follower's high watermark is unknown (no replication-offset-checkpoint entry): "
+                          "Kafka uses 0")
+    _exchange(plan, leader, follower, protocol, kafka_version)
+    _handle_out_of_range(plan, leader, follower, kafka_version)
+    plan.truncate_to = (follower.log_end_offset if plan.out_of_range != BELOW_LEADER_LOG_START
+                        else leader.log_start_offset)
+    _record_discards(plan, original, follower)
     plan.cache_after = tuple((e.epoch, e.start_offset) for e in follower.cache.entries) if follower.cache else ()
     plan.leader_log_end = leader.log_end_offset
     plan.follower_log_end_after = plan.truncate_to

@@ -41,7 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-NO_LEADER = -1
+from kreplica.model.cluster import NO_LEADER, RECOVERED, RECOVERING
 
 CREATED = "created"
 DELETED = "deleted"
@@ -87,7 +87,7 @@ class LeaderIsr(NamedTuple):
     leader: int
     leader_epoch: int
     isr: tuple[int, ...]
-    leader_recovery_state: int = 0
+    leader_recovery_state: int = RECOVERED
     partition_epoch: int | None = None
 
     def same_as(self, other: LeaderIsr) -> bool:
@@ -228,11 +228,11 @@ def classify(before: LeaderIsr, after: LeaderIsr, ctx: ChangeContext) -> Cause |
         if new == NO_LEADER:
             return Cause(LEADER_ELECTION, BY_CONTROLLER,
                          f"no leader could be elected: leader {old} gone, ISR {_ids(after.isr)}")
-        if (before.isr and new not in before.isr) or (after.leader_recovery_state == 1
-                                                       and before.leader_recovery_state != 1):
+        if (before.isr and new not in before.isr) or (after.leader_recovery_state == RECOVERING
+                                                       and before.leader_recovery_state != RECOVERING):
             return Cause(UNCLEAN_LEADER_ELECTION, BY_CONTROLLER,
                          f"new leader {new} was not in the ISR {_ids(before.isr)}"
-                         + ("; the leader is RECOVERING" if after.leader_recovery_state == 1 else ""))
+                         + ("; the leader is RECOVERING" if after.leader_recovery_state == RECOVERING else ""))
         old_live = old != NO_LEADER and old in ctx.alive and old not in ctx.gone_since
         if ctx.reassigning and old_live and (old in ctx.being_removed or ctx.replicas_changed
                                                 or (ctx.replicas and old not in ctx.replicas)):

@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from kreplica.analysis.timeline.events import NO_LEADER, PartitionEvent
+from kreplica.analysis.timeline.events import PartitionEvent
+from kreplica.model.cluster import NO_LEADER
 from kreplica.model.lineage import LineageEntry
 from kreplica.model.partition_log import PartitionLog
 

@@ -1,11 +1,14 @@
 """The timeline of a KRaft cluster: the metadata log's partition, broker and controller records,
 offset by offset.
 
-Sources: ``../shared/specs/kafka-algorithms.md`` §4.6 (``PartitionChangeBuilder``; a change record
-naming a leader, even the same one or -1, bumps the leader epoch; the partition epoch always
-moves) and §5.5 (KRaft reassignment); Kafka ``metadata/.../PartitionRegistration.merge`` and
-``ClusterDelta``. The records come from :mod:`kreplica.model.cluster.kraft_history`; the causes
-from :func:`~kreplica.analysis.timeline.events.classify`, told that KRaft records controlled shutdowns
+Sources: ``../shared/specs/kafka-algorithms.md`` §4.6 (``PartitionChangeBuilder``) and §5.5 (KRaft
+reassignment); Kafka ``ClusterDelta``. Partition records are applied by
+:func:`~kreplica.model.cluster.partition_change.merge_partition_change`
+(``PartitionRegistration.merge``: a change record naming a leader, even the same one or -1, bumps
+the leader epoch; the partition epoch always moves), so each partition's registration is whole,
+eligible leader replicas included. The records come from
+:mod:`kreplica.model.cluster.kraft_history`; the causes from
+:func:`~kreplica.analysis.timeline.events.classify`, told that KRaft records controlled shutdowns
 (``in_controlled_shutdown``) and fencing, so nothing is inferred from liveness alone.
 
 ``position`` is the record's offset in ``__cluster_metadata-0``; for the ``snapshot`` events, the
@@ -32,6 +35,7 @@ from kreplica.analysis.timeline.events import (
 )
 from kreplica.formats.kraft import records as kraft
 from kreplica.formats.findings import Finding
+from kreplica.model.cluster import PartitionChange, PartitionState, merge_partition_change, partition_from_record
 from kreplica.model.cluster.from_kraft import KraftFiles
 from kreplica.model.cluster.kraft_history import iter_kraft_records, kraft_start
 
@@ -41,7 +45,8 @@ class _Image:
 
     def __init__(self) -> None:
         self.topics: dict[str, str] = {}                       # topic id -> name
-        self.parts: dict[tuple[str, int], dict] = {}           # (name, p) -> registration
+        self.parts: dict[tuple[str, int], PartitionState] = {}  # (name, p) -> registration
+        self.changed_at: dict[tuple[str, int], int] = {}       # (name, p) -> offset of its last event
         self.brokers: dict[int, dict] = {}                     # id -> {"epoch","fenced","shutdown"}
         self.gone_at: dict[int, int] = {}
         self.controller: int | None = None
@@ -54,9 +59,8 @@ class _Image:
         return frozenset(b for b, r in self.brokers.items() if r["shutdown"])
 
 
-def _state(p: dict) -> LeaderIsr:
-    return LeaderIsr(p["leader"], p["leader_epoch"], tuple(p["isr"]), p["leader_recovery_state"],
-                     p["partition_epoch"])
+def _state(p: PartitionState) -> LeaderIsr:
+    return LeaderIsr(p.leader, p.leader_epoch, p.isr, p.leader_recovery_state, p.version)
 
 
 def _apply(img: _Image, r, quiet: bool) -> Iterator:
@@ -85,36 +89,36 @@ def _apply(img: _Image, r, quiet: bool) -> Iterator:
         yield from _fence(img, d["id"], d["epoch"], name == "FenceBrokerRecord", at, time, quiet)
     elif name == "BrokerRegistrationChangeRecord":
         b = img.brokers.get(d["broker_id"])
-        if d["in_controlled_shutdown"] == 1 and b is not None:
+        if d["in_controlled_shutdown"] == kraft.IN_CONTROLLED_SHUTDOWN and b is not None:
             b["shutdown"] = True
             if not quiet:
                 yield BrokerEvent(d["broker_id"], "controlled_shutdown", at, time, d["broker_epoch"])
-        if d["fenced"] in (1, -1):
-            yield from _fence(img, d["broker_id"], d["broker_epoch"], d["fenced"] == 1, at, time, quiet)
+        if d["fenced"] in (kraft.FENCE, kraft.UNFENCE):
+            yield from _fence(img, d["broker_id"], d["broker_epoch"], d["fenced"] == kraft.FENCE, at, time, quiet)
     elif name == "TopicRecord":
         img.topics[d["topic_id"]] = d["name"]
     elif name == "RemoveTopicRecord":
         topic = img.topics.pop(d["topic_id"], None)
         for key in sorted(k for k in img.parts if k[0] == topic):
             p = img.parts.pop(key)
+            img.changed_at.pop(key)
             if not quiet:
                 yield PartitionEvent(key[0], key[1], at, time, None, _state(p), None, DELETED, BY_CONTROLLER,
-                                     "RemoveTopicRecord", tuple(p["replicas"]))
+                                     "RemoveTopicRecord", p.replicas)
     elif name == "PartitionRecord":
         topic = img.topics.get(d["topic_id"])
         if topic is None:
             return
-        p = {k: d[k] for k in ("replicas", "isr", "removing_replicas", "adding_replicas", "leader",
-                               "leader_recovery_state", "leader_epoch", "partition_epoch")}
-        p["at"] = at
+        p = partition_from_record(d)
         key = (topic, d["partition_id"])
         existed = key in img.parts
         img.parts[key] = p
+        img.changed_at[key] = at
         if not quiet:
             after = _state(p)
             yield PartitionEvent(topic, key[1], at, time, None, None, after, CREATED if not existed else SNAPSHOT,
                                  BY_CONTROLLER, f"PartitionRecord: leader {after.leader}, ISR {list(after.isr)}",
-                                 tuple(p["replicas"]), is_offline(after, img.alive()))
+                                 p.replicas, is_offline(after, img.alive()))
     elif name == "PartitionChangeRecord":
         yield from _change(img, r, quiet)
 
@@ -131,36 +135,31 @@ def _fence(img: _Image, broker: int, epoch: int, fenced: bool, at: int, time: in
 
 
 def _change(img: _Image, r, quiet: bool) -> Iterator:
+    """Merge a ``PartitionChangeRecord`` into its partition; an event when leader, leader epoch or
+    ISR changed (the ELR fields are carried through the registration, not reported)."""
     d = r.data
     topic = img.topics.get(d["topic_id"])
-    p = img.parts.get((topic, d["partition_id"])) if topic is not None else None
+    key = (topic, d["partition_id"])
+    p = img.parts.get(key) if topic is not None else None
     if p is None:
         return
+    change = PartitionChange.from_record(d)
     before = _state(p)
     ctx = ChangeContext(
         alive=img.alive(), shutting_down=img.shutting_down(),
-        gone_since=frozenset(b for b, z in img.gone_at.items() if z > p["at"]),
-        replicas=tuple(p["replicas"]), adding=tuple(p["adding_replicas"]), removing=tuple(p["removing_replicas"]),
-        replicas_changed=any(d[k] is not None for k in ("replicas", "adding_replicas", "removing_replicas")),
-        epoch_tells_writer=False, shutdown_known=True)
-    # PartitionRegistration.merge
-    for k in ("isr", "replicas", "removing_replicas", "adding_replicas"):
-        if d[k] is not None:
-            p[k] = d[k]
-    if d["leader"] != -2:
-        p["leader"] = d["leader"]
-        p["leader_epoch"] += 1
-    if d["leader_recovery_state"] != -1:
-        p["leader_recovery_state"] = d["leader_recovery_state"]
-    p["partition_epoch"] += 1
+        gone_since=frozenset(b for b, z in img.gone_at.items() if z > img.changed_at[key]),
+        replicas=p.replicas, adding=p.adding_replicas, removing=p.removing_replicas,
+        replicas_changed=change.moves_replicas, epoch_tells_writer=False, shutdown_known=True)
+    p = merge_partition_change(p, change)
+    img.parts[key] = p
     after = _state(p)
     cause = classify(before, after, ctx)
     if cause is None:
         return
-    p["at"] = r.offset
+    img.changed_at[key] = r.offset
     if not quiet:
         yield PartitionEvent(topic, d["partition_id"], r.offset, r.timestamp, None, before, after, cause.cause,
-                             cause.by, cause.evidence, tuple(p["replicas"]), is_offline(after, img.alive()))
+                             cause.by, cause.evidence, p.replicas, is_offline(after, img.alive()))
 
 
 def _snapshot_events(img: _Image, position: int, time: int | None, label: str) -> list:
@@ -171,7 +170,7 @@ def _snapshot_events(img: _Image, position: int, time: int | None, label: str) -
     for (topic, pid), p in sorted(img.parts.items()):
         state = _state(p)
         out.append(PartitionEvent(topic, pid, position, time, None, None, state, SNAPSHOT, None,
-                                  f"as {label} holds it", tuple(p["replicas"]), is_offline(state, alive)))
+                                  f"as {label} holds it", p.replicas, is_offline(state, alive)))
     return out
 
 

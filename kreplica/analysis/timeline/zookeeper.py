@@ -35,6 +35,8 @@ from kreplica.analysis.timeline.events import (
 )
 from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.findings import Finding
+from kreplica.model.cluster import NO_LEADER, RECOVERED
+from kreplica.model.epoch_cache import UNDEFINED_EPOCH
 from kreplica.model.zookeeper import ZkFiles
 from kreplica.model.zookeeper.history import ZkStep, iter_zk_steps, start_state
 
@@ -79,8 +81,8 @@ def parse_partition_state(data: bytes | None, version: int | None = None) -> tup
     if not isinstance(s, dict):
         return None
     ce = s.get("controller_epoch")
-    return (_new(LeaderIsr, (_int(s.get("leader"), -1), _int(s.get("leader_epoch"), -1), _ints(s.get("isr")),
-                             _int(s.get("leader_recovery_state"), 0), version)),
+    return (_new(LeaderIsr, (_int(s.get("leader"), NO_LEADER), _int(s.get("leader_epoch"), UNDEFINED_EPOCH),
+                             _ints(s.get("isr")), _int(s.get("leader_recovery_state"), RECOVERED), version)),
             ce if isinstance(ce, int) else None)
 
 

@@ -61,6 +61,12 @@ KRAFT_VOTERS = 6
 RESOURCE_TOPIC = 2
 RESOURCE_BROKER = 4
 
+# BrokerRegistrationChangeRecord.Fenced (BrokerRegistrationFencingChange; 0: no change)
+FENCE = 1
+UNFENCE = -1
+# BrokerRegistrationChangeRecord.InControlledShutdown (BrokerRegistrationInControlledShutdownChange)
+IN_CONTROLLED_SHUTDOWN = 1
+
 
 class Field(NamedTuple):
     """One schema field: ``type`` is a primitive name, ``[]<primitive>``, ``[]`` (array of the

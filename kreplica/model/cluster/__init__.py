@@ -11,20 +11,36 @@ Where each part lives:
   (``cluster_state_from_zk``; the tree itself is :mod:`kreplica.model.zookeeper`);
 * :mod:`~kreplica.model.cluster.from_kraft`: the KRaft metadata snapshots and log, found and
   replayed (``find_kraft_files``, ``cluster_state_from_kraft``, ``load_kraft_state``);
+* :mod:`~kreplica.model.cluster.partition_change`: a KRaft partition registration from a
+  ``PartitionRecord`` and ``PartitionRegistration.merge`` of a ``PartitionChangeRecord``
+  (``PartitionChange``, ``merge_partition_change``, the ``NO_LEADER_CHANGE`` sentinel), shared
+  by the replay, the KRaft timeline and the KRaft election rules;
+* :mod:`~kreplica.model.cluster.kraft_history`: a KRaft metadata history record by record (where
+  it starts, the records after it), for the timeline;
 * :mod:`~kreplica.model.cluster.sources`: telling the two apart (``detect_source_kind``) and
-  loading either (``load_cluster_state``).
+  loading either (``load_cluster_state``);
+* :mod:`~kreplica.model.cluster.racks`: the live brokers and racks of a cluster state.
 """
 
 from __future__ import annotations
 
 from kreplica.model.cluster.from_kraft import KraftFiles, cluster_state_from_kraft, find_kraft_files, load_kraft_state
 from kreplica.model.cluster.from_zookeeper import cluster_state_from_zk
+from kreplica.model.cluster.partition_change import (
+    NO_LEADER_CHANGE,
+    NO_RECOVERY_STATE_CHANGE,
+    PartitionChange,
+    merge_partition_change,
+    partition_from_record,
+)
 from kreplica.model.cluster.sources import METADATA_DIR, detect_source_kind, load_cluster_state
 from kreplica.model.cluster.state import (
     DEFAULT_BROKER_ENTITY,
     HEALTH_LISTS,
     MIN_INSYNC_REPLICAS,
     NO_LEADER,
+    RECOVERED,
+    RECOVERING,
     Broker,
     ClusterState,
     Controller,
@@ -37,7 +53,9 @@ from kreplica.model.cluster.state import (
 
 __all__ = [
     "DEFAULT_BROKER_ENTITY", "HEALTH_LISTS", "METADATA_DIR", "MIN_INSYNC_REPLICAS", "NO_LEADER",
-    "Broker", "ClusterState", "Controller", "Health", "KraftFiles", "PartitionState", "Pending", "Topic",
-    "cluster_state_from_kraft", "cluster_state_from_zk", "compute_health", "detect_source_kind",
-    "find_kraft_files", "load_cluster_state", "load_kraft_state",
+    "NO_LEADER_CHANGE", "NO_RECOVERY_STATE_CHANGE", "RECOVERED", "RECOVERING",
+    "Broker", "ClusterState", "Controller", "Health", "KraftFiles", "PartitionChange", "PartitionState", "Pending",
+    "Topic", "cluster_state_from_kraft", "cluster_state_from_zk", "compute_health", "detect_source_kind",
+    "find_kraft_files", "load_cluster_state", "load_kraft_state", "merge_partition_change",
+    "partition_from_record",
 ]

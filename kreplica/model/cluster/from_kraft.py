@@ -3,10 +3,10 @@
 Sources: ``../shared/specs/kafka-formats.md`` §10; Kafka ``metadata/src/main/java/org/apache/
 kafka/image/*Delta.java`` and ``metadata/PartitionRegistration.java``. The metadata records of
 a snapshot and the log after it are applied in offset order (:func:`cluster_state_from_kraft`).
-A ``PartitionChangeRecord`` bumps the partition epoch by one, and the leader epoch by one when
-it names a leader (``PartitionRegistration.merge``). Brokers are alive when registered and not
-fenced; the controller is the Raft leader of the last ``LeaderChange``. The records themselves
-are decoded by :mod:`kreplica.formats.kraft.records`.
+Partition records start and change registrations as :mod:`~kreplica.model.cluster.partition_change`
+says (``PartitionRegistration.merge``). Brokers are alive when registered and not fenced; the
+controller is the Raft leader of the last ``LeaderChange``. The records themselves are decoded
+by :mod:`kreplica.formats.kraft.records`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from kreplica.formats.kraft import records as kraft
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
+from kreplica.model.cluster.partition_change import PartitionChange, merge_partition_change, partition_from_record
 from kreplica.model.cluster.state import (
     DEFAULT_BROKER_ENTITY,
     Broker,
     ClusterState,
     Controller,
-    PartitionState,
     Pending,
     Topic,
     compute_health,
@@ -125,11 +125,11 @@ class _KraftImage:
         elif name == "BrokerRegistrationChangeRecord":
             b = self._broker(r, d["broker_id"], d["broker_epoch"], "change")
             if b is not None:
-                if d["fenced"] == 1:
+                if d["fenced"] == kraft.FENCE:
                     b["fenced"] = True
-                elif d["fenced"] == -1:
+                elif d["fenced"] == kraft.UNFENCE:
                     b["fenced"] = False
-                if d["in_controlled_shutdown"] == 1:
+                if d["in_controlled_shutdown"] == kraft.IN_CONTROLLED_SHUTDOWN:
                     b["in_controlled_shutdown"] = True
         elif name == "TopicRecord":
             self.topics[d["topic_id"]] = {"name": d["name"], "partitions": {}}
@@ -144,31 +144,14 @@ class _KraftImage:
             if t is None:
                 self._orphan(r)
                 return
-            t["partitions"][d["partition_id"]] = {
-                k: d[k] for k in ("replicas", "isr", "removing_replicas", "adding_replicas", "leader",
-                                  "leader_recovery_state", "leader_epoch", "partition_epoch")}
-            t["partitions"][d["partition_id"]].update(
-                elr=d.get("eligible_leader_replicas") or (), last_known_elr=d.get("last_known_elr") or ())
+            t["partitions"][d["partition_id"]] = partition_from_record(d)
         elif name == "PartitionChangeRecord":
             t = self.topics.get(d["topic_id"])
             p = t["partitions"].get(d["partition_id"]) if t is not None else None
             if p is None:
                 self._orphan(r)
                 return
-            # PartitionRegistration.merge
-            for k in ("isr", "replicas", "removing_replicas", "adding_replicas"):
-                if d[k] is not None:
-                    p[k] = d[k]
-            if d.get("eligible_leader_replicas") is not None:
-                p["elr"] = d["eligible_leader_replicas"]
-            if d.get("last_known_elr") is not None:
-                p["last_known_elr"] = d["last_known_elr"]
-            if d["leader"] != -2:
-                p["leader"] = d["leader"]
-                p["leader_epoch"] += 1
-            if d["leader_recovery_state"] != -1:
-                p["leader_recovery_state"] = d["leader_recovery_state"]
-            p["partition_epoch"] += 1
+            t["partitions"][d["partition_id"]] = merge_partition_change(p, PartitionChange.from_record(d))
         elif name == "ConfigRecord":
             key = (d["resource_type"], d["resource_name"])
             if d["value"] is None:
@@ -205,16 +188,11 @@ class _KraftImage:
         reassignments = []
         for tid, t in sorted(self.topics.items(), key=lambda kv: kv[1]["name"]):
             parts = []
-            for pid, p in sorted(t["partitions"].items()):
-                parts.append(PartitionState(
-                    partition=pid, replicas=tuple(p["replicas"]), adding_replicas=tuple(p["adding_replicas"]),
-                    removing_replicas=tuple(p["removing_replicas"]), leader=p["leader"],
-                    leader_epoch=p["leader_epoch"], isr=tuple(p["isr"]), controller_epoch=None,
-                    leader_recovery_state=p["leader_recovery_state"], version=p["partition_epoch"],
-                    elr=tuple(p.get("elr", ())), last_known_elr=tuple(p.get("last_known_elr", ()))))
-                if p["adding_replicas"] or p["removing_replicas"]:
-                    target = [x for x in p["replicas"] if x not in p["removing_replicas"]]
-                    reassignments.append({"topic": t["name"], "partition": pid, "replicas": target})
+            for _pid, p in sorted(t["partitions"].items()):
+                parts.append(p)
+                if p.adding_replicas or p.removing_replicas:
+                    target = [x for x in p.replicas if x not in p.removing_replicas]
+                    reassignments.append({"topic": t["name"], "partition": p.partition, "replicas": target})
             topics.append(Topic(t["name"], tid, dict(self.configs.get((kraft.RESOURCE_TOPIC, t["name"]), {})),
                                 tuple(parts)))
         broker_configs = {(name or DEFAULT_BROKER_ENTITY): dict(cfg)

@@ -17,6 +17,7 @@ import json
 from kreplica.formats.findings import Finding
 from kreplica.model.cluster.state import (
     NO_LEADER,
+    RECOVERED,
     Broker,
     ClusterState,
     Controller,
@@ -25,6 +26,7 @@ from kreplica.model.cluster.state import (
     Topic,
     compute_health,
 )
+from kreplica.model.epoch_cache import UNDEFINED_EPOCH
 from kreplica.model.zookeeper import ZkState
 
 class _Znodes:
@@ -129,11 +131,12 @@ def cluster_state_from_zk(state: ZkState, *, chroot: str = "") -> ClusterState:
                 adding_replicas=_ints(adding.get(str(pid))),
                 removing_replicas=_ints(removing.get(str(pid))),
                 leader=s.get("leader", NO_LEADER) if isinstance(s.get("leader"), int) else NO_LEADER,
-                leader_epoch=s.get("leader_epoch", -1) if isinstance(s.get("leader_epoch"), int) else -1,
+                leader_epoch=s.get("leader_epoch", UNDEFINED_EPOCH) if isinstance(s.get("leader_epoch"), int)
+                else UNDEFINED_EPOCH,
                 isr=_ints(s.get("isr")),
                 controller_epoch=s.get("controller_epoch") if isinstance(s.get("controller_epoch"), int) else None,
-                leader_recovery_state=s.get("leader_recovery_state", 0)
-                if isinstance(s.get("leader_recovery_state"), int) else 0,
+                leader_recovery_state=s.get("leader_recovery_state", RECOVERED)
+                if isinstance(s.get("leader_recovery_state"), int) else RECOVERED,
                 version=snode.version if snode is not None else None,
             ))
         topics.append(Topic(tname, tz.get("topic_id"), dict(config), tuple(partitions)))

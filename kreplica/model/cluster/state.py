@@ -23,7 +23,12 @@ from kreplica.formats.findings import Finding
 #: KRaft writes an empty ResourceName, normalised to this).
 DEFAULT_BROKER_ENTITY = "<default>"
 MIN_INSYNC_REPLICAS = "min.insync.replicas"
+#: ``LeaderConstants.NO_LEADER``: the partition has no leader.
 NO_LEADER = -1
+#: ``LeaderRecoveryState`` (KIP-704): the leader's log is whole (``RECOVERED``), or the leader was
+#: elected uncleanly and has not yet told the controller it recovered (``RECOVERING``).
+RECOVERED = 0
+RECOVERING = 1
 
 
 @dataclass(frozen=True, slots=True)
