@@ -84,24 +84,32 @@ def test_an_unclean_restart_restores_only_epochs_newer_than_the_checkpoint(tmp_p
     assert [tuple(e) for e in v.state.cache.entries] == loaded
 
 
-def test_the_stale_message_says_which_epochs_are_newer_than_the_checkpoint(tmp_path: Path) -> None:
-    newest = reconcile(tmp_path / "newest", [(0, 0), (1, 5)]).findings[0].message
-    middle = reconcile(tmp_path / "middle", [(0, 0), (3, 10)]).findings[0].message
-    assert "newer than any checkpoint entry" in newest and "would NOT restore it" in newest
-    assert "newer than any checkpoint entry" not in middle
+@pytest.mark.parametrize("checkpoint, newer", [
+    pytest.param([(0, 0), (1, 5)], True, id="epoch-3-above-the-newest-entry-1"),
+    pytest.param([(0, 0), (3, 10)], False, id="epoch-1-below-the-newest-entry-3"),
+    pytest.param([(0, 0), (1, 5), (4, 12)], False, id="epoch-3-just-below-the-newest-entry-4"),
+])
+def test_the_stale_message_says_whether_the_epoch_is_newer_than_the_checkpoint(tmp_path: Path, checkpoint,
+                                                                               newer: bool) -> None:
+    (stale,) = [f for f in reconcile(tmp_path, checkpoint).findings if f.kind == STALE]
+    assert ("newer than any checkpoint entry" in stale.message) == newer
+    assert "would NOT restore it" in stale.message
 
 
 @pytest.mark.parametrize("checkpoint, findings", [
     # the log starts at 5: epoch 0 (start 0) is below it, in the checkpoint or in the headers
     pytest.param([(0, 0), (1, 5), (3, 10)], [], id="checkpoint-entry-below-the-log-start"),
     pytest.param([(1, 5), (3, 10)], [], id="batch-epoch-below-the-log-start"),
-    pytest.param([(1, 5), (2, 7), (3, 10)], [(MISMATCH, WARNING, 2)], id="counter-case-at-or-above-the-log-start"),
+    pytest.param([(1, 5), (2, 7), (3, 10)], [(MISMATCH, WARNING, 2)], id="counter-case-above-the-log-start"),
+    # an epoch without batches starting exactly at the log start is compared; epoch 1 (batches from 5)
+    # is then missing
+    pytest.param([(2, 5), (3, 10)], [(MISMATCH, WARNING, 2), (STALE, ERROR, 1)], id="counter-case-at-the-log-start"),
 ])
 def test_offsets_below_the_log_start_are_not_compared(tmp_path: Path, checkpoint, findings) -> None:
     v = reconcile(tmp_path, checkpoint, log_start=5)
     assert summary(v) == findings
-    # truncateFromStart(5): the epoch covering offset 5 keeps it as its start
-    assert (1, 5) in [tuple(e) for e in v.state.cache.entries]
+    # truncateFromStart(5): the epoch covering offset 5 keeps (or takes) 5 as its start
+    assert v.state.cache.entries[0].start_offset == 5
 
 
 def test_batch_epoch_at_the_log_start_is_compared(tmp_path: Path) -> None:

@@ -100,6 +100,46 @@ def test_a_cut_inside_a_batch_does_not_heal(tmp_path: Path) -> None:
     assert not plan.heals
 
 
+# -- the leader's end offset for the follower's epoch equals the follower's log end -------------------
+# The follower led epoch 1 from 2 and wrote 2-3 ("x"); the leader's epoch 0 ends at 4, its log end.
+ENDS_WHERE_LEADERS_EPOCH_ENDS = ([(0, 2, 0, "a"), (2, 2, 1, "x")], [(0, 0), (1, 2)], 2, {})
+
+
+@pytest.mark.parametrize("protocol, expected, heals", [
+    pytest.param(HW, ([], 2, [(2, 3)]), True, id="hw"),
+    # O = 4 >= LEO 4: the pre-KIP-279 rule keeps the follower's epoch-1 data (the fast fail-over bug)
+    pytest.param(KIP101, ([(1, -1, 4)], 4, []), False, id="kip101-keeps-a-divergent-log"),
+    # leader (0, 4); follower's own endOffsetFor(0) = (0, 2): row 5, min(2, 4, 4)
+    pytest.param(KIP279, ([(1, 0, 4)], 2, [(2, 3)]), True, id="kip279-compares-epochs"),
+    # 0 < lastFetchedEpoch 1 is divergence although the end offset is not below the fetch offset
+    pytest.param(DIVERGING, ([(1, 0, 4), (0, 0, 4)], 2, [(2, 3)]), True, id="diverging-epoch-below-is-divergence"),
+])
+def test_leader_end_offset_at_the_followers_log_end(tmp_path: Path, protocol, expected, heals) -> None:
+    (plan,) = truncate(tmp_path, LEADER, [ENDS_WHERE_LEADERS_EPOCH_ENDS], protocol)
+    assert outcome(plan) == expected and plan.heals == heals
+
+
+# -- KIP-279: several rounds ------------------------------------------------------------------------
+# Leader {0@0, 2@3, 4@6}, LEO 8. Follower {0@0, 1@3, 3@5}, LEO 7: none of the leader's later epochs.
+LEADER_0_2_4 = ([(0, 3, 0, "a"), (3, 3, 2, "b"), (6, 2, 4, "b")], [(0, 0), (2, 3), (4, 6)], 8, {})
+OWN_1_3 = ([(0, 3, 0, "a"), (3, 2, 1, "x"), (5, 2, 3, "x")], [(0, 0), (1, 3), (3, 5)], 3, {})
+
+
+@pytest.mark.parametrize("protocol, expected, heals", [
+    pytest.param(HW, ([], 3, [(3, 6)]), True, id="hw"),
+    # one round, offset only: 6 < 7, inside the batch 5-6; epoch-1 data at 3-4 survives
+    pytest.param(KIP101, ([(3, -1, 6)], 6, [(5, 6)]), False, id="kip101-one-round"),
+    # asks 3 -> (2, 6); own endOffsetFor(2) = (1, 5): row 4, truncate to 5, ask again;
+    # asks 1 -> (0, 3); own endOffsetFor(0) = (0, 3): row 5, min(3, 3, 5) = 3, complete
+    pytest.param(KIP279, ([(3, 2, 6), (1, 0, 3)], 3, [(3, 6)]), True, id="kip279-two-rounds"),
+    # the same through DivergingEpoch, then Fetch(3, lastFetchedEpoch 0) finds no divergence
+    pytest.param(DIVERGING, ([(3, 2, 6), (1, 0, 3), (0, 0, 3)], 3, [(3, 6)]), True, id="diverging-two-truncations"),
+])
+def test_rounds_repeat_until_the_follower_knows_the_leaders_epoch(tmp_path: Path, protocol, expected, heals) -> None:
+    (plan,) = truncate(tmp_path, LEADER_0_2_4, [OWN_1_3], protocol)
+    assert outcome(plan) == expected and plan.heals == heals
+
+
 # -- the follower ahead of, behind, or level with the leader -----------------------------------------
 # The leader: epochs 0@0, 1@5, LEO 10. The followers hold the leader's own batches.
 SAME = [(0, 5, 0, "a"), (5, 5, 1, "a")]
