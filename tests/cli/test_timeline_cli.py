@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 
+import msgpack
 import pytest
 from typer.testing import CliRunner
 
@@ -40,11 +41,14 @@ def test_ndjson_events_then_evidence_then_summary():
     assert brokers == [(1, "session_expired"), (2, "session_closed")]
 
 
-def test_json_is_one_array_and_msgpack_works():
+def test_json_is_one_array_and_msgpack_the_same_stream():
+    code, stream, _ = _run(ZK, "-f", "ndjson")
+    assert code == 1 and stream[-1]["type"] == "timeline_summary"
     result = CliRunner().invoke(app, ["timeline", ZK, "-f", "json"])
-    doc = json.loads(result.stdout)
-    assert result.exit_code == 1 and isinstance(doc, list) and doc[-1]["type"] == "timeline_summary"
-    assert CliRunner().invoke(app, ["timeline", ZK, "-f", "msgpack"]).exit_code == 1
+    assert result.exit_code == 1 and json.loads(result.stdout) == stream
+    packed = CliRunner().invoke(app, ["timeline", ZK, "-f", "msgpack"])
+    assert packed.exit_code == 1
+    assert list(msgpack.Unpacker(io.BytesIO(packed.stdout_bytes), raw=False, strict_map_key=False)) == stream
 
 
 def test_clean_history_exits_0(tmp_path):
