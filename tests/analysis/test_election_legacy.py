@@ -31,7 +31,7 @@ import pytest
 
 from kreplica.analysis.election.common import ControllerView
 from kreplica.analysis.election.legacy import LegacyRules
-from kreplica.analysis.election.scenarios import Scenario, plan_elections
+from kreplica.analysis.election.scenarios import Scenario, plan_elections, rules_for
 from kreplica.model.cluster import Pending
 from kreplica.model.versions import parse_kafka_version
 from tests.analysis.cluster_builder import cluster, part
@@ -75,33 +75,43 @@ def test_offline_partition_leader_selector(version, replicas, isr, alive, shutti
     assert (leader, new_isr, unclean) == expected
 
 
-# ---- ReassignedPartitionLeaderSelector -------------------------------------------------------------
+# ---- ReassignedPartitionLeaderSelector and PreferredReplicaPartitionLeaderSelector ---------------
+# The same choice from 0.8.1 to 3.9 (Election.leaderForReassign / leaderForPreferredReplica at 3.8
+# use reassignPartitionLeaderElection / preferredReplicaPartitionLeaderElection): each table runs
+# against the rule set of every generation.
 
+GENERATIONS = pytest.mark.parametrize("version", ["0.8.1", "1.0", "3.9"])
+
+
+def rules_at(version: str, p, *, alive, shutting=()):
+    s = cluster({"t": [p]}, alive=alive, shutting=shutting)
+    cls, v = rules_for(s, parse_kafka_version(version))
+    return cls(ControllerView(s, v))
+
+
+@GENERATIONS
 @pytest.mark.parametrize("target,isr,alive,shutting,expected", [
     pytest.param([4, 2, 3], [1, 2, 3, 4], (1, 2, 3, 4), (), 4, id="first-target-live-and-in-isr"),
-    pytest.param([4, 2, 3], [1, 2, 3], (1, 2, 3, 4), (), 2, id="target-head-not-in-isr"),
-    pytest.param([4, 2, 3], [1, 2, 3, 4], (1, 2, 3), (), 2, id="target-head-dead"),
-    pytest.param([4, 2, 3], [1, 2, 3, 4], (1, 2, 3, 4), (4,), 2, id="target-head-shutting-down"),
+    pytest.param([4, 2, 3], [1, 2, 3], (1, 2, 3, 4), (), 2, id="counter-target-head-not-in-isr"),
+    pytest.param([4, 2, 3], [1, 2, 3, 4], (1, 2, 3), (), 2, id="counter-target-head-dead"),
+    pytest.param([4, 2, 3], [1, 2, 3, 4], (1, 2, 3, 4), (4,), 2, id="counter-target-head-shutting-down"),
     pytest.param([4, 5], [1, 2, 3], (1, 2, 3, 4, 5), (), None, id="no-target-in-isr"),
 ])
-def test_reassigned_partition_leader_selector(target, isr, alive, shutting, expected) -> None:
+def test_reassigned_partition_leader_selector(version, target, isr, alive, shutting, expected) -> None:
     p = part(0, [1, 2, 3, 4, 5], 1, isr)
-    rules, _ = legacy("1.0", p, alive=alive, shutting=shutting)
-    assert rules.reassign_leader(p, target) == expected
+    assert rules_at(version, p, alive=alive, shutting=shutting).reassign_leader(p, target) == expected
 
 
-# ---- PreferredReplicaPartitionLeaderSelector --------------------------------------------------------
-
+@GENERATIONS
 @pytest.mark.parametrize("isr,alive,shutting,expected", [
     pytest.param([2, 1], (1, 2), (), 1, id="preferred-live-and-in-isr"),
-    pytest.param([2], (1, 2), (), None, id="preferred-not-in-isr"),
-    pytest.param([2, 1], (2,), (), None, id="preferred-dead"),
-    pytest.param([2, 1], (1, 2), (1,), None, id="preferred-shutting-down"),
+    pytest.param([2], (1, 2), (), None, id="counter-preferred-not-in-isr"),
+    pytest.param([2, 1], (2,), (), None, id="counter-preferred-dead"),
+    pytest.param([2, 1], (1, 2), (1,), None, id="counter-preferred-shutting-down"),
 ])
-def test_preferred_replica_partition_leader_selector(isr, alive, shutting, expected) -> None:
+def test_preferred_replica_partition_leader_selector(version, isr, alive, shutting, expected) -> None:
     p = part(0, [1, 2], 2, isr)
-    rules, _ = legacy("1.0", p, alive=alive, shutting=shutting)
-    assert rules.preferred_leader(p) == expected
+    assert rules_at(version, p, alive=alive, shutting=shutting).preferred_leader(p) == expected
 
 
 # ---- ControlledShutdownLeaderSelector --------------------------------------------------------------
