@@ -106,6 +106,9 @@ ELECTIONS = [
     # counter: the preferred replica is out of the ISR and the current leader is valid: no change
     pytest.param(part(0, [1, 2, 3], 2, [2, 3]), E_PREFERRED, dict(), (2, (2, 3), False),
                  id="preferred-out-of-isr-current-stays"),
+    # the current leader is kept before any other valid replica (PartitionChangeBuilderTest's BAZ)
+    pytest.param(part(0, [1, 2, 3], 3, [2, 3]), E_PREFERRED, dict(), (3, (2, 3), False),
+                 id="preferred-out-of-isr-current-stays-before-next-valid"),
     # counter: in the ISR but not acceptable (fenced, or shutting down)
     pytest.param(part(0, [1, 2, 3], 2, [1, 2, 3]), E_PREFERRED, dict(acceptable=all_but(1)), (2, (1, 2, 3), False),
                  id="preferred-not-acceptable-current-stays"),

@@ -92,7 +92,8 @@ LEADER_GONE = [
                  id="no-leader-could-be-elected"),
     # counter: the failed leader's successor is a live ISR member (leaderForOffline, clean)
     pytest.param(li(1, 5, [1, 2, 3]), li(2, 6, [2, 3]), zk(alive=(2, 3)),
-                 (LEADER_ELECTION, BY_CONTROLLER, "lost its registration"), id="counter-leader-gone-isr-member-takes-over"),
+                 (LEADER_ELECTION, BY_CONTROLLER, "lost its registration"),
+                 id="counter-leader-gone-isr-member-takes-over"),
     # a broker that re-registered since the partition's last change was gone in between: its
     # partitions went through leaderForOffline
     pytest.param(li(1, 5, [1, 2, 3]), li(2, 6, [2, 3]), zk(alive=(1, 2, 3), gone_since=(1,)),
@@ -151,6 +152,12 @@ REASSIGNING = [
     pytest.param(li(3, 1, [2, 3, 4]), li(2, 2, [2, 4]), kr(replicas=(4, 2, 3), adding=(4,), removing=(3,),
                                                           replicas_changed=True),
                  (REASSIGNMENT, BY_CONTROLLER, "record that moves the replicas"), id="kraft-record-moves-replicas"),
+    # KRaft: a reassignment whose target the ISR already covers completes in the record that
+    # starts it (changePartitionReassignment -> maybeCompleteReassignment): [1,2,3] to [2,3]; the
+    # leader 1 was neither adding nor removing before it
+    pytest.param(li(1, 5, [1, 2, 3]), li(2, 6, [2, 3]), kr(replicas=(1, 2, 3), replicas_changed=True),
+                 (REASSIGNMENT, BY_CONTROLLER, "record that moves the replicas"),
+                 id="kraft-reassignment-completes-in-one-record"),
     # counter: a reassignment is running but the leader is a target replica and its broker is
     # gone: that is leaderForOffline
     pytest.param(li(2, 5, [1, 2, 3, 4]), li(3, 6, [1, 3, 4]),
