@@ -232,3 +232,111 @@ def test_legacy_controlled_shutdown_order_changed_in_0_10_1() -> None:
     assert one(s, Scenario(shutdown=(1,)), V09)[1]["t-0"].after.leader == 3
     assert one(s, Scenario(shutdown=(1,)), V10)[1]["t-0"].after.leader == 2
     assert one(s, Scenario(shutdown=(1,)), V10)[1]["t-0"].rule.startswith("PartitionLeaderSelector.scala")
+
+
+# ---- Election.scala rule by rule, each with its counter-case ---------------------------------------
+# apache/kafka 3.8.0 core/src/main/scala/kafka/controller/: Election.scala (leaderForOffline,
+# leaderForReassign, leaderForPreferredReplica, leaderForControlledShutdown),
+# PartitionStateMachine.scala (PartitionLeaderElectionAlgorithms: offlinePartitionLeaderElection,
+# reassignPartitionLeaderElection, preferredReplicaPartitionLeaderElection,
+# controlledShutdownPartitionLeaderElection), ReplicaStateMachine.doRemoveReplicasFromIsr.
+# ``isReplicaOnline`` excludes brokers shutting down unless includeShuttingDownBrokers.
+# leaderForReassign and leaderForPreferredReplica choose as the 0.8.1 – 1.0 selectors do: their
+# tables, run against every rule set, are in test_election_legacy.py.
+
+UNCLEAN_ON = {"unclean.leader.election.enable": "true"}
+
+
+def zk_rules(p, *, alive, shutting=(), config=None, unclean="config", version=V39):
+    from kreplica.analysis.election.common import ControllerView
+    from kreplica.analysis.election.zk import ZkRules
+
+    s = cluster({"t": [p]}, alive=alive, shutting=shutting, configs={"t": config or {}})
+    view = ControllerView(s, version, unclean)
+    return ZkRules(view), view
+
+
+@pytest.mark.parametrize("replicas,isr,alive,shutting,config,unclean,expected", [
+    # assignment.find(live && in isr); newIsr = the online ISR members in ISR order
+    pytest.param([3, 1, 2], [2, 1], (1, 2), (), None, "config", (1, (2, 1), False), id="assignment-order"),
+    # a broker shutting down is not online
+    pytest.param([1, 2, 3], [1, 2], (1, 2, 3), (1,), None, "config", (2, (2,), False), id="shutting-down-not-online"),
+    pytest.param([1, 2, 3], [1, 2], (1, 2, 3), (), None, "config", (1, (1, 2), False), id="counter-nobody-shutting"),
+    # no online ISR member: assignment.find(live) when unclean is allowed, ISR [leader]
+    pytest.param([4, 3, 2, 1], [4], (1, 2, 3), (), UNCLEAN_ON, "config", (3, (3,), True), id="unclean-by-config"),
+    pytest.param([4, 3, 2, 1], [4], (1, 2, 3), (), None, "config", (None, (4,), False), id="counter-unclean-off"),
+    # OfflinePartitionLeaderElectionStrategy(allowUnclean = true): an admin UNCLEAN election
+    pytest.param([4, 3, 2, 1], [4], (1, 2, 3), (), None, "yes", (3, (3,), True), id="admin-unclean-election"),
+    pytest.param([4, 3, 2, 1], [4], (1, 2, 3), (), UNCLEAN_ON, "no", (None, (4,), False), id="forced-clean"),
+    # counter: a live ISR member beats the unclean path even with unclean allowed
+    pytest.param([4, 3, 2, 1], [4, 2], (1, 2, 3), (), UNCLEAN_ON, "config", (2, (2,), False),
+                 id="counter-live-isr-member-beats-unclean"),
+    pytest.param([4, 5], [4], (1, 2, 3), (), UNCLEAN_ON, "config", (None, (4,), False), id="nothing-alive"),
+])
+def test_leader_for_offline(replicas, isr, alive, shutting, config, unclean, expected) -> None:
+    p = part(0, replicas, replicas[0], isr)
+    rules, _ = zk_rules(p, alive=alive, shutting=shutting, config=config, unclean=unclean)
+    assert rules.offline_leader(("t", 0), p)[:3] == expected
+
+
+@pytest.mark.parametrize("alive,expected", [
+    # initializeLeaderAndIsrForPartitions: the live assigned replicas are the ISR, the first leads
+    pytest.param((1, 2), (1, (1, 2)), id="first-live-replica-leads"),
+    pytest.param((4,), (None, ()), id="no-live-replica"),
+])
+def test_new_partition_leader(alive, expected) -> None:
+    p = part(0, [3, 1, 2], -1, [], version=None)
+    rules, _ = zk_rules(p, alive=alive)
+    assert rules.new_partition_leader(p) == expected
+
+
+@pytest.mark.parametrize("isr,alive,shutting,expected", [
+    # assignment order, in the ISR, not shutting down; newIsr = ISR minus the shutting-down brokers
+    pytest.param([1, 3, 2], (1, 2, 3), {1}, (2, (3, 2)), id="assignment-order-not-isr-order"),
+    # live-or-shutting-down: 2 is in the (stale) ISR but not registered; it stays in the new ISR
+    pytest.param([1, 2, 3], (1, 3), {1}, (3, (2, 3)), id="unregistered-isr-member-skipped"),
+    pytest.param([1, 2, 3], (1, 2, 3), {1, 2}, (3, (3,)), id="other-shutting-down-skipped"),
+    pytest.param([1], (1, 2, 3), {1}, (None, ()), id="no-candidate"),
+])
+def test_leader_for_controlled_shutdown(isr, alive, shutting, expected) -> None:
+    p = part(0, [1, 2, 3], 1, isr)
+    rules, _ = zk_rules(p, alive=alive)
+    assert rules.controlled_shutdown_leader(p, set(shutting)) == expected
+
+
+@pytest.mark.parametrize("leader,isr,replica,config,expected", [
+    # doRemoveReplicasFromIsr: the last member is always kept (1.1+), whatever the unclean config
+    pytest.param(3, [3], 3, UNCLEAN_ON, (-1, (3,), 6, 8), id="last-member-kept-even-unclean-on"),
+    pytest.param(3, [3, 1], 3, None, (-1, (1,), 6, 8), id="leader-removed-leader-minus-one"),
+    pytest.param(1, [1, 3], 3, None, (1, (1,), 6, 8), id="follower-removed-leader-stays"),
+    pytest.param(1, [1], 3, None, (1, (1,), 5, 7), id="not-in-isr-no-write"),
+])
+def test_offline_replica_isr_removal(leader, isr, replica, config, expected) -> None:
+    p = part(0, [1, 3], leader, isr)
+    rules, view = zk_rules(p, alive=(1,), config=config)
+    rules.remove_from_isr(("t", 0), replica)
+    a = view.partitions[("t", 0)]
+    assert (a.leader, a.isr, a.leader_epoch, a.version) == expected
+
+
+KAFKA_3143 = pytest.mark.xfail(strict=True, reason=(
+    "KAFKA-3143 (ReplicaStateMachine.startup sends the offline replicas to OfflineReplica) is in 2.3.0 "
+    "(commit 423610f3d08, tag 2.3.0); 1.1 - 2.2 start with handleStateChanges(allLiveReplicas, OnlineReplica) "
+    "only, but ZkRules.on_current_state removes the dead replicas from the ISR for every 1.1+ version"))
+
+
+@pytest.mark.parametrize("version,expected_t,expected_updates", [
+    # 2.3+: the dead broker's replicas go OfflineReplica first (t-0: leader -1, ISR [1], e6 v8;
+    # u-0: ISR [1], e6 v8), then t-0's offline election (leader 1, e7 v9)
+    pytest.param("3.9", (1, (1,), 7, 9), [("t", 0), ("u", 0)], id="3.9"),
+    pytest.param("2.3", (1, (1,), 7, 9), [("t", 0), ("u", 0)], id="2.3"),
+    # before 2.3: only the offline election (e6 v8); u-0 untouched
+    pytest.param("2.2", (1, (1,), 6, 8), [], id="2.2", marks=KAFKA_3143),
+    pytest.param("1.1", (1, (1,), 6, 8), [], id="1.1", marks=KAFKA_3143),
+])
+def test_controller_takeover_offline_replicas(version, expected_t, expected_updates) -> None:
+    s = cluster({"t": [part(0, [3, 1], 3, [3, 1])], "u": [part(0, [1, 3], 1, [1, 3])]}, alive=(1,))
+    plan, e = one(s, Scenario(), parse_kafka_version(version))
+    assert set(e) == {"t-0"}
+    assert rec(e["t-0"].after) == expected_t
+    assert [u.key for u in plan.isr_updates] == expected_updates
