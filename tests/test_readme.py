@@ -50,7 +50,7 @@ NOT_RUN = {
     "kafka-reassign-partitions.sh --bootstrap-server ... --execute --reassignment-json-file /tmp/plan/phase-1.json":
         "Kafka's own tool, against a live cluster",
     "kreplica fleet analyze /tmp/tables --leaders leaders.json": "leaders.json is the reader's own file",
-    "pip wheel --no-deps -w dist . && pip install dist/kreplica-*.whl": "packaging for a Spark cluster",
+    'pip wheel --no-deps -w dist . && pip install "$(ls dist/kreplica-*.whl)[fleet]"': "packaging for a Spark cluster",
     "spark-submit --master spark://host:7077 --py-files \"$(ls dist/kreplica-*.whl)\" "
     "\"$(python -c 'import kreplica.__main__ as m; print(m.__file__)')\" fleet scan /mnt/evidence --out /mnt/tables":
         "a Spark cluster",
