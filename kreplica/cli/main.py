@@ -15,7 +15,6 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from kreplica import __version__
 
 #: command name -> (module in kreplica.cli, the sub-app's name when it is a group), in the order
 #: ``--help`` lists them
@@ -117,14 +116,17 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"kreplica {__version__}")
+        from kreplica.cli.implementations import version_text
+
+        typer.echo(version_text())
         raise typer.Exit(0)
 
 
 @app.callback()
 def main(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+                                          help="Print the version, the record decoder, ndjson renderer and CRC-32C in use "
+                                                               "(compiled or pure Python, and why), and exit.")] = False,
 ) -> None:
     """Offline forensics for Apache Kafka replication."""
 

@@ -192,14 +192,20 @@ def plan_reassign(
         "--phases", metavar="N", min=1, help="Split the plan into N phases of even size.")] = None,
     output_dir: Annotated[Optional[Path], typer.Option(
         "--output-dir", metavar="DIR",
-        help="Write proposal.json, rollback.json and phase-N.json (Kafka's reassignment JSON) to DIR.")] = None,
+        help="Write proposal.json, rollback.json and phase-N.json (Kafka's reassignment JSON) to DIR, which must "
+             "be empty or new.")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite",
+        help="Write into a --output-dir that is not empty, removing an earlier plan's proposal.json, rollback.json "
+             "and phase-N.json first (nothing else).")] = False,
     reassignment_file: Annotated[Optional[Path], typer.Option(
         "--reassignment-json-file", metavar="FILE",
         help="verify: the reassignment that was executed; each of its partitions is judged.")] = None,
     throttle: Annotated[Optional[float], typer.Option(
         "--throttle", metavar="MB/s", min=0,
         help="Show the throttle configs kafka-reassign-partitions.sh --throttle would set at this rate "
-             "(10^6 bytes/s) and each phase's least duration.")] = None,
+             "(10^6 bytes/s; that tool's --throttle is in bytes/s, and the value to give it is printed with "
+             "each phase) and each phase's least duration.")] = None,
     at_zxid: AtZxidOption = None,
     at_time: AtTimeOption = None,
     at_offset: AtOffsetOption = None,
@@ -219,7 +225,8 @@ def plan_reassign(
     one plan summary (moves and bytes per broker, the lower bound and the plan's ratio to it, spreads
     and rack violations before and after, disk max/mean, what Kafka's --generate would move).
     --output-dir writes proposal.json, rollback.json and phase-N.json for kafka-reassign-partitions.sh
-    --execute.
+    --execute, and names each file written; with --throttle, each phase says the --throttle (bytes/s)
+    to give that tool. A --output-dir that is not empty is refused unless --overwrite.
 
     Exit status: 0 the plan reaches its goals (verify: nothing in flight, no throttle left), 1 a goal
     could not be reached (a rack violation or imbalance a constraint forced; verify: a reassignment in
@@ -234,6 +241,11 @@ def plan_reassign(
     sources, action, args = _split_words(words)
     fmt = resolve_format(output_format)
     action_args = _action_args(action, args)
+    earlier: tuple[Path, ...] = ()
+    if output_dir is not None and action != analysis.VERIFY:
+        from kreplica.cli.reassignment_files import earlier_plan_files
+
+        earlier = earlier_plan_files(output_dir, overwrite)
     broker_list = parse_brokers(brokers, "--brokers") if brokers is not None else None
     rack_map = parse_racks(racks) if racks is not None else {}
     assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset)
@@ -247,7 +259,7 @@ def plan_reassign(
     try:
         outcome = analysis.plan_reassign(
             assignment, action, sizes=sizes, executed=executed, kafka_version=kafka_version, max_moves=max_moves,
-            max_bytes=max_bytes, phases=phases, throttle_rate=int(throttle * MB) if throttle is not None else None,
+            max_bytes=max_bytes, phases=phases, throttle_rate=round(throttle * MB) if throttle is not None else None,
             brokers=broker_list, racks=rack_map, rack_aware=not disable_rack_aware, topics=_topics(topics), seed=seed,
             start_index=start_index, **action_args)
     except (PlanError, PlacementError) as exc:
@@ -257,7 +269,7 @@ def plan_reassign(
     if output_dir is not None and isinstance(outcome, analysis.PlannedReassignment):
         from kreplica.cli.reassignment_files import write_plan_files
 
-        files, phase_files = write_plan_files(output_dir, outcome)
+        files, phase_files = write_plan_files(output_dir, outcome, earlier)
     report.write_outcome(outcome, fmt, files=files, phase_files=phase_files)
     return ExitCode.PROBLEMS if outcome.has_problems else ExitCode.OK
 

@@ -99,6 +99,10 @@ def runs_command(func: Callable[..., int]) -> Callable[..., None]:
         from kreplica.formats.errors import FormatError
 
         debug = debug_enabled(bool(kwargs.get("debug", False)))
+        if debug:
+            from kreplica.cli.implementations import debug_line
+
+            error_line(debug_line())
         try:
             status = func(*args, **kwargs)
             flush_stdout()

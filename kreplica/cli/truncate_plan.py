@@ -9,6 +9,7 @@ import typer
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.output_dirs import OVERWRITE_OPTION, listing, own_files, remove_earlier, require_writable_dir
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import Protocol
@@ -20,6 +21,7 @@ app = typer.Typer()
 # match what analysis.truncation accepts
 AUTO = "auto"
 PROTOCOLS = (*(p.value for p in Protocol), AUTO)
+EXPORT_OPTION = "--export"
 
 
 def _protocol(value: str) -> str:
@@ -42,8 +44,13 @@ def truncate_plan(
     hw: HwOption = None,
     kafka_version: KafkaVersionOption = None,
     export: Annotated[Optional[Path], typer.Option(
-        "--export", metavar="DIR", help="Write the discarded records to DIR as ndjson and as a valid segment file.")]
+        "--export", metavar="DIR",
+        help="Write the discarded records to DIR as ndjson and as a valid segment file, and name the files written "
+             "(DIR/FOLLOWER/PARTITION.records.ndjson and DIR/FOLLOWER/PARTITION/OFFSET.log).")]
     = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace an earlier --export of the same partition and followers in DIR (its records "
+                            "file and segment files; nothing else).")] = False,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -51,7 +58,8 @@ def truncate_plan(
     KIP-101, KIP-279's iterative exchange, the 2.8+ diverging-epoch fetch, and the out-of-range paths),
     list what it would discard, say whether any of it was committed (below a high watermark recorded on
     any replica) and which other replica still holds identical batches, and name transactions whose
-    markers go. --export writes the discarded records so they can be re-produced.
+    markers go. --export writes the discarded records so they can be re-produced, and refuses to write
+    over an earlier export unless --overwrite.
 
     Exit status: 0 nothing committed is lost, 1 committed data would be lost, 2 bad usage or unreadable
     input, 3 internal error.
@@ -60,12 +68,33 @@ def truncate_plan(
     from kreplica.report import replication as report
 
     proto, version = resolve_protocol(protocol, kafka_version)
+    if export is not None:
+        require_writable_dir(export, EXPORT_OPTION)
     replicas = load_replicas([leader, *followers], partition, hw)
+    earlier = () if export is None else _earlier_export(export, replicas, overwrite)
     plans = plan_truncations(replicas, protocol=proto, kafka_version=version)
+    exported: dict[str, tuple[str, ...]] = {}
     if export is not None:
         from kreplica.report.salvage import write_truncation_export
 
-        write_truncation_export(plans, export, replicas[0].name)
-    objs = [report.truncation_object(p) for p in plans]
+        remove_earlier(earlier)
+        exported = write_truncation_export(plans, export, replicas[0].name)
+    objs = [report.truncation_object(p, exported.get(p.follower, ())) for p in plans]
     write_objects(objs, resolve_format(output_format), report.render_truncation)
     return ExitCode.PROBLEMS if any(p.committed_loss for p in plans) else ExitCode.OK
+
+
+def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]:
+    """An earlier export of this partition for these followers in ``export``: refused (exit 2,
+    naming its files) unless ``overwrite``, which returns its files to remove before writing."""
+    from kreplica.formats.errors import FormatError
+    from kreplica.report.salvage import earlier_export_files
+
+    partition = replicas[0].name
+    earlier = own_files(earlier_export_files(export, [r.label for r in replicas[1:]], partition), export,
+                        EXPORT_OPTION)
+    if earlier and not overwrite:
+        held = listing(str(p.relative_to(export)) for p in earlier)
+        raise FormatError(f"holds an earlier export of {partition} ({held}); give {OVERWRITE_OPTION} to replace it",
+                          path=str(export), field=EXPORT_OPTION)
+    return earlier

@@ -18,14 +18,16 @@ Machine objects, in this order (a plan)::
                    brokers: [{broker, rack, target, replicas_before, replicas_after, leaders_before,
                               leaders_after, bytes_before, bytes_after, replicas_in, replicas_out,
                               bytes_in, bytes_out}],
-                   phases: [{phase, partitions, moves, bytes, estimated_seconds, file}],
+                   phases: [{phase, partitions, moves, bytes, estimated_seconds, file, throttle: int|null}],
                    files: [path], warnings: [str]}
 
 ``verify`` writes ``reassignment_status`` objects {type, topic, partition, status, replicas, adding,
 removing, target, leader, isr, caught_up, lagging}, ``throttle_left`` objects {type, entity_type,
 entity, config, value} and one ``verify`` summary {type, in_progress, completed, differs,
 throttles_left}. ``from``/``to`` null: a replica created or dropped (replication factor change).
-Bytes are null without ``--sizes``/``--sizes-from``.
+Bytes are null without ``--sizes``/``--sizes-from``. A phase's ``throttle`` is the value to give
+``kafka-reassign-partitions.sh --throttle`` (bytes/s, where kreplica's ``--throttle`` is MB/s) when
+executing its ``file`` (``proposal.json`` when there is one phase); null without ``--throttle``.
 
 Files (``--output-dir``): ``proposal.json`` and ``rollback.json`` (Kafka's version-1 reassignment
 JSON, what ``kafka-reassign-partitions.sh --execute`` takes) and, with several phases,
@@ -87,7 +89,7 @@ def _round(x: float | None) -> float | None:
 def plan_object(plan: ReassignmentPlan, summary: PlanSummary, *, source: str, source_kind: str,
                 kafka_version: str, controller: str, phases: Sequence[Phase],
                 phase_seconds: Mapping[int, float | None], phase_files: Mapping[int, str],
-                files: Sequence[str], warnings: Sequence[str]) -> dict:
+                phase_rates: Mapping[int, int], files: Sequence[str], warnings: Sequence[str]) -> dict:
     req = plan.request
     b, a = summary.before, summary.after
     return {
@@ -112,7 +114,8 @@ def plan_object(plan: ReassignmentPlan, summary: PlanSummary, *, source: str, so
                      "bytes_in": f.bytes_in, "bytes_out": f.bytes_out} for f in summary.brokers],
         "phases": [{"phase": p.number, "partitions": len(p.changes), "moves": p.moves,
                     "bytes": p.bytes if summary.bytes_moved is not None else None,
-                    "estimated_seconds": _round(phase_seconds.get(p.number)), "file": phase_files.get(p.number)}
+                    "estimated_seconds": _round(phase_seconds.get(p.number)), "file": phase_files.get(p.number),
+                    "throttle": phase_rates.get(p.number)}
                    for p in phases],
         "files": list(files), "warnings": list(warnings),
     }
@@ -133,7 +136,8 @@ def plan_objects(planned: PlannedReassignment, files: Sequence[str] = (),
     objs.append(plan_object(planned.plan, planned.summary, source=planned.source, source_kind=planned.source_kind,
                             kafka_version=str(planned.kafka_version), controller=planned.controller,
                             phases=planned.phases, phase_seconds=planned.phase_seconds,
-                            phase_files=phase_files or {}, files=files, warnings=planned.plan.warnings))
+                            phase_files=phase_files or {}, phase_rates={t.phase: t.rate for t in planned.throttles},
+                            files=files, warnings=planned.plan.warnings))
     return objs
 
 
@@ -237,14 +241,22 @@ def render_plan(objs: Sequence[dict], console) -> None:
         secs = th["estimated_seconds"]
         console.print(f"phase {th['phase']} throttle {th['rate']} B/s on brokers {','.join(th['brokers'])}"
                       + (f", at least {secs:.0f} s" if secs is not None else ""))
+    phased = len(plan["phases"]) > 1
     for p in plan["phases"]:
-        if len(plan["phases"]) > 1:
+        if phased:
             console.print(f"phase {p['phase']}: {p['partitions']} partition(s), {p['moves']} move(s), "
-                          f"{_bytes(p['bytes'])}" + (f" -> {escape(p['file'])}" if p["file"] else ""))
+                          f"{_bytes(p['bytes'])}" + (f" -> {escape(p['file'])}" if p["file"] else "")
+                          + _kafka_throttle(p["throttle"]))
     for f in plan["files"]:
-        console.print(f"wrote {escape(f)}")
+        executed = not phased and f == plan["files"][0]   # proposal.json is the one phase's file
+        console.print(f"wrote {escape(f)}" + (_kafka_throttle(plan["phases"][0]["throttle"]) if executed else ""))
     for w in plan["warnings"]:
         console.print(f"[yellow]warning:[/] {escape(w)}")
+
+
+def _kafka_throttle(rate: int | None) -> str:
+    """What to give Kafka's tool with a phase's file: its ``--throttle`` is in bytes/s."""
+    return "" if rate is None else f" (kafka-reassign-partitions.sh --execute --throttle {rate})"
 
 
 def render_verify(objs: Sequence[dict], console) -> None:

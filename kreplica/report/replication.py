@@ -15,14 +15,18 @@
                               replicas}], reopened_transactions: [{producer_id, marker_offset,
                               marker}], notes, epoch_cache_after, after: {leader_log_end,
                               follower_log_end, refetch_records, still_divergent: [[first, last]],
-                              heals}}
+                              heals}, exported: [path]}
     divergence               {type, partition, replicas: [a, b], first_divergent_offset,
                               common_prefix_end, ranges: [{first, last, kind, below_high_watermark}],
                               high_watermarks}
+
+A truncation's ``exported`` lists the files ``--export`` wrote for that follower (its records as
+ndjson, then its segment), empty without ``--export`` or when it discards nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -58,7 +62,7 @@ def offset_for_epoch_object(replica: str, a: OffsetForLeaderEpochAnswer, kafka_v
             "end_offset": a.end_offset, "error": a.error, "kafka_version": str(kafka_version)}
 
 
-def truncation_object(p: TruncationPlan) -> dict:
+def truncation_object(p: TruncationPlan, exported: Sequence[str] = ()) -> dict:
     d = p.discarded
     return {
         "type": "truncation", "partition": p.partition, "leader": p.leader, "follower": p.follower,
@@ -84,6 +88,7 @@ def truncation_object(p: TruncationPlan) -> dict:
         "after": {"leader_log_end": p.leader_log_end, "follower_log_end": p.follower_log_end_after,
                   "refetch_records": p.refetch_records, "still_divergent": [[r.first, r.last] for r in p.still_divergent],
                   "heals": p.heals},
+        "exported": list(exported),
     }
 
 
@@ -188,6 +193,8 @@ def render_truncation(o: dict, console: Console) -> None:
     for tx in o["reopened_transactions"]:
         console.print(f"  [yellow]the {tx['marker'].upper()} marker of producer {tx['producer_id']} at offset "
                       f"{tx['marker_offset']} goes: that transaction is open again[/]")
+    for path in o["exported"]:
+        console.print(f"  wrote {escape(path)}", highlight=False)
 
 
 def _render_after(after: dict, console: Console) -> None:
