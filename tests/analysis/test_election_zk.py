@@ -225,9 +225,9 @@ def test_legacy_isr_removal_empties_the_isr_when_unclean_is_enabled() -> None:
     assert rec(one(s, Scenario(fail=(3,)), V10)[1]["t-0"].after) == (-1, (3,), 6, 8)
 
 
-def test_legacy_controlled_shutdown_order_changed_in_0_10_1() -> None:
-    # 1 leads replicas [1,2,3] with ISR [1,3,2]: before 0.10.1 the head of ISR-minus-shutting-down
-    # is 3; from 0.10.1 the first in assignment order is 2
+def test_legacy_controlled_shutdown_order_changed_in_0_10_0() -> None:
+    # 1 leads replicas [1,2,3] with ISR [1,3,2]: before 0.10.0 the head of ISR-minus-shutting-down
+    # is 3; from 0.10.0 (KAFKA-3670) the first in assignment order is 2
     s = cluster({"t": [part(0, [1, 2, 3], 1, [1, 3, 2])]}, alive=(1, 2, 3))
     assert one(s, Scenario(shutdown=(1,)), V09)[1]["t-0"].after.leader == 3
     assert one(s, Scenario(shutdown=(1,)), V10)[1]["t-0"].after.leader == 2
