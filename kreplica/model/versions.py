@@ -84,6 +84,11 @@ class Feature(Enum):
                                                "PartitionLeaderElectionAlgorithms): replaces the "
                                                "PartitionLeaderSelector classes; removing a replica always keeps "
                                                "the last ISR member")
+    CONTROLLER_STARTUP_OFFLINE_REPLICAS = (_v("2.3"), None, "KAFKA-3143 (commit 423610f3d08, in 2.3.0): a "
+                                                            "controller taking over sends the replicas on brokers "
+                                                            "that are not alive to OfflineReplica "
+                                                            "(ReplicaStateMachine.startup; before: only the live "
+                                                            "replicas to OnlineReplica)")
     ADMIN_UNCLEAN_ELECTION = (_v("2.4"), None, "KIP-460: an admin ElectLeaders UNCLEAN election")
     LEADER_RECOVERY_STATE = (_v("3.2"), None, "KIP-704: an unclean election marks the leader RECOVERING "
                                               "(IBP/MV >= 3.2-IV0)")

@@ -93,19 +93,6 @@ class LegacyRules(ZkRules):
             rule = f"{_SELECTORS} OfflinePartitionLeaderSelector"
         return elected, unclean, reason, rule
 
-    def on_current_state(self):
-        """A 0.8 – 1.0 controller taking over sends only the live replicas to OnlineReplica (no
-        OfflineReplica for dead ones), then elects for the offline partitions."""
-        from kreplica.analysis.election.common import OFFLINE, finish
-
-        v = self.view
-        out = []
-        for key in self._electable(v.offline_keys()):
-            before = v.partitions[key]
-            elected, unclean, reason, rule = self._offline_election(key)
-            out.append(finish(v, key, OFFLINE, before, elected=elected, unclean=unclean, reason=reason, rule=rule))
-        return out
-
     def on_controlled_shutdown(self, broker: int):
         return [self._renamed(e, "ControlledShutdownLeaderSelector") for e in super().on_controlled_shutdown(broker)]
 
