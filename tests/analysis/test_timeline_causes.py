@@ -130,11 +130,8 @@ UNCLEAN = [
     # .selectLeader finds no live ISR member and elects from the live assigned replicas: unclean
     # (uncleanLeaderElectionRate.mark(), "There's potential data loss")
     pytest.param(li(-1, 6, []), li(2, 7, [2]), zk(alive=(2,), replicas=(3, 2)),
-                 (UNCLEAN_LEADER_ELECTION, BY_CONTROLLER, None), id="zk-legacy-election-from-empty-isr",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "classify takes a new leader as unclean only when the ISR before it was non-empty; "
-                     "Kafka 0.8.2-1.0 OfflinePartitionLeaderSelector.selectLeader elects from an empty ISR "
-                     "uncleanly (liveBrokersInIsr.isEmpty -> uncleanLeaderElectionRate.mark)"))),
+                 (UNCLEAN_LEADER_ELECTION, BY_CONTROLLER, "controller of Kafka 1.0 or earlier empties"),
+                 id="zk-legacy-election-from-empty-isr"),
 ]
 
 REASSIGNING = [
