@@ -74,15 +74,21 @@ class Feature(Enum):
                                                         "unclean.leader.election.enable (before: always)")
     OFFLINE_LEADER_IN_ASSIGNMENT_ORDER = (_v("0.8.2"), None, "KAFKA-1503: the offline election takes the first "
                                                              "live ISR member in assignment order (before: ISR order)")
-    CONTROLLED_SHUTDOWN_IN_ASSIGNMENT_ORDER = (_v("0.10.1"), None, "KAFKA-3670: the controlled-shutdown leader is "
-                                                                   "the first live-or-shutting-down ISR member in "
-                                                                   "assignment order (before: the ISR head)")
+    CONTROLLED_SHUTDOWN_IN_ASSIGNMENT_ORDER = (_v("0.10.0"), None, "KAFKA-3670 (commit a1afbab3, in 0.10.0.0): the "
+                                                                   "controlled-shutdown leader is the first "
+                                                                   "live-or-shutting-down ISR member in assignment "
+                                                                   "order (before: the ISR head)")
     UNCLEAN_ELECTION_DEFAULT_FALSE = (_v("0.11"), None, "KIP-106: unclean.leader.election.enable defaults to "
                                                         "false (true in 0.8.2-0.10.2)")
     ZK_CONTROLLER_ELECTION = (_v("1.1"), None, "the rewritten ZooKeeper controller (Election.scala, "
                                                "PartitionLeaderElectionAlgorithms): replaces the "
                                                "PartitionLeaderSelector classes; removing a replica always keeps "
                                                "the last ISR member")
+    CONTROLLER_STARTUP_OFFLINE_REPLICAS = (_v("2.3"), None, "KAFKA-3143 (commit 423610f3d08, in 2.3.0): a "
+                                                            "controller taking over sends the replicas on brokers "
+                                                            "that are not alive to OfflineReplica "
+                                                            "(ReplicaStateMachine.startup; before: only the live "
+                                                            "replicas to OnlineReplica)")
     ADMIN_UNCLEAN_ELECTION = (_v("2.4"), None, "KIP-460: an admin ElectLeaders UNCLEAN election")
     LEADER_RECOVERY_STATE = (_v("3.2"), None, "KIP-704: an unclean election marks the leader RECOVERING "
                                               "(IBP/MV >= 3.2-IV0)")

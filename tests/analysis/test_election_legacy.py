@@ -122,11 +122,8 @@ def test_preferred_replica_partition_leader_selector(version, isr, alive, shutti
     pytest.param("0.10.1", [1, 2, 3], [1, 3, 2], (1, 2, 3), {1}, (2, (3, 2)), id="0.10.1-assignment-order"),
     # counter: 0.9 takes the head of ISR minus the shutting-down brokers
     pytest.param("0.9", [1, 2, 3], [1, 3, 2], (1, 2, 3), {1}, (3, (3, 2)), id="0.9-isr-order"),
-    pytest.param("0.10.0", [1, 2, 3], [1, 3, 2], (1, 2, 3), {1}, (2, (3, 2)), id="0.10.0-assignment-order",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "KAFKA-3670 (ControlledShutdownLeaderSelector in assignment order) is in 0.10.0.0 "
-                     "(commit a1afbab3, tag 0.10.0.0 has liveAssignedReplicas.filter(newIsr.contains).headOption); "
-                     "Feature.CONTROLLED_SHUTDOWN_IN_ASSIGNMENT_ORDER starts at 0.10.1"))),
+    # KAFKA-3670 is in 0.10.0.0 (commit a1afbab3: liveAssignedReplicas.filter(newIsr.contains).headOption)
+    pytest.param("0.10.0", [1, 2, 3], [1, 3, 2], (1, 2, 3), {1}, (2, (3, 2)), id="0.10.0-assignment-order"),
     # 1.0 checks liveness: broker 2 is in the (stale) ISR but not registered
     pytest.param("1.0", [1, 2, 3], [1, 2, 3], (1, 3), {1}, (3, (2, 3)), id="1.0-skips-unregistered-isr-member"),
     # counter: 0.9 has no liveness check

@@ -225,9 +225,9 @@ def test_legacy_isr_removal_empties_the_isr_when_unclean_is_enabled() -> None:
     assert rec(one(s, Scenario(fail=(3,)), V10)[1]["t-0"].after) == (-1, (3,), 6, 8)
 
 
-def test_legacy_controlled_shutdown_order_changed_in_0_10_1() -> None:
-    # 1 leads replicas [1,2,3] with ISR [1,3,2]: before 0.10.1 the head of ISR-minus-shutting-down
-    # is 3; from 0.10.1 the first in assignment order is 2
+def test_legacy_controlled_shutdown_order_changed_in_0_10_0() -> None:
+    # 1 leads replicas [1,2,3] with ISR [1,3,2]: before 0.10.0 the head of ISR-minus-shutting-down
+    # is 3; from 0.10.0 (KAFKA-3670) the first in assignment order is 2
     s = cluster({"t": [part(0, [1, 2, 3], 1, [1, 3, 2])]}, alive=(1, 2, 3))
     assert one(s, Scenario(shutdown=(1,)), V09)[1]["t-0"].after.leader == 3
     assert one(s, Scenario(shutdown=(1,)), V10)[1]["t-0"].after.leader == 2
@@ -319,20 +319,15 @@ def test_offline_replica_isr_removal(leader, isr, replica, config, expected) -> 
     assert (a.leader, a.isr, a.leader_epoch, a.version) == expected
 
 
-KAFKA_3143 = pytest.mark.xfail(strict=True, reason=(
-    "KAFKA-3143 (ReplicaStateMachine.startup sends the offline replicas to OfflineReplica) is in 2.3.0 "
-    "(commit 423610f3d08, tag 2.3.0); 1.1 - 2.2 start with handleStateChanges(allLiveReplicas, OnlineReplica) "
-    "only, but ZkRules.on_current_state removes the dead replicas from the ISR for every 1.1+ version"))
-
-
 @pytest.mark.parametrize("version,expected_t,expected_updates", [
     # 2.3+: the dead broker's replicas go OfflineReplica first (t-0: leader -1, ISR [1], e6 v8;
     # u-0: ISR [1], e6 v8), then t-0's offline election (leader 1, e7 v9)
     pytest.param("3.9", (1, (1,), 7, 9), [("t", 0), ("u", 0)], id="3.9"),
     pytest.param("2.3", (1, (1,), 7, 9), [("t", 0), ("u", 0)], id="2.3"),
-    # before 2.3: only the offline election (e6 v8); u-0 untouched
-    pytest.param("2.2", (1, (1,), 6, 8), [], id="2.2", marks=KAFKA_3143),
-    pytest.param("1.1", (1, (1,), 6, 8), [], id="1.1", marks=KAFKA_3143),
+    # before 2.3 (KAFKA-3143, commit 423610f3d08, tag 2.3.0): startup sends only the live replicas
+    # to OnlineReplica, so only the offline election (e6 v8); u-0 untouched
+    pytest.param("2.2", (1, (1,), 6, 8), [], id="2.2"),
+    pytest.param("1.1", (1, (1,), 6, 8), [], id="1.1"),
 ])
 def test_controller_takeover_offline_replicas(version, expected_t, expected_updates) -> None:
     s = cluster({"t": [part(0, [3, 1], 3, [3, 1])], "u": [part(0, [1, 3], 1, [1, 3])]}, alive=(1,))

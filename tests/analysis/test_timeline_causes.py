@@ -130,11 +130,8 @@ UNCLEAN = [
     # .selectLeader finds no live ISR member and elects from the live assigned replicas: unclean
     # (uncleanLeaderElectionRate.mark(), "There's potential data loss")
     pytest.param(li(-1, 6, []), li(2, 7, [2]), zk(alive=(2,), replicas=(3, 2)),
-                 (UNCLEAN_LEADER_ELECTION, BY_CONTROLLER, None), id="zk-legacy-election-from-empty-isr",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "classify takes a new leader as unclean only when the ISR before it was non-empty; "
-                     "Kafka 0.8.2-1.0 OfflinePartitionLeaderSelector.selectLeader elects from an empty ISR "
-                     "uncleanly (liveBrokersInIsr.isEmpty -> uncleanLeaderElectionRate.mark)"))),
+                 (UNCLEAN_LEADER_ELECTION, BY_CONTROLLER, "controller of Kafka 1.0 or earlier empties"),
+                 id="zk-legacy-election-from-empty-isr"),
 ]
 
 REASSIGNING = [
@@ -331,10 +328,14 @@ def _register(broker: int):
         "features": (), "log_dirs": ()})
 
 
-def _fenced_in_kafka_order(root):
+FENCE_1 = ("FenceBrokerRecord", 0, {"id": 1, "epoch": 11})
+
+
+def _fenced_in_kafka_order(root, closing=FENCE_1, next_batch=False):
     """Broker 1 leads t-0 and follows t-1; it stops heartbeating. ``handleBrokerFenced`` appends
     the partition changes (``generateLeaderAndIsrUpdates``) and then the fence record, one
-    atomic batch: the changes come first."""
+    batch: the changes come first. ``closing`` replaces the fence record; ``next_batch`` writes
+    it in a batch of its own."""
     d = root / "__cluster_metadata-0"
     d.mkdir()
     first = [_register(1), _register(2), _register(3),
@@ -343,24 +344,47 @@ def _fenced_in_kafka_order(root):
                                      "isr": (1, 2, 3), "leader": 1, "leader_epoch": 0, "partition_epoch": 0}),
              ("PartitionRecord", 0, {"partition_id": 1, "topic_id": TOPIC_ID, "replicas": (2, 1, 3),
                                      "isr": (2, 1, 3), "leader": 2, "leader_epoch": 0, "partition_epoch": 0})]
-    fence = [("PartitionChangeRecord", 0, {"partition_id": 0, "topic_id": TOPIC_ID, "leader": 2, "isr": (2, 3)}),
-             ("PartitionChangeRecord", 0, {"partition_id": 1, "topic_id": TOPIC_ID, "isr": (2, 3)}),
-             ("FenceBrokerRecord", 0, {"id": 1, "epoch": 11})]
-    ts = 1_700_000_000_000
-    (d / "00000000000000000000.log").write_bytes(
-        kraft.build_metadata_batch(first, base_offset=0, epoch=1, timestamp=ts)
-        + kraft.build_metadata_batch(fence, base_offset=len(first), epoch=1, timestamp=ts + 1000))
+    changes = [("PartitionChangeRecord", 0, {"partition_id": 0, "topic_id": TOPIC_ID, "leader": 2, "isr": (2, 3)}),
+               ("PartitionChangeRecord", 0, {"partition_id": 1, "topic_id": TOPIC_ID, "isr": (2, 3)})]
+    batches = [first, changes, [closing]] if next_batch else [first, changes + [closing]]
+    ts, offset, data = 1_700_000_000_000, 0, b""
+    for records in batches:
+        data += kraft.build_metadata_batch(records, base_offset=offset, epoch=1, timestamp=ts + offset)
+        offset += len(records)
+    (d / "00000000000000000000.log").write_bytes(data)
     return d
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ReplicationControlManager.handleBrokerFenced writes the PartitionChangeRecords before the "
-    "FenceBrokerRecord / BrokerRegistrationChangeRecord in the same batch; the KRaft timeline classifies each "
-    "change with the broker still unfenced, so the fenced leader's successor is 'unknown' and its ISR "
-    "removal 'by leader'"))
-def test_kraft_fencing_in_kafkas_record_order(tmp_path) -> None:
-    items = list(iter_kraft_timeline(find_kraft_files([_fenced_in_kafka_order(tmp_path)])))
+def _changes(root) -> list:
+    items = list(iter_kraft_timeline(find_kraft_files([root])))
     assert isinstance(items[-1], TimelineEnd)
-    changes = [(ev.name, ev.cause, ev.by) for ev in items if isinstance(ev, PartitionEvent)
-               and ev.cause not in ("created", "snapshot")]
+    return [(ev.name, ev.cause, ev.by) for ev in items if isinstance(ev, PartitionEvent)
+            and ev.cause not in ("created", "snapshot")]
+
+
+def test_kraft_fencing_in_kafkas_record_order(tmp_path) -> None:
+    changes = _changes(_fenced_in_kafka_order(tmp_path))
     assert changes == [("t-0", LEADER_ELECTION, BY_CONTROLLER), ("t-1", ISR_SHRINK, BY_CONTROLLER)]
+
+
+@pytest.mark.parametrize("closing", [
+    # MV 3.3+: handleBrokerFenced writes a BrokerRegistrationChangeRecord with fenced = FENCE (1)
+    pytest.param(("BrokerRegistrationChangeRecord", 0, {"broker_id": 1, "broker_epoch": 11, "fenced": 1}),
+                 id="registration-change-fences"),
+    # handleBrokerUnregistered: the same generateLeaderAndIsrUpdates, then UnregisterBrokerRecord
+    pytest.param(("UnregisterBrokerRecord", 0, {"broker_id": 1, "broker_epoch": 11}), id="unregister"),
+])
+def test_kraft_other_records_closing_a_fencing(tmp_path, closing) -> None:
+    changes = _changes(_fenced_in_kafka_order(tmp_path, closing))
+    assert changes == [("t-0", LEADER_ELECTION, BY_CONTROLLER), ("t-1", ISR_SHRINK, BY_CONTROLLER)]
+
+
+@pytest.mark.parametrize("closing,next_batch", [
+    # a fence in a later batch is another ControllerResult: broker 1 was live at the changes
+    pytest.param(FENCE_1, True, id="fence-in-next-batch"),
+    # the fence of broker 3 (in both ISRs, kept by both changes) says nothing of broker 1
+    pytest.param(("FenceBrokerRecord", 0, {"id": 3, "epoch": 13}), False, id="another-broker-fenced"),
+])
+def test_kraft_changes_not_closed_by_their_fencing(tmp_path, closing, next_batch) -> None:
+    changes = _changes(_fenced_in_kafka_order(tmp_path, closing, next_batch))
+    assert changes == [("t-0", UNKNOWN, BY_CONTROLLER), ("t-1", ISR_SHRINK, BY_LEADER)]

@@ -13,8 +13,8 @@ Sources: ``core/src/main/scala/kafka/controller/PartitionLeaderSelector.scala``
   unclean election; 0.8.2 (KAFKA-1503, KAFKA-1028): assignment order, unclean only when
   ``unclean.leader.election.enable`` (default true until 0.10.2, false from 0.11, KIP-106);
 * the controlled-shutdown selector takes the head of (ISR minus shutting-down brokers) with no
-  liveness check before 0.10.1, and the first live-or-shutting-down replica in assignment order
-  in that ISR from 0.10.1 (KAFKA-3670);
+  liveness check before 0.10.0, and the first live-or-shutting-down replica in assignment order
+  in that ISR from 0.10.0 (KAFKA-3670);
 * removing a replica from the ISR keeps the last member only when unclean election is disabled
   for the topic: with it enabled the ISR becomes ``[]`` (the forensic flag of an old controller).
 
@@ -71,7 +71,7 @@ class LegacyRules(ZkRules):
     def _shutdown_reason(self, p: PartitionState) -> str:
         if self.view.version.has(Feature.CONTROLLED_SHUTDOWN_IN_ASSIGNMENT_ORDER):
             return super()._shutdown_reason(p)
-        return "head of the ISR without the brokers shutting down (before 0.10.1: ISR order, no liveness check)"
+        return "head of the ISR without the brokers shutting down (before 0.10.0: ISR order, no liveness check)"
 
     def remove_from_isr(self, key: Key, replica: int) -> None:
         """``KafkaController.removeReplicaFromIsr``: an ISR that would become empty is kept only
@@ -92,19 +92,6 @@ class LegacyRules(ZkRules):
         if rule.startswith("Election.scala"):
             rule = f"{_SELECTORS} OfflinePartitionLeaderSelector"
         return elected, unclean, reason, rule
-
-    def on_current_state(self):
-        """A 0.8 – 1.0 controller taking over sends only the live replicas to OnlineReplica (no
-        OfflineReplica for dead ones), then elects for the offline partitions."""
-        from kreplica.analysis.election.common import OFFLINE, finish
-
-        v = self.view
-        out = []
-        for key in self._electable(v.offline_keys()):
-            before = v.partitions[key]
-            elected, unclean, reason, rule = self._offline_election(key)
-            out.append(finish(v, key, OFFLINE, before, elected=elected, unclean=unclean, reason=reason, rule=rule))
-        return out
 
     def on_controlled_shutdown(self, broker: int):
         return [self._renamed(e, "ControlledShutdownLeaderSelector") for e in super().on_controlled_shutdown(broker)]

@@ -16,7 +16,10 @@ in ``evidence``:
   deleted; a ``PartitionRecord`` / ``RemoveTopicRecord``);
 * ``snapshot``: the state a history starts from, as the snapshot (or the ``--from`` point) holds it;
 * ``unclean_leader_election``: a new leader that was not in the ISR before it (or one put into
-  the RECOVERING state, which Kafka only does for an unclean election);
+  the RECOVERING state, which Kafka only does for an unclean election). An empty ISR counts in
+  ZooKeeper mode, where only a 0.8 – 1.0 controller empties one (``removeReplicaFromIsr`` with
+  unclean election allowed) and any controller then elects from outside it uncleanly; not in
+  KRaft, where a leader taken from the eligible leader replicas of an empty ISR is clean;
 * ``reassignment``: the partition is being reassigned (adding/removing replicas, the legacy
   ``/admin/reassign_partitions`` znode, or a change record that moves replicas) and the change is
   one a reassignment makes: leadership moved off a replica being removed, a removed replica
@@ -228,10 +231,15 @@ def classify(before: LeaderIsr, after: LeaderIsr, ctx: ChangeContext) -> Cause |
         if new == NO_LEADER:
             return Cause(LEADER_ELECTION, BY_CONTROLLER,
                          f"no leader could be elected: leader {old} gone, ISR {_ids(after.isr)}")
-        if (before.isr and new not in before.isr) or (after.leader_recovery_state == RECOVERING
-                                                       and before.leader_recovery_state != RECOVERING):
+        # ZooKeeper (the epoch tells the writer there, never in KRaft): OfflinePartitionLeaderSelector
+        # (<= 1.0) and leaderForOffline (1.1+) both elect uncleanly from an empty ISR
+        from_empty_isr = not before.isr and ctx.epoch_tells_writer
+        if (before.isr and new not in before.isr) or from_empty_isr or (
+                after.leader_recovery_state == RECOVERING and before.leader_recovery_state != RECOVERING):
             return Cause(UNCLEAN_LEADER_ELECTION, BY_CONTROLLER,
                          f"new leader {new} was not in the ISR {_ids(before.isr)}"
+                         + (", which only a controller of Kafka 1.0 or earlier empties (unclean election "
+                            "allowed)" if from_empty_isr else "")
                          + ("; the leader is RECOVERING" if after.leader_recovery_state == RECOVERING else ""))
         old_live = old != NO_LEADER and old in ctx.alive and old not in ctx.gone_since
         if ctx.reassigning and old_live and (old in ctx.being_removed or ctx.replicas_changed

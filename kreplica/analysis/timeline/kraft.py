@@ -11,6 +11,16 @@ eligible leader replicas included. The records come from
 :func:`~kreplica.analysis.timeline.events.classify`, told that KRaft records controlled shutdowns
 (``in_controlled_shutdown``) and fencing, so nothing is inferred from liveness alone.
 
+A broker's fencing or unregistration is written after the changes it causes:
+``ReplicationControlManager.handleBrokerFenced`` / ``handleBrokerUnregistered`` append
+``generateLeaderAndIsrUpdates``' ``PartitionChangeRecord``s first, then the
+``FenceBrokerRecord`` (``BrokerRegistrationChangeRecord`` with ``fenced``, MV 3.3+) or
+``UnregisterBrokerRecord``, in one batch. So a change is classified with the brokers whose
+fencing closes its run of change records in the batch taken as gone already (for the
+partitions whose ISR holds them, the ones ``generateLeaderAndIsrUpdates`` touches). A broker in
+more than 10,000 ISRs has its changes split over several batches (``QuorumController``'s
+``MAX_RECORDS_PER_BATCH``); only the last batch's are classified so.
+
 ``position`` is the record's offset in ``__cluster_metadata-0``; for the ``snapshot`` events, the
 last offset the snapshot holds, and its ``last_contained_log_timestamp`` as the time.
 """
@@ -59,12 +69,17 @@ class _Image:
         return frozenset(b for b, r in self.brokers.items() if r["shutdown"])
 
 
+_NOBODY: frozenset[int] = frozenset()
+
+
 def _state(p: PartitionState) -> LeaderIsr:
     return LeaderIsr(p.leader, p.leader_epoch, p.isr, p.leader_recovery_state, p.version)
 
 
-def _apply(img: _Image, r, quiet: bool) -> Iterator:
-    """Apply one record; yield its events unless ``quiet`` (records before the history's start)."""
+def _apply(img: _Image, r, quiet: bool, leaving: frozenset[int] = _NOBODY) -> Iterator:
+    """Apply one record; yield its events unless ``quiet`` (records before the history's start).
+    ``leaving``: for a change record, the brokers a record after it in its batch fences or
+    unregisters (see the module docstring)."""
     if isinstance(r, kraft.ControlRecord):
         if r.control_type == kraft.LEADER_CHANGE:
             leader = r.data.get("leader_id")
@@ -120,7 +135,51 @@ def _apply(img: _Image, r, quiet: bool) -> Iterator:
                                  BY_CONTROLLER, f"PartitionRecord: leader {after.leader}, ISR {list(after.isr)}",
                                  p.replicas, is_offline(after, img.alive()))
     elif name == "PartitionChangeRecord":
-        yield from _change(img, r, quiet)
+        yield from _change(img, r, quiet, leaving)
+
+
+def _leaving_broker(r) -> int | None:
+    """The broker a record fences or unregisters (``None`` for any other record)."""
+    if not isinstance(r, kraft.MetadataRecord):
+        return None
+    d = r.data
+    if r.name == "FenceBrokerRecord":
+        return d["id"]
+    if r.name == "UnregisterBrokerRecord" or (r.name == "BrokerRegistrationChangeRecord"
+                                              and d["fenced"] == kraft.FENCE):
+        return d["broker_id"]
+    return None
+
+
+def _with_leaving(items: Iterator) -> Iterator[tuple]:
+    """Each record (or finding) with the brokers fenced or unregistered after its run of change
+    records in its batch: a batch is held until it ends, then read backwards."""
+    batch: list = []
+    for x in items:
+        where = None if isinstance(x, Finding) else (x.path, x.batch_position)
+        if batch and where != (batch[0].path, batch[0].batch_position):
+            yield from _batch_with_leaving(batch)
+            batch = []
+        if where is None:
+            yield x, _NOBODY
+        else:
+            batch.append(x)
+    yield from _batch_with_leaving(batch)
+
+
+def _batch_with_leaving(batch: list) -> list[tuple]:
+    """``batch``'s records in order, each change record with the broker whose fencing or
+    unregistration ends its run of change records (the next record that is not one)."""
+    out, run = [], _NOBODY
+    for r in reversed(batch):
+        if isinstance(r, kraft.MetadataRecord) and r.name == "PartitionChangeRecord":
+            out.append((r, run))
+        else:
+            broker = _leaving_broker(r)
+            run = _NOBODY if broker is None else frozenset((broker,))
+            out.append((r, _NOBODY))
+    out.reverse()
+    return out
 
 
 def _fence(img: _Image, broker: int, epoch: int, fenced: bool, at: int, time: int, quiet: bool) -> Iterator:
@@ -134,9 +193,10 @@ def _fence(img: _Image, broker: int, epoch: int, fenced: bool, at: int, time: in
         yield BrokerEvent(broker, "fenced" if fenced else "unfenced", at, time, epoch)
 
 
-def _change(img: _Image, r, quiet: bool) -> Iterator:
+def _change(img: _Image, r, quiet: bool, leaving: frozenset[int]) -> Iterator:
     """Merge a ``PartitionChangeRecord`` into its partition; an event when leader, leader epoch or
-    ISR changed (the ELR fields are carried through the registration, not reported)."""
+    ISR changed (the ELR fields are carried through the registration, not reported). Brokers in
+    ``leaving`` and in the partition's ISR are taken as gone already."""
     d = r.data
     topic = img.topics.get(d["topic_id"])
     key = (topic, d["partition_id"])
@@ -145,8 +205,9 @@ def _change(img: _Image, r, quiet: bool) -> Iterator:
         return
     change = PartitionChange.from_record(d)
     before = _state(p)
+    alive = img.alive().difference(b for b in leaving if b in p.isr)
     ctx = ChangeContext(
-        alive=img.alive(), shutting_down=img.shutting_down(),
+        alive=alive, shutting_down=img.shutting_down(),
         gone_since=frozenset(b for b, z in img.gone_at.items() if z > img.changed_at[key]),
         replicas=p.replicas, adding=p.adding_replicas, removing=p.removing_replicas,
         replicas_changed=change.moves_replicas, epoch_tells_writer=False, shutdown_known=True)
@@ -159,7 +220,7 @@ def _change(img: _Image, r, quiet: bool) -> Iterator:
     img.changed_at[key] = r.offset
     if not quiet:
         yield PartitionEvent(topic, d["partition_id"], r.offset, r.timestamp, None, before, after, cause.cause,
-                             cause.by, cause.evidence, p.replicas, is_offline(after, img.alive()))
+                             cause.by, cause.evidence, p.replicas, is_offline(after, alive))
 
 
 def _snapshot_events(img: _Image, position: int, time: int | None, label: str) -> list:
@@ -199,7 +260,7 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
     if start.path is not None and not bounded:
         yield from _snapshot_events(img, start.end_offset - 1, start.time, start.path)
         started = True
-    for rec in iter_kraft_records(files, start):
+    for rec, leaving in _with_leaving(iter_kraft_records(files, start)):
         if isinstance(rec, Finding):
             end.findings.append(rec)
             yield rec
@@ -212,7 +273,7 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
             end.start = end.end
             started = True
         quiet = not started and bounded
-        yield from _apply(img, rec, quiet)
+        yield from _apply(img, rec, quiet, leaving)
         end.end, last_time = rec.offset, rec.timestamp
     if not started and bounded:
         yield from _snapshot_events(img, end.end, last_time, f"the replay to offset {end.end}")
