@@ -15,7 +15,7 @@
                               replicas}], reopened_transactions: [{producer_id, marker_offset,
                               marker}], notes, epoch_cache_after, after: {leader_log_end,
                               follower_log_end, refetch_records, still_divergent: [[first, last]],
-                              heals}}
+                              never_refetched: [[first, last]], heals}}
     divergence               {type, partition, replicas: [a, b], first_divergent_offset,
                               common_prefix_end, ranges: [{first, last, kind, below_high_watermark}],
                               high_watermarks}
@@ -83,7 +83,7 @@ def truncation_object(p: TruncationPlan) -> dict:
         "epoch_cache_after": [list(e) for e in p.cache_after],
         "after": {"leader_log_end": p.leader_log_end, "follower_log_end": p.follower_log_end_after,
                   "refetch_records": p.refetch_records, "still_divergent": [[r.first, r.last] for r in p.still_divergent],
-                  "heals": p.heals},
+                  "never_refetched": [[r.first, r.last] for r in p.never_refetched], "heals": p.heals},
     }
 
 
@@ -196,9 +196,19 @@ def _render_after(after: dict, console: Console) -> None:
         console.print(f"  then refetches {after['refetch_records']} offsets up to the leader's log end "
                       f"{after['leader_log_end']}: [green]the replicas end identical[/]")
         return
-    ranges = ", ".join(f"{a}-{b}" for a, b in after["still_divergent"])
+    problems = []
+    if after["still_divergent"]:
+        problems.append(f"[bold red]offsets {_offset_ranges(after['still_divergent'])} stay different from the "
+                        "leader[/] (truncation does not heal them)")
+    if after["never_refetched"]:
+        problems.append(f"[bold red]offsets {_offset_ranges(after['never_refetched'])} are never fetched "
+                        "again[/] (the cut went inside a batch, below the new log end)")
     console.print(f"  then refetches {after['refetch_records']} offsets up to {after['leader_log_end']}, but "
-                  f"[bold red]offsets {ranges} stay different from the leader[/] (truncation does not heal them)")
+                  + "; ".join(problems))
+
+
+def _offset_ranges(ranges: list[list[int]]) -> str:
+    return ", ".join(f"{a}-{b}" for a, b in ranges)
 
 
 def render_divergence(o: dict, console: Console) -> None:

@@ -255,7 +255,7 @@ def test_after_truncation_a_divergent_middle_stays_different() -> None:
     # exchange finds no divergence at the tail, nothing is truncated, and 3-4 stay different.
     (o,) = plan("divergent-middle", 1, 2)
     assert o["after"] == {"leader_log_end": 10, "follower_log_end": 10, "refetch_records": 0,
-                          "still_divergent": [[3, 4]], "heals": False}
+                          "still_divergent": [[3, 4]], "never_refetched": [], "heals": False}
 
 
 def test_after_truncation_a_healed_follower_refetches_to_the_leader_end() -> None:
@@ -264,4 +264,4 @@ def test_after_truncation_a_healed_follower_refetches_to_the_leader_end() -> Non
     (o,) = plan("kip101-scenario-2", 2, 1)
     assert o["truncate_to"] == 1
     assert o["after"] == {"leader_log_end": 2, "follower_log_end": 1, "refetch_records": 1,
-                          "still_divergent": [], "heals": True}
+                          "still_divergent": [], "never_refetched": [], "heals": True}
