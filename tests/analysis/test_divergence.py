@@ -99,11 +99,8 @@ def test_offsets_below_a_replicas_first_batch_are_not_divergence(tmp_path: Path,
 @pytest.mark.parametrize("b, b_options, expected", [
     pytest.param([(5, 5, 2, "a")], {"log_start": 5}, 10, id="identical-after-the-later-start"),
     pytest.param([(5, 5, 2, "z")], {"log_start": 5}, 5, id="diverges-at-the-later-start"),
-    pytest.param([(6, 4, 2, "a")], {"log_start": 6}, 6, id="diverges-inside-a-straddling-batch",
-                 marks=pytest.mark.xfail(
-                     strict=True, reason="common_prefix_end skips a divergent range whose first offset (5) lies "
-                                         "below the later log start (6) and falls back to the log end 10, past the "
-                                         "first divergent offset 6: the identical prefix cannot end after it")),
+    # a's batch 5-9 straddles b's start 6: the identical prefix ends at the first divergent offset 6
+    pytest.param([(6, 4, 2, "a")], {"log_start": 6}, 6, id="diverges-inside-a-straddling-batch"),
 ])
 def test_common_prefix_after_a_later_log_start(tmp_path: Path, b, b_options, expected) -> None:
     assert diverge(tmp_path, BASE, b, **b_options).common_prefix_end == expected

@@ -101,8 +101,8 @@ def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
             first_divergent = max(lo, start)
         add(lo, hi, DIVERGENT)
     for first, last, kind in raw:
-        if prefix_end is None and first >= start:
-            prefix_end = first
+        if prefix_end is None and last >= start:
+            prefix_end = max(first, start)   # a range straddling the later start differs from there
     if prefix_end is None:
         prefix_end = min(a.log_end_offset, b.log_end_offset)
     ranges = tuple(
