@@ -18,7 +18,11 @@
                               never_refetched: [[first, last]], heals}}
     divergence               {type, partition, replicas: [a, b], first_divergent_offset,
                               common_prefix_end, ranges: [{first, last, kind, below_high_watermark}],
-                              high_watermarks}
+                              high_watermarks, records_unread}
+
+A divergence range's ``kind`` is ``divergent`` (other records), ``same_records`` (other batches, the
+same records: not divergence of data), ``batches_differ`` (other batches whose records could not be
+read; ``records_unread`` says why) or ``only_<label>``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from kreplica.analysis.replication.divergence import Divergence
+from kreplica.analysis.replication.divergence import BATCHES_DIFFER, SAME_RECORDS, Divergence
 from kreplica.analysis.replication.offset_for_epoch import OffsetForLeaderEpochAnswer
 from kreplica.analysis.replication.truncation import TruncationPlan
 from kreplica.model.lineage import LineageEntry
@@ -92,7 +96,7 @@ def divergence_object(d: Divergence) -> dict:
             "first_divergent_offset": d.first_divergent_offset, "common_prefix_end": d.common_prefix_end,
             "ranges": [{"first": r.first, "last": r.last, "kind": r.kind,
                         "below_high_watermark": r.below_high_watermark} for r in d.ranges],
-            "high_watermarks": d.high_watermarks}
+            "high_watermarks": d.high_watermarks, "records_unread": d.records_unread}
 
 
 # -- text ----------------------------------------------------------------------------------------
@@ -216,9 +220,20 @@ def render_divergence(o: dict, console: Console) -> None:
     if not o["ranges"]:
         console.print(f"[green]{escape(a)} and {escape(b)} hold identical batches[/]")
         return
+    kinds = {r["kind"] for r in o["ranges"]}
+    if kinds == {SAME_RECORDS}:
+        console.print(f"[green]{escape(a)} and {escape(b)} hold the same records[/], in other batches at offsets "
+                      f"{_offset_ranges([[r['first'], r['last']] for r in o['ranges']])} (not divergence of data)",
+                      highlight=False)
+        return
     first = o["first_divergent_offset"]
-    console.print(f"[bold]{escape(a)} vs {escape(b)}[/]: identical up to offset {o['common_prefix_end']}; "
-                  + (f"first divergent offset {first}" if first is not None else "no conflicting offsets"))
+    if first is not None:
+        verdict = f"first divergent offset {first}"
+    elif BATCHES_DIFFER in kinds:
+        verdict = "the batches differ where the records could not be compared"
+    else:
+        verdict = "no conflicting offsets"
+    console.print(f"[bold]{escape(a)} vs {escape(b)}[/]: identical up to offset {o['common_prefix_end']}; {verdict}")
     t = Table(show_header=True, header_style="bold")
     for c in ("offsets", "kind", *[f"below HW of {x}" for x in (a, b)]):
         t.add_column(escape(c))
@@ -226,3 +241,5 @@ def render_divergence(o: dict, console: Console) -> None:
         t.add_row(f"{r['first']}-{r['last']}", r["kind"], *["yes" if r["below_high_watermark"].get(x) else "no"
                                                               for x in (a, b)])
     console.print(t)
+    if o["records_unread"]:
+        console.print(f"[yellow]records not compared: {escape(o['records_unread'])}[/]", highlight=False)
