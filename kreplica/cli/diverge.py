@@ -29,9 +29,11 @@ def diverge(
     """Compare replicas batch by batch (offsets, leader epoch, CRC) over their whole logs, not only the
     tail: the common prefix, the first divergent offset of each pair, every divergent range (a divergent
     middle with an identical tail included, the KAFKA-6880 case), and the ranges only one replica holds,
-    each annotated with the replicas' high watermarks.
+    each annotated with the replicas' high watermarks. Where the batches differ, their records decide:
+    the same records in other batches (cut or compressed otherwise) are "same_records", not divergence.
 
-    Exit status: 0 identical, 1 divergence found, 2 bad usage or unreadable input, 3 internal error.
+    Exit status: 0 identical data (batches may differ), 1 divergence found, 2 bad usage or unreadable
+    input, 3 internal error.
     """
     from kreplica.analysis.replication.divergence import compare_all
     from kreplica.report import replication as report
@@ -42,4 +44,4 @@ def diverge(
     results = compare_all(loaded)
     objs = [report.divergence_object(d) for d in results]
     write_objects(objs, resolve_format(output_format), report.render_divergence)
-    return ExitCode.PROBLEMS if any(d.ranges for d in results) else ExitCode.OK
+    return ExitCode.PROBLEMS if any(d.differs for d in results) else ExitCode.OK

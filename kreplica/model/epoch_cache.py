@@ -146,19 +146,18 @@ def end_offset_for(entries: list[EpochEntry] | tuple[EpochEntry, ...], requested
     → (-1, -1); below the first entry → (requested, first start) — the requested epoch echoed;
     otherwise (greatest epoch <= requested, start of the next higher epoch).
     2.0 (KIP-279): the same except below the first entry → (-1, -1).
-    0.11–1.1 (KIP-101, offset only; the epoch is reported as -1): an empty cache answers the LEO
-    even for -1 (the "latest" row matches -1 == -1), below the first entry → -1.
+    0.11–1.1 (KIP-101, offset only; the epoch is reported as -1): below the first entry → -1; an
+    empty cache answers the LEO even for -1 (the "latest" row matches -1 == -1) until KAFKA-6857,
+    which is in 2.0 and was backported to 0.11.0.3, 1.0.2 and 1.1.1.
     """
     newest = kafka_version is None or kafka_version.has(Feature.END_OFFSET_ECHOES_EPOCH_BELOW_FIRST)
     kip279 = kafka_version is None or kafka_version.has(Feature.KIP_279_EPOCH_COMPARISON)
+    undefined_first = kafka_version is None or kafka_version.has(Feature.UNDEFINED_EPOCH_ANSWERS_UNDEFINED)
     latest = entries[-1].epoch if entries else UNDEFINED_EPOCH
-    if not kip279:
-        if requested_epoch == latest:
-            return EndOffset(UNDEFINED_EPOCH, log_end_offset)
-        if requested_epoch == UNDEFINED_EPOCH:
-            return UNDEFINED_END_OFFSET
-    if requested_epoch == UNDEFINED_EPOCH:
+    if requested_epoch == UNDEFINED_EPOCH and (undefined_first or entries):
         return UNDEFINED_END_OFFSET
+    if not kip279 and requested_epoch == latest:
+        return EndOffset(UNDEFINED_EPOCH, log_end_offset)
     if entries and requested_epoch == latest:
         return EndOffset(requested_epoch, log_end_offset)
     higher = next((e for e in entries if e.epoch > requested_epoch), None)

@@ -8,8 +8,10 @@ are parsed once: the log directory's checkpoints, ``leader-epoch-checkpoint``,
 ``partition.metadata`` and the newest readable producer snapshot. From the headers come the
 epoch lineage, the cache Kafka's ``assign`` rule builds, and the log end offset.
 
-Analyses never open a segment again: log recovery replays the headers (CRC validity and markers
-were read in the walk), truncation and divergence compare headers. A :class:`PartitionLog` can be
+Analyses never walk a segment again: log recovery replays the headers (CRC validity and markers
+were read in the walk), truncation and divergence compare headers; where two replicas' batches
+differ, divergence reads those batches' records at their recorded positions
+(:func:`iter_batch_records`). A :class:`PartitionLog` can be
 built from rows of batch headers as well (:func:`partition_log_from_rows`), so the fleet pipeline
 runs the same analyses on table rows without any file at hand.
 """
@@ -27,7 +29,7 @@ from kreplica.formats.log.control_marker import ControlMarker, has_marker, read_
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.logdir.leader_epoch_checkpoint import EpochEntryLine, parse_leader_epoch_checkpoint
-from kreplica.formats.mapped import Buffer, open_buffer
+from kreplica.formats.mapped import Buffer, EvidenceError, open_buffer
 from kreplica.formats.logdir.partition_metadata import parse_partition_metadata
 from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kreplica.formats.log.segment import SegmentEnd, iter_segment
@@ -356,13 +358,21 @@ def _base_offset_of(path: str) -> int:
     return int(stem) if stem.isdigit() else 0
 
 
-# -- batches' bytes, by position -----------------------------------------------------------------
+# -- batches' bytes and records, by position -----------------------------------------------------
 
 
-def iter_batch_contents(batches: Iterable[RecordBatch]) -> Iterator[tuple[RecordBatch, bytes, tuple[Record, ...]]]:
-    """Each batch's exact bytes and its records, read at the position the walk recorded (no walk
-    again), in the order given; records that do not decode are left out (the walk's findings say why)."""
-    batches = list(batches)
+class RecordsUnavailable(EvidenceError):
+    """The records of a partition log cannot be read here: a segment file it was read from is
+    gone, is not a local file (the fleet tables name remote evidence by its URI), or no longer
+    has the size it had when its batch headers were read.
+
+    Run the command where the evidence is, on the same copy that was scanned.
+    """
+
+
+def _segment_buffers(batches: Iterable[RecordBatch], opener) -> Iterator[tuple[RecordBatch, Buffer]]:
+    """Each batch with a buffer over its segment file, one segment mapped at a time (``opener``
+    maps a path), in the order given."""
     current: str | None = None
     stack = ExitStack()
     with stack:
@@ -370,13 +380,52 @@ def iter_batch_contents(batches: Iterable[RecordBatch]) -> Iterator[tuple[Record
         for b in batches:
             if b.path != current:
                 stack.close()
-                buf = stack.enter_context(open_buffer(b.path))
+                buf = stack.enter_context(opener(b.path))
                 current = b.path
-            reader = legacy_records.iter_records if b.magic < 2 else default_records.iter_records
-            records: list[Record] = []
+            yield b, buf
+
+
+def _decode(buf: Buffer, b: RecordBatch) -> tuple[tuple[Record, ...], bool]:
+    """The records of ``b`` Kafka's reader yields, and whether it reads them all (``False``: it
+    raises after the ones given; the walk's findings say why)."""
+    reader = legacy_records.iter_records if b.magic < 2 else default_records.iter_records
+    records: list[Record] = []
+    try:
+        for record in reader(buf, b):
+            records.append(record)
+    except FormatError:
+        return tuple(records), False
+    return tuple(records), True
+
+
+def iter_batch_contents(batches: Iterable[RecordBatch]) -> Iterator[tuple[RecordBatch, bytes, tuple[Record, ...]]]:
+    """Each batch's exact bytes and its records, read at the position the walk recorded (no walk
+    again), in the order given; records that do not decode are left out (the walk's findings say why)."""
+    for b, buf in _segment_buffers(batches, open_buffer):
+        yield b, bytes(buf[b.position:b.end]), _decode(buf, b)[0]
+
+
+def iter_batch_records(log: PartitionLog, batches: Iterable[RecordBatch]
+                       ) -> Iterator[tuple[RecordBatch, tuple[Record, ...], bool]]:
+    """Each of ``log``'s ``batches`` (in the order given) with its records, read at the position
+    its walk or table row recorded, and whether Kafka's reader reads them all (``False``: it
+    raises after the ones given). Only the segments of these batches are opened.
+
+    Raises :class:`RecordsUnavailable` before yielding anything of a segment that cannot be
+    opened or whose size is not the one recorded for it (another copy, or changed since)."""
+    sizes = {seg.path: seg.file_size for seg in log.segments}
+
+    @contextmanager
+    def recorded(path: str) -> Iterator[Buffer]:
+        with ExitStack() as stack:
             try:
-                for record in reader(buf, b):
-                    records.append(record)
-            except FormatError:
-                pass
-            yield b, bytes(buf[b.position:b.end]), tuple(records)
+                buf = stack.enter_context(open_buffer(path))
+            except EvidenceError as exc:
+                raise RecordsUnavailable(exc.reason, path=path) from exc
+            if path in sizes and len(buf) != sizes[path]:
+                raise RecordsUnavailable(f"is {len(buf)} bytes, not the {sizes[path]} it had when its batches were "
+                                         "read", path=path)
+            yield buf
+
+    for b, buf in _segment_buffers(batches, recorded):
+        yield (b, *_decode(buf, b))

@@ -20,32 +20,46 @@ CURRENT = (4, 0)
 
 @dataclass(frozen=True, slots=True, order=True)
 class KafkaVersion:
-    """``major.minor[.patch]`` of a broker."""
+    """``major.minor[.patch]`` of a broker; a pre-1.0 version keeps its leading ``0.`` as major 0,
+    so its own patch number (the 3 of ``0.11.0.3``) is ``fix``."""
 
     major: int
     minor: int
     patch: int = 0
+    fix: int = 0
 
     def __str__(self) -> str:
-        return f"{self.major}.{self.minor}.{self.patch}"
+        return f"{self.major}.{self.minor}.{self.patch}" + (f".{self.fix}" if self.fix else "")
+
+    @property
+    def release_line(self) -> tuple[int, ...]:
+        """The versions that differ only in bug-fix releases: ``1.1`` for 1.1.x, ``0.11.0`` for 0.11.0.x."""
+        return (self.major, self.minor, self.patch) if self.major == 0 else (self.major, self.minor)
 
     def has(self, feature: Feature) -> bool:
-        """Whether a broker of this version behaves as ``feature`` describes."""
+        """Whether a broker of this version behaves as ``feature`` describes: from its first
+        version on, or from a bug-fix release its change was backported to, within that line."""
         since, until = feature.value[0], feature.value[1]
-        return self >= since and (until is None or self < until)
+        if until is not None and self >= until:
+            return False
+        return self >= since or any(self.release_line == b.release_line and self >= b for b in feature.backports)
 
 
 def _v(text: str) -> KafkaVersion:
-    major, minor, *patch = (int(x) for x in text.split("."))
-    return KafkaVersion(major, minor, patch[0] if patch else 0)
+    major, minor, *rest = (int(x) for x in text.split("."))
+    return KafkaVersion(major, minor, *rest)
 
 
 class Feature(Enum):
     """A behaviour that changed: (first version with it, first version without it or ``None``,
-    what it is and where it comes from)."""
+    what it is and where it comes from[, the bug-fix releases of older lines it was backported to])."""
 
     OFFSET_FOR_LEADER_EPOCH = (_v("0.11"), None, "KIP-101: batches carry leader epochs; followers truncate "
                                                  "through OffsetForLeaderEpoch")
+    UNDEFINED_EPOCH_ANSWERS_UNDEFINED = (_v("2.0"), None, "KAFKA-6857: endOffsetFor(-1) answers -1 (before: "
+                                                          "an empty cache matched -1 as its latest epoch and "
+                                                          "answered the log end offset)",
+                                         (_v("0.11.0.3"), _v("1.0.2"), _v("1.1.1")))
     KIP_279_EPOCH_COMPARISON = (_v("2.0"), None, "KIP-279: the leader answers (epoch, offset) and the follower "
                                                  "compares epochs, iterating")
     KIP_320_FENCING = (_v("2.1"), None, "KIP-320: OffsetForLeaderEpoch fences with FENCED/UNKNOWN_LEADER_EPOCH")
@@ -103,6 +117,11 @@ class Feature(Enum):
         return self.value[0]
 
     @property
+    def backports(self) -> tuple[KafkaVersion, ...]:
+        """The first bug-fix release of each older line that has the change (``()``: none)."""
+        return self.value[3] if len(self.value) > 3 else ()
+
+    @property
     def meaning(self) -> str:
         return self.value[2]
 
@@ -136,11 +155,14 @@ def protocol_for(version: KafkaVersion) -> Protocol:
 
 
 def parse_kafka_version(text: str) -> KafkaVersion:
-    """``3.9``, ``2.1.1``, ``0.11.0.3`` (the leading ``0.`` of pre-1.0 versions is kept as major 0)."""
-    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?(?:\.\d+)?\s*", text)
+    """``3.9``, ``2.1.1``, ``0.11.0.3`` (the leading ``0.`` of pre-1.0 versions is kept as major 0,
+    so the 3 of ``0.11.0.3`` is its ``fix``; a fourth number after a 1.0+ version is ignored)."""
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*", text)
     if not m:
         raise ValueError(f"not a Kafka version: {text!r} (expected MAJOR.MINOR[.PATCH], e.g. 3.9)")
-    return KafkaVersion(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+    major = int(m.group(1))
+    fix = int(m.group(4) or 0) if major == 0 else 0
+    return KafkaVersion(major, int(m.group(2)), int(m.group(3) or 0), fix)
 
 
 DEFAULT_VERSION = KafkaVersion(*CURRENT)

@@ -5,6 +5,9 @@ Spark groups the ``replicas``, ``segments``, ``batches`` and ``markers`` tables 
 each group becomes one :class:`~kreplica.model.partition_log.PartitionLog` per replica
 (:func:`~kreplica.pipeline.tables.replica_log_from_rows`) and is handed to the same ``analysis/``
 functions ``epochs``, ``truncate-plan`` and ``diverge`` call, with replicas in broker-id order.
+Where two replicas' batches differ, ``diverge``'s analysis reads those batches' records from the
+segment files the rows name; where that evidence is not readable from the task (remote URIs,
+another machine, a changed copy) the ranges are ``batches_differ`` and a note says why.
 Each partition yields a :class:`PartitionAnalysis` of those commands' values, which the report
 layer turns into the objects they print (passed in as ``render``, so the pipeline never imports
 ``report/``); the driver streams them partition by partition.
@@ -62,7 +65,7 @@ class PartitionAnalysis:
 
     @property
     def divergent(self) -> bool:
-        return any(d.ranges for d in self.divergences)
+        return any(d.differs for d in self.divergences)
 
 
 def _by_replica(rows: Iterable[Mapping]) -> dict[tuple, list[Mapping]]:
@@ -123,6 +126,10 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
         if followers:
             plans = plan_truncations([leader, *followers], protocol=protocol, kafka_version=kafka_version)
     divergences = compare_all(logs)
+    for d in divergences:
+        if d.records_unread is not None:
+            notes.append(f"{' and '.join(d.replicas)}: where their batches differ the records could not be read "
+                         f"from the evidence ({d.records_unread}); those ranges are batches_differ, not compared")
     lost = 0
     losing = []
     for p in plans:

@@ -15,13 +15,17 @@
                               replicas}], reopened_transactions: [{producer_id, marker_offset,
                               marker}], notes, epoch_cache_after, after: {leader_log_end,
                               follower_log_end, refetch_records, still_divergent: [[first, last]],
-                              heals}, exported: [path]}
+                              never_refetched: [[first, last]], heals}, exported: [path]}
     divergence               {type, partition, replicas: [a, b], first_divergent_offset,
                               common_prefix_end, ranges: [{first, last, kind, below_high_watermark}],
-                              high_watermarks}
+                              high_watermarks, records_unread}
 
 A truncation's ``exported`` lists the files ``--export`` wrote for that follower (its records as
 ndjson, then its segment), empty without ``--export`` or when it discards nothing.
+
+A divergence range's ``kind`` is ``divergent`` (other records), ``same_records`` (other batches, the
+same records: not divergence of data), ``batches_differ`` (other batches whose records could not be
+read; ``records_unread`` says why) or ``only_<label>``.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from kreplica.analysis.replication.divergence import Divergence
+from kreplica.analysis.replication.divergence import BATCHES_DIFFER, SAME_RECORDS, Divergence
 from kreplica.analysis.replication.offset_for_epoch import OffsetForLeaderEpochAnswer
 from kreplica.analysis.replication.truncation import TruncationPlan
 from kreplica.model.lineage import LineageEntry
@@ -87,7 +91,7 @@ def truncation_object(p: TruncationPlan, exported: Sequence[str] = ()) -> dict:
         "epoch_cache_after": [list(e) for e in p.cache_after],
         "after": {"leader_log_end": p.leader_log_end, "follower_log_end": p.follower_log_end_after,
                   "refetch_records": p.refetch_records, "still_divergent": [[r.first, r.last] for r in p.still_divergent],
-                  "heals": p.heals},
+                  "never_refetched": [[r.first, r.last] for r in p.never_refetched], "heals": p.heals},
         "exported": list(exported),
     }
 
@@ -97,7 +101,7 @@ def divergence_object(d: Divergence) -> dict:
             "first_divergent_offset": d.first_divergent_offset, "common_prefix_end": d.common_prefix_end,
             "ranges": [{"first": r.first, "last": r.last, "kind": r.kind,
                         "below_high_watermark": r.below_high_watermark} for r in d.ranges],
-            "high_watermarks": d.high_watermarks}
+            "high_watermarks": d.high_watermarks, "records_unread": d.records_unread}
 
 
 # -- text ----------------------------------------------------------------------------------------
@@ -203,9 +207,19 @@ def _render_after(after: dict, console: Console) -> None:
         console.print(f"  then refetches {after['refetch_records']} offsets up to the leader's log end "
                       f"{after['leader_log_end']}: [green]the replicas end identical[/]")
         return
-    ranges = ", ".join(f"{a}-{b}" for a, b in after["still_divergent"])
+    problems = []
+    if after["still_divergent"]:
+        problems.append(f"[bold red]offsets {_offset_ranges(after['still_divergent'])} stay different from the "
+                        "leader[/] (truncation does not heal them)")
+    if after["never_refetched"]:
+        problems.append(f"[bold red]offsets {_offset_ranges(after['never_refetched'])} are never fetched "
+                        "again[/] (the cut went inside a batch, below the new log end)")
     console.print(f"  then refetches {after['refetch_records']} offsets up to {after['leader_log_end']}, but "
-                  f"[bold red]offsets {ranges} stay different from the leader[/] (truncation does not heal them)")
+                  + "; ".join(problems))
+
+
+def _offset_ranges(ranges: list[list[int]]) -> str:
+    return ", ".join(f"{a}-{b}" for a, b in ranges)
 
 
 def render_divergence(o: dict, console: Console) -> None:
@@ -213,9 +227,20 @@ def render_divergence(o: dict, console: Console) -> None:
     if not o["ranges"]:
         console.print(f"[green]{escape(a)} and {escape(b)} hold identical batches[/]")
         return
+    kinds = {r["kind"] for r in o["ranges"]}
+    if kinds == {SAME_RECORDS}:
+        console.print(f"[green]{escape(a)} and {escape(b)} hold the same records[/], in other batches at offsets "
+                      f"{_offset_ranges([[r['first'], r['last']] for r in o['ranges']])} (not divergence of data)",
+                      highlight=False)
+        return
     first = o["first_divergent_offset"]
-    console.print(f"[bold]{escape(a)} vs {escape(b)}[/]: identical up to offset {o['common_prefix_end']}; "
-                  + (f"first divergent offset {first}" if first is not None else "no conflicting offsets"))
+    if first is not None:
+        verdict = f"first divergent offset {first}"
+    elif BATCHES_DIFFER in kinds:
+        verdict = "the batches differ where the records could not be compared"
+    else:
+        verdict = "no conflicting offsets"
+    console.print(f"[bold]{escape(a)} vs {escape(b)}[/]: identical up to offset {o['common_prefix_end']}; {verdict}")
     t = Table(show_header=True, header_style="bold")
     for c in ("offsets", "kind", *[f"below HW of {x}" for x in (a, b)]):
         t.add_column(escape(c))
@@ -223,3 +248,5 @@ def render_divergence(o: dict, console: Console) -> None:
         t.add_row(f"{r['first']}-{r['last']}", r["kind"], *["yes" if r["below_high_watermark"].get(x) else "no"
                                                               for x in (a, b)])
     console.print(t)
+    if o["records_unread"]:
+        console.print(f"[yellow]records not compared: {escape(o['records_unread'])}[/]", highlight=False)

@@ -75,10 +75,9 @@ ANSWERED = (1, 3, NONE)
     pytest.param(5, None, V2_1, UNKNOWN, id="2.1-unknown"),
     pytest.param(3, None, V2_0_1, ANSWERED, id="2.0.1-does-not-fence"),
     pytest.param(5, None, V2_0, ANSWERED, id="2.0-no-unknown-either"),
-    pytest.param(-2, None, V4_0, FENCED, id="current-minus-2-is-sent-and-fenced", marks=pytest.mark.xfail(
-        strict=True, reason="ReplicaManager.lastOffsetForLeaderEpoch treats only -1 (NO_PARTITION_LEADER_EPOCH) as "
-                            "absent; -2 reaches Partition.checkCurrentLeaderEpoch, where local 4 > -2 gives "
-                            "FENCED_LEADER_EPOCH; offset_for_epoch.answer treats every negative as absent")),
+    # only -1 means "not sent" (ReplicaManager.lastOffsetForLeaderEpoch); -2 reaches
+    # Partition.checkCurrentLeaderEpoch, where local 4 > -2 gives FENCED_LEADER_EPOCH
+    pytest.param(-2, None, V4_0, FENCED, id="current-minus-2-is-sent-and-fenced"),
 ])
 def test_fencing(current, local, version, expected) -> None:
     a = answer(cache(*FAST_FAILOVER), 4, 1, current_leader_epoch=current, local_leader_epoch=local,
@@ -143,12 +142,15 @@ GAPS = ((0, 10), (2, 13), (4, 17))             # NextAvailableEpochIfThereIsNoEx
     pytest.param((), 73, -1, V1_1, (-1, 73), id="empty-undefined-requested-1.1-answers-leo"),
     pytest.param((), 73, -1, V0_11, (-1, 73), id="empty-undefined-requested-0.11-answers-leo"),
     pytest.param((), 73, 0, V1_1, (-1, -1), id="empty-defined-requested-1.1"),
-    pytest.param((), 73, -1, KafkaVersion(1, 1, 1), (-1, -1), id="empty-undefined-requested-1.1.1-fixed",
-                 marks=pytest.mark.xfail(
-                     strict=True, reason="LeaderEpochFileCache.endOffsetFor answers UNDEFINED_EPOCH_OFFSET for "
-                                         "requestedEpoch == UNDEFINED_EPOCH from 1.0.2 and 1.1.1 (the KAFKA-6857 fix "
-                                         "was backported; kafka-algorithms spec errata 1); kreplica keys the old "
-                                         "answer on KIP-279 (2.0) and answers the LEO")),
+    # KAFKA-6857 was backported: 0.11.0.3, 1.0.2 and 1.1.1 answer -1 (kafka-algorithms spec errata 1)
+    pytest.param((), 73, -1, KafkaVersion(1, 1, 1), (-1, -1), id="empty-undefined-requested-1.1.1-fixed"),
+    pytest.param((), 73, -1, KafkaVersion(1, 0, 2), (-1, -1), id="empty-undefined-requested-1.0.2-fixed"),
+    pytest.param((), 73, -1, KafkaVersion(1, 0, 1), (-1, 73), id="empty-undefined-requested-1.0.1-answers-leo"),
+    # pre-1.0 versions keep their leading 0: 0.11.0.3 is KafkaVersion(0, 11, 0, 3)
+    pytest.param((), 73, -1, KafkaVersion(0, 11, 0, 3), (-1, -1), id="empty-undefined-requested-0.11.0.3-fixed"),
+    pytest.param((), 73, -1, KafkaVersion(0, 11, 0, 2), (-1, 73), id="empty-undefined-requested-0.11.0.2-answers-leo"),
+    # the backport is to the undefined request only: the latest epoch still answers the LEO, offset only
+    pytest.param(((2, 11),), 14, 2, KafkaVersion(1, 1, 1), (-1, 14), id="latest-1.1.1-offset-only"),
 ])
 def test_lookup(entries, leo, requested, version, expected) -> None:
     assert reply(answer(cache(*entries), leo, requested, kafka_version=version)) == (*expected, NONE)

@@ -184,6 +184,7 @@ def test_divergent_middle_with_identical_tail() -> None:
     assert d["first_divergent_offset"] == 3 and d["common_prefix_end"] == 3
     assert [(r["first"], r["last"], r["kind"]) for r in d["ranges"]] == [(3, 4, "divergent")]
     assert d["ranges"][0]["below_high_watermark"] == {"broker-1": True, "broker-2": True}
+    assert d["records_unread"] is None
 
 
 def test_identical_replicas_do_not_diverge() -> None:
@@ -192,6 +193,20 @@ def test_identical_replicas_do_not_diverge() -> None:
     assert result.exit_code == 0
     (d,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert d["ranges"] == [] and d["first_divergent_offset"] is None and d["common_prefix_end"] == 2
+
+
+def test_the_same_records_in_other_batches_are_not_a_divergence() -> None:
+    # same-records-other-batches: broker-2 holds broker-1's records 0-9 cut at 2 and gzip-compressed
+    args = [rep("same-records-other-batches", 1), rep("same-records-other-batches", 2)]
+    result = CliRunner().invoke(app, ["diverge", "-f", "ndjson", *args])
+    assert result.exit_code == 0
+    (d,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["first"], r["last"], r["kind"]) for r in d["ranges"]] == [(0, 9, "same_records")]
+    assert (d["first_divergent_offset"], d["common_prefix_end"], d["records_unread"]) == (None, 10, None)
+    text = CliRunner().invoke(app, ["diverge", "-f", "text", *args])
+    assert text.exit_code == 0
+    assert text.stdout == ("broker-1 and broker-2 hold the same records, in other batches at offsets 0-9 "
+                           "(not divergence of data)\n")
 
 
 def test_shorter_replica_is_an_only_range_not_a_divergence() -> None:
@@ -255,7 +270,7 @@ def test_after_truncation_a_divergent_middle_stays_different() -> None:
     # exchange finds no divergence at the tail, nothing is truncated, and 3-4 stay different.
     (o,) = plan("divergent-middle", 1, 2)
     assert o["after"] == {"leader_log_end": 10, "follower_log_end": 10, "refetch_records": 0,
-                          "still_divergent": [[3, 4]], "heals": False}
+                          "still_divergent": [[3, 4]], "never_refetched": [], "heals": False}
 
 
 def test_after_truncation_a_healed_follower_refetches_to_the_leader_end() -> None:
@@ -264,4 +279,4 @@ def test_after_truncation_a_healed_follower_refetches_to_the_leader_end() -> Non
     (o,) = plan("kip101-scenario-2", 2, 1)
     assert o["truncate_to"] == 1
     assert o["after"] == {"leader_log_end": 2, "follower_log_end": 1, "refetch_records": 1,
-                          "still_divergent": [], "heals": True}
+                          "still_divergent": [], "never_refetched": [], "heals": True}

@@ -91,13 +91,22 @@ def test_a_cut_inside_a_batch_leaves_the_follower_short_of_the_leader(tmp_path: 
     assert plan.still_divergent == []
 
 
-@pytest.mark.xfail(strict=True, reason="LocalLog.truncateTo(4) cuts the follower's batch 2-5 whole "
-                                       "(LogSegment.truncateTo) yet sets the log end to 4 (updateLogEndOffset); the "
-                                       "follower fetches from 4, so offsets 2-3 are never refetched and the logs "
-                                       "stay different: TruncationPlan.heals says they become identical")
 def test_a_cut_inside_a_batch_does_not_heal(tmp_path: Path) -> None:
+    # LocalLog.truncateTo(4) cuts the follower's batch 2-5 whole (LogSegment.truncateTo) yet sets the
+    # log end to 4 (updateLogEndOffset); the follower fetches from 4, so the leader's 2-3 never come
     (plan,) = truncate(tmp_path, LEADER, [ACROSS], KIP101)
     assert not plan.heals
+    assert [(r.first, r.last) for r in plan.never_refetched] == [(2, 3)]
+
+
+@pytest.mark.parametrize("follower, protocol", [
+    pytest.param(AT_BOUNDARY, KIP101, id="cut-at-a-boundary"),
+    pytest.param(ACROSS, KIP279, id="cut-at-the-batch-start"),
+    pytest.param(ACROSS, HW, id="hw-at-the-batch-start"),
+])
+def test_a_cut_at_a_batch_start_leaves_nothing_unfetched(tmp_path: Path, follower, protocol) -> None:
+    (plan,) = truncate(tmp_path, LEADER, [follower], protocol)
+    assert plan.never_refetched == [] and plan.heals
 
 
 # -- the leader's end offset for the follower's epoch equals the follower's log end -------------------
@@ -242,14 +251,14 @@ LEADER_NO_CHECKPOINT = ([(0, 5, 0, "a"), (5, 5, 0, "a")], None, 10, {})
     # ...but a leader with an empty cache answered its LEO for -1 (KAFKA-6857): 10 >= 8, nothing truncated
     pytest.param(LEADER_NO_CHECKPOINT, KIP101, KafkaVersion(1, 1), ([(-1, -1, 10)], 8, []),
                  id="1.1-empty-leader-answers-its-log-end"),
+    # ...until KAFKA-6857, backported to 1.1.1: the leader answers -1 and the follower goes to its HW
+    pytest.param(LEADER_NO_CHECKPOINT, KIP101, KafkaVersion(1, 1, 1), ([(-1, -1, -1)], 5, [(5, 7)]),
+                 id="1.1.1-empty-leader-answers-undefined"),
     # a 2.0 follower still asks -1 (ReplicaFetcherThread.buildLeaderEpochRequest sends latestEpoch, -1
     # for an empty cache); the 2.0 leader answers (-1, -1): row 1, the HW
-    pytest.param(LEVEL, KIP279, KafkaVersion(2, 0), ([(-1, -1, -1)], 5, [(5, 7)]), id="2.0-asks-undefined",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "Kafka 2.0's ReplicaFetcherThread.buildLeaderEpochRequest sends latestEpoch() = -1 for an "
-                     "empty cache; endOffsetFor(-1) is UNDEFINED_EPOCH_OFFSET and getOffsetTruncationState "
-                     "truncates to the high watermark (spec appendix A); truncation.simulate stops the kip279 "
-                     "loop when the follower has no latest epoch and truncates nothing"))),
+    pytest.param(LEVEL, KIP279, KafkaVersion(2, 0), ([(-1, -1, -1)], 5, [(5, 7)]), id="2.0-asks-undefined"),
+    # 2.0.1 is the same (KAFKA-6859 is in 2.1 only)
+    pytest.param(LEVEL, KIP279, KafkaVersion(2, 0, 1), ([(-1, -1, -1)], 5, [(5, 7)]), id="2.0.1-asks-undefined"),
 ])
 def test_follower_with_an_empty_epoch_cache(tmp_path: Path, leader, protocol, version, expected) -> None:
     (plan,) = truncate(tmp_path, leader, [NO_CHECKPOINT], protocol, version)

@@ -11,16 +11,24 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from kreplica.analysis.log.log_loading import load_partition
+from kreplica.analysis.replication.divergence import compare_all
 from kreplica.analysis.replication.truncation import plan_truncations
 from kreplica.cli.main import app
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.model.log_dir import find_log_dirs
-from kreplica.model.partition_log import BATCH_COLUMNS, partition_log_from_rows, read_partition_log
+from kreplica.model.partition_log import (
+    BATCH_COLUMNS,
+    RecordsUnavailable,
+    iter_batch_records,
+    partition_log_from_rows,
+    read_partition_log,
+)
 from kreplica.model.replica import read_replicas
 from kreplica.model.versions import Protocol, parse_kafka_version
 from tests.conftest import FIXTURES
@@ -97,6 +105,36 @@ def test_a_partition_log_from_rows_gives_the_same_answers(scenario: str) -> None
             a = plan_truncations(from_files, protocol=protocol, kafka_version=parse_kafka_version("4.0"))
             b = plan_truncations(from_rows, protocol=protocol, kafka_version=parse_kafka_version("4.0"))
             assert [vars(x) for x in a] == [vars(y) for y in b]
+        # the rows name the segment files, which are here: divergence reads the same records
+        assert compare_all(from_rows) == compare_all(from_files)
+
+
+def test_records_of_a_log_from_rows_away_from_its_evidence_are_unavailable() -> None:
+    (log,) = read_replicas(_replicas("same-records-other-batches")[1:], None, {})
+    segment_rows, batch_rows, marker_rows = _rows(log)
+    moved = {s.path: "hdfs://evidence/" + Path(s.path).name for s in log.segments}
+    rebuilt = partition_log_from_rows(
+        log.partition, log.log_dir, log.checkpoints, [{**r, "path": moved[r["path"]]} for r in segment_rows],
+        [{**r, "path": moved[r["path"]]} for r in batch_rows], label=log.label)
+    with pytest.raises(RecordsUnavailable, match="hdfs://evidence/"):
+        list(iter_batch_records(rebuilt, rebuilt.batches))
+    (d,) = compare_all([*read_replicas(_replicas("same-records-other-batches")[:1], None, {}), rebuilt])
+    assert [(r.first, r.last, r.kind) for r in d.ranges] == [(0, 9, "batches_differ")]
+    assert d.first_divergent_offset is None and "hdfs://evidence/" in d.records_unread
+
+
+def test_records_are_read_where_the_walk_found_them() -> None:
+    (log,) = read_replicas(_replicas("same-records-other-batches")[1:], None, {})
+    got = [(b.base_offset, [r.offset for r in records], whole) for b, records, whole in iter_batch_records(
+        log, log.batches)]
+    assert got == [(0, [0, 1], True), (2, [2, 3, 4], True), (5, [5, 6, 7, 8, 9], True)]
+
+
+def test_diverge_parses_each_batch_once(parses: Counter) -> None:
+    # the records of differing batches are read at their recorded positions: no header is parsed again
+    result = CliRunner().invoke(app, ["diverge", *_replicas("same-records-other-batches"), "-f", "ndjson"])
+    assert result.exit_code == 0, result.output
+    assert parses and set(parses.values()) == {1}
 
 
 def test_a_log_directory_shares_its_checkpoints() -> None:

@@ -83,6 +83,24 @@ def test_a_future_directory_is_reported_not_merged() -> None:
     assert result.replicas == ("broker-1",) and "-future" in result.notes[0] and not result.plans
 
 
+def test_records_are_compared_where_the_evidence_is_and_not_guessed_where_it_is_not() -> None:
+    # same-records-other-batches: the rows name the segment files, which diverge's analysis reads
+    _, replicas, segments, batches, markers = partition_rows("same-records-other-batches")
+
+    def run(segment_rows, batch_rows):
+        return analyze.analyze_partition("orders", 0, replicas, segment_rows, batch_rows, markers, facts=None,
+                                         facts_source=None, protocol=Protocol.DIVERGING_EPOCH,
+                                         kafka_version=DEFAULT_VERSION)
+
+    here = run(segments, batches)
+    assert [r.kind for d in here.divergences for r in d.ranges] == ["same_records"]
+    assert not here.divergent and not here.notes
+    # the same rows naming evidence this task cannot read (a remote URI): not compared, and said so
+    away = run(*([{**r, "file": "s3a://evidence/" + r["file"]} for r in rows] for rows in (segments, batches)))
+    assert [r.kind for d in away.divergences for r in d.ranges] == ["batches_differ"]
+    assert away.divergent and "s3a://evidence/" in away.notes[0] and "batches_differ" in away.notes[0]
+
+
 def test_leaders_documents_are_read_as_kafka_election_json_plus_leader() -> None:
     facts = analyze.facts_from_leaders({"partitions": [{"topic": "t", "partition": 3, "leader": 5}]})
     assert facts == {("t", 3): analyze.PartitionFacts(5)}

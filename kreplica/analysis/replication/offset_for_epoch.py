@@ -22,6 +22,9 @@ NONE = "NONE"
 FENCED_LEADER_EPOCH = "FENCED_LEADER_EPOCH"
 UNKNOWN_LEADER_EPOCH = "UNKNOWN_LEADER_EPOCH"
 ERROR_CODES = {NONE: 0, FENCED_LEADER_EPOCH: 74, UNKNOWN_LEADER_EPOCH: 75}
+#: ``RecordBatch.NO_PARTITION_LEADER_EPOCH``: the only current leader epoch that means "not sent"
+#: (``ReplicaManager.lastOffsetForLeaderEpoch``); any other value, negative or not, is compared.
+NO_PARTITION_LEADER_EPOCH = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +43,10 @@ def answer(cache: LeaderEpochCache | None, log_end_offset: int, requested_epoch:
 
     ``local_leader_epoch`` is the replica's own leader epoch (default: its latest cached epoch,
     which a 2.1+ leader registers when elected); ``current_leader_epoch`` None or -1 means the
-    caller did not send one (no fencing).
+    caller did not send one (no fencing). Any other value is compared, as
+    ``Partition.checkCurrentLeaderEpoch`` compares it: -2 is older than every epoch, so fenced.
     """
-    cur = None if current_leader_epoch is None or current_leader_epoch < 0 else current_leader_epoch
+    cur = None if current_leader_epoch in (None, NO_PARTITION_LEADER_EPOCH) else current_leader_epoch
     if local_leader_epoch is None:
         local_leader_epoch = (cache.latest_epoch if cache is not None and cache.latest_epoch is not None
                               else UNDEFINED_EPOCH)

@@ -61,6 +61,15 @@ class Range:
     last: int
 
 
+def _extend(out: list[Range], first: int, last: int) -> None:
+    """Add ``first``-``last`` to ranges built in offset order, merging it into the last one
+    when they overlap or touch."""
+    if out and first <= out[-1].last + 1:
+        out[-1] = Range(out[-1].first, max(out[-1].last, last))
+    else:
+        out.append(Range(first, last))
+
+
 @dataclass
 class TruncationPlan:
     """The outcome for one follower: the exchange, where it truncates, and what goes."""
@@ -85,6 +94,7 @@ class TruncationPlan:
     leader_log_end: int = 0
     follower_log_end_after: int = 0
     still_divergent: list[Range] = field(default_factory=list)
+    never_refetched: list[Range] = field(default_factory=list)
 
     @property
     def refetch_records(self) -> int:
@@ -93,8 +103,9 @@ class TruncationPlan:
 
     @property
     def heals(self) -> bool:
-        """Whether truncation and refetching leave the follower identical to the leader."""
-        return not self.still_divergent
+        """Whether truncation and refetching leave the follower identical to the leader: nothing
+        kept differs, and no offset the leader holds is left below the follower's new log end."""
+        return not self.still_divergent and not self.never_refetched
 
     @property
     def discarded_records(self) -> int:
@@ -105,10 +116,7 @@ class TruncationPlan:
     def ranges(self) -> list[Range]:
         out: list[Range] = []
         for b in sorted(self.discarded, key=lambda b: b.base_offset):
-            if out and b.base_offset <= out[-1].last + 1:
-                out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
-            else:
-                out.append(Range(b.base_offset, b.last_offset))
+            _extend(out, b.base_offset, b.last_offset)
         return out
 
 
@@ -199,7 +207,8 @@ def _epoch_rounds(plan: TruncationPlan, leader: ReplicaState, follower: ReplicaS
     (:func:`_decide`) for the follower's latest epoch.
 
     ``kip279`` fetches from the high watermark and repeats while the leader answers with an epoch
-    the follower does not have, the fetch offset moving to each truncation point.
+    the follower does not have, the fetch offset moving to each truncation point; a 2.0 follower
+    with an empty cache asks for epoch -1 (2.1+ sends nothing and keeps its fetch offset).
     ``diverging-epoch`` fetches from the log end: an undefined answer is OFFSET_OUT_OF_RANGE, an
     answer at or beyond the follower's epoch and log end means no divergence, and the rounds stop
     once a truncation leaves the log end and latest epoch unchanged.
@@ -208,7 +217,10 @@ def _epoch_rounds(plan: TruncationPlan, leader: ReplicaState, follower: ReplicaS
     for _ in range(MAX_ROUNDS):
         requested = follower.latest_epoch
         if requested is None:
-            break
+            if protocol == DIVERGING or version.has(Feature.NO_REQUEST_FOR_EMPTY_CACHE):
+                break
+            # 2.0: buildLeaderEpochRequest sends latestEpoch(), -1 for an empty cache
+            requested = UNDEFINED_EPOCH
         epoch, offset = _leader_answer(leader, requested, version)
         if protocol == DIVERGING:
             if offset == UNDEFINED_EPOCH_OFFSET or epoch == UNDEFINED_EPOCH:
@@ -265,7 +277,8 @@ def _record_discards(plan: TruncationPlan, original: list[RecordBatch], follower
         plan.segments_cut.append((seg, 0))
     if first.base_offset < plan.truncate_to:
         plan.notes.append(f"the batch holding offset {plan.truncate_to} starts at {first.base_offset}: Kafka cuts "
-                          "at batch boundaries, so offsets below the truncation point go with it")
+                          "at batch boundaries, so offsets below the truncation point go with it, and the log "
+                          f"end is set to {plan.truncate_to}: the follower does not fetch them again")
 
 
 def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: Protocol, kafka_version: KafkaVersion,
@@ -291,6 +304,7 @@ def simulate(leader: ReplicaState, follower: ReplicaState, *, protocol: Protocol
     plan.leader_log_end = leader.log_end_offset
     plan.follower_log_end_after = plan.truncate_to
     plan.still_divergent = _still_divergent(leader, follower)
+    plan.never_refetched = _never_refetched(leader, follower)
     return plan
 
 
@@ -304,10 +318,24 @@ def _still_divergent(leader: ReplicaState, follower: ReplicaState) -> list[Range
         if b.last_offset < leader.log_start_offset or (b.base_offset, b.last_offset, b.partition_leader_epoch,
                                                         b.crc) in have:
             continue
-        if out and b.base_offset <= out[-1].last + 1:
-            out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
-        else:
-            out.append(Range(b.base_offset, b.last_offset))
+        _extend(out, b.base_offset, b.last_offset)
+    return out
+
+
+def _never_refetched(leader: ReplicaState, follower: ReplicaState) -> list[Range]:
+    """Offsets the leader holds between the follower's last kept batch and its new log end.
+
+    ``LocalLog.truncateTo`` removes the whole batch holding the target offset
+    (``LogSegment.truncateTo``) yet sets the log end to the target (``updateLogEndOffset``); the
+    follower fetches from there, so the offsets of the cut batch below the target are never
+    fetched again. Offsets below the leader's log start are out of its reach and left out."""
+    kept_end = max((b.last_offset + 1 for b in follower.batches), default=follower.log_start_offset)
+    lo, hi = max(kept_end, leader.log_start_offset), follower.log_end_offset - 1
+    out: list[Range] = []
+    for b in sorted(leader.batches, key=lambda b: (b.base_offset, b.position)):
+        if b.last_offset < lo or b.base_offset > hi:
+            continue
+        _extend(out, max(b.base_offset, lo), min(b.last_offset, hi))
     return out
 
 
