@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, PayloadOption
+from kreplica.cli.options import DebugOption, FormatOption, PayloadOption, require_paths
 from kreplica.cli.runner import runs_command
 from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format, text_console
 
@@ -77,6 +77,7 @@ def inspect_log(
         verify_crc=verify_crc, records=records, max_bytes=max_bytes, first_offset=first, last_offset=last,
         producer_id=producer_id, leader_epoch=leader_epoch, transactional=transactional, control=control,
     )
+    require_paths(paths, stdin=True)
     groups = find_segment_groups(paths)
     fmt = resolve_format(output_format)
     total = sum(g.size for g in groups)

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.names import choice_message
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
@@ -24,7 +25,7 @@ PROTOCOLS = (*(p.value for p in Protocol), AUTO)
 
 def _protocol(value: str) -> str:
     if value not in PROTOCOLS:
-        raise typer.BadParameter(f"expected one of {', '.join(PROTOCOLS)}")
+        raise typer.BadParameter(choice_message(value, PROTOCOLS))
     return value
 
 
