@@ -80,7 +80,8 @@ def _parse_zxid(text: str) -> int:
 
 
 #: what a position is called, and how it is written, per control plane
-_UNITS = {"zookeeper": ("zxid", "{:#x}".format, "transaction"), "kraft": ("offset", str, "record")}
+_UNITS = {"zookeeper": ("zxid", "{:#x}".format, "transaction"), "kraft": ("offset", str, "record"),
+          "log": ("offset", str, "batch")}
 
 
 def iso_time(ms: int) -> str:

@@ -40,7 +40,7 @@ class EvidenceSpan:
     """The first and last position a state can be had at, and the first and last time the
     evidence records (``None``: the evidence has none, e.g. ZooKeeper snapshots without logs)."""
 
-    kind: str                   # "zookeeper" | "kraft"
+    kind: str                   # "zookeeper" | "kraft" ("log": a partition's segments, inspect-log)
     first_position: int | None
     last_position: int | None
     first_time: int | None
