@@ -39,7 +39,7 @@ def cluster_state(
 
     Exit status: 0 no partition offline or under min ISR, 1 some partition offline or under min ISR
     (or damage found in the evidence), 2 bad usage or unreadable input (--at-offset on ZooKeeper,
-    --at-zxid on KRaft), 3 internal error.
+    --at-zxid on KRaft, a point before or beyond the evidence), 3 internal error.
     """
     from kreplica.report.inspect_log import finding_object
 

@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperCommand
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.runner import error_line, runs_command
 from kreplica.cli.truncate_plan import AUTO, _protocol
 from kreplica.report.output import resolve_format
@@ -109,6 +109,7 @@ def scan(
     if payloads and not records:
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     spark_conf = _conf(conf)
+    _require_local(root)
     plan = plan_scan(root, out)
     with spark_session(master, conf=spark_conf, **plan.session_options) as spark:
         totals = run_scan(spark, plan, records=records, payloads=payloads)
@@ -159,6 +160,7 @@ def analyze(
     from kreplica.report import fleet as report
 
     proto, version = resolve_protocol(protocol, kafka_version)
+    _require_local(scan_dir)
     pipeline.check_scan_dir(scan_dir)
     facts, facts_source = _facts(sources, leaders, at_zxid, at_offset)
     fmt = resolve_format(output_format)
@@ -175,6 +177,15 @@ def analyze(
     return ExitCode.PROBLEMS if bad else ExitCode.OK
 
 
+def _require_local(root: str) -> None:
+    """A local ROOT or DIR (a path or ``file://`` URI) must exist; a remote one is Spark's to list."""
+    from kreplica.pipeline.layout import local_path
+    from kreplica.pipeline.remote import is_remote
+
+    if not is_remote(root):
+        require_paths([str(local_path(root))])
+
+
 def _facts(sources, leaders, at_zxid, at_offset):
     from kreplica.formats.errors import FormatError
     from kreplica.pipeline import analyze as pipeline
@@ -182,6 +193,7 @@ def _facts(sources, leaders, at_zxid, at_offset):
     if sources and leaders:
         raise typer.BadParameter("give a cluster state SOURCE or --leaders, not both", param_hint="--leaders")
     if leaders:
+        require_paths([leaders], "--leaders")
         try:
             with open(leaders, encoding="utf-8") as fh:
                 document = json.load(fh)

@@ -7,12 +7,15 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.names import require_choice
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
 from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
 app = typer.Typer()
+
+SHUTDOWNS = ("clean", "unclean")
 
 
 @app.command("inspect-dir", short_help="Read partition or log directories together and say what a restart would do.")
@@ -43,9 +46,10 @@ def inspect_dir(
     from kreplica.model.log_dir import find_log_dirs
     from kreplica.report import inspect_dir as report
 
-    if shutdown is not None and shutdown not in ("clean", "unclean"):
-        raise typer.BadParameter("expected clean or unclean", param_hint="--shutdown")
+    if shutdown is not None:
+        require_choice("--shutdown", shutdown, SHUTDOWNS)
     kafka_version = kafka_version or DEFAULT_VERSION
+    require_paths(dirs)
     log_dirs = find_log_dirs(dirs)
     total = sum(seg.size for d in log_dirs for p in d.partitions for seg in p.segments)
     fmt = resolve_format(output_format)

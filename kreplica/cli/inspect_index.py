@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption
+from kreplica.cli.options import DebugOption, FormatOption, require_paths
 from kreplica.cli.runner import runs_command
 from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
@@ -42,6 +42,7 @@ def inspect_index_command(
 
     if verify_only and no_verify:
         raise typer.BadParameter("--verify-only and --no-verify exclude each other", param_hint="--verify-only")
+    require_paths(paths)
     files = find_index_files(paths)
     items = ((f.path, item) for f in files for item in inspect_index(f, verify=not no_verify))
     fmt = resolve_format(output_format)

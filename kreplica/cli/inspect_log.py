@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Optional
 
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, PayloadOption
+from kreplica.cli.options import DebugOption, FormatOption, PayloadOption, require_paths
 from kreplica.cli.runner import runs_command
 from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format, text_console
 
@@ -30,6 +31,32 @@ def parse_offsets(text: str | None) -> tuple[int | None, int | None] | None:
     if first is not None and last is not None and first > last:
         raise typer.BadParameter(f"the range {text!r} is empty (first offset above last)")
     return first, last
+
+
+def _within_the_log(events: Iterator, first: int | None, last: int | None) -> Iterator:
+    """The events unchanged, once a batch is listed; while none is, they are held, so that an
+    ``--offsets`` range wholly past the last offset read (or before the first) is exit 2 with
+    nothing printed, not an empty "OK" (:func:`~kreplica.cli.sources.check_point`). A range
+    that falls in a gap (a compacted stretch) or that the other filters empty is answered."""
+    from kreplica.analysis.inspect.inspect_log import SegmentSummary
+    from kreplica.cli.sources import check_point
+    from kreplica.formats.log.batch import RecordBatch
+    from kreplica.model.cluster.span import EvidenceSpan
+
+    held = []
+    for event in events:
+        if type(event) is RecordBatch:
+            yield from held
+            yield event
+            yield from events
+            return
+        held.append(event)
+    read = [e for e in held if isinstance(e, SegmentSummary) and e.first_offset is not None]
+    if read:
+        span = EvidenceSpan("log", min(e.first_offset for e in read), max(e.last_offset for e in read), None, None)
+        check_point(span, "--offsets", position=first)
+        check_point(span, "--offsets", position=last)
+    yield from held
 
 
 @app.command("inspect-log", short_help="Read Kafka log segments exactly as Kafka does, report damage, judge recovery.")
@@ -64,8 +91,8 @@ def inspect_log(
     byte position, list the good data past the point where Kafka's reader stops, and say what a
     broker recovering each segment after an unclean shutdown would keep.
 
-    Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input,
-    3 internal error.
+    Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input
+    (an --offsets range wholly before or beyond the offsets read), 3 internal error.
     """
     from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
     from kreplica.cli.progress import byte_progress
@@ -77,11 +104,14 @@ def inspect_log(
         verify_crc=verify_crc, records=records, max_bytes=max_bytes, first_offset=first, last_offset=last,
         producer_id=producer_id, leader_epoch=leader_epoch, transactional=transactional, control=control,
     )
+    require_paths(paths, stdin=True)
     groups = find_segment_groups(paths)
     fmt = resolve_format(output_format)
     total = sum(g.size for g in groups)
     with byte_progress("inspect-log", total) as advance:
         events = inspect_groups(groups, options, progress=advance)
+        if first is not None or last is not None:
+            events = _within_the_log(events, first, last)
         if fmt is OutputFormat.text:
             errors = report.render_text(events, text_console(), payload)
         else:

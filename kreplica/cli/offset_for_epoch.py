@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.replicas import PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
@@ -50,6 +50,8 @@ def offset_for_epoch(
     if (epoch is None) == (epochs_from is None):
         raise typer.BadParameter("give exactly one of --epoch and --epochs-from", param_hint="--epoch")
     kafka_version = kafka_version or DEFAULT_VERSION
+    if epochs_from is not None:
+        require_paths([epochs_from], "--epochs-from", stdin=True)
     (r,) = load_replicas([replica], partition, None)
     queries: list[tuple[int, int | None]] = []
     if epoch is not None:

@@ -111,13 +111,13 @@ def plan_elect(
 
     Exit status: 0 no election leaves a partition offline or elects uncleanly (sweep: no
     combination harms a partition), 1 some do, 2 bad usage or unreadable input (an unknown broker or
-    partition, a zxid beyond the logs), 3 internal error.
+    partition, a point before or beyond the evidence), 3 internal error.
     """
-    from kreplica.cli.sources import load_source, offset_option, zxid_option
+    from kreplica.cli.names import require_choice
+    from kreplica.cli.sources import load_source
     from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
-    if unclean_allowed not in UNCLEAN_CHOICES:
-        raise FormatError(f"expected yes, no or config, got {unclean_allowed!r}", field="--unclean-allowed")
+    require_choice("--unclean-allowed", unclean_allowed, UNCLEAN_CHOICES)
     failed = _brokers(fail, "--fail")
     stopping = _brokers(shutdown, "--shutdown")
     dirs = parse_log_dirs(log_dirs)
@@ -131,7 +131,7 @@ def plan_elect(
                           "--log-dirs with it", field="--sweep")
     state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset)
     fmt = resolve_format(output_format)
-    _check_position(state, zxid_option(at_zxid, "--at-zxid"), offset_option(at_offset))
+    _check_names(state, failed, stopping, preferred, dirs)
 
     from kreplica.analysis.election.scenarios import Scenario, ScenarioError, parse_partition_names, plan_elections
     from kreplica.report import election as report
@@ -149,13 +149,6 @@ def plan_elect(
             () if [x.strip() for x in preferred] == [ALL] else parse_partition_names(state, preferred))
         scenario = Scenario(failed, stopping, chosen, reassign_complete, unclean_allowed)
         plan = plan_elections(state, scenario, kafka_version)
-        known = set()
-        for p in (p for t in state.topics for p in t.partitions):
-            known.update(p.replicas)
-        known.update(b.id for b in state.brokers)
-        unknown = sorted(set(dirs) - known)
-        if unknown:
-            raise ScenarioError(f"broker {unknown[0]} in --log-dirs is not registered and holds no replica")
     except ScenarioError as exc:
         raise FormatError(str(exc)) from None
     rankings = []
@@ -196,12 +189,16 @@ def _write(fmt, objs, render) -> None:
     emitter.close()
 
 
-def _check_position(state, zxid: int | None, offset: int | None) -> None:
-    """A zxid or offset beyond the evidence is bad input: the state would silently be the end's."""
-    position = dict(state.position)
-    if zxid is not None and position.get("zxid") is not None and zxid > position["zxid"]:
-        raise FormatError(f"zxid {zxid:#x} is beyond the logs (the last transaction is {position['zxid']:#x})",
-                          field="--at-zxid")
-    if offset is not None and position.get("offset") is not None and offset > position["offset"]:
-        raise FormatError(f"offset {offset} is beyond the metadata log (the last record is at {position['offset']})",
-                          field="--at-offset")
+def _check_names(state, failed, stopping, preferred, dirs) -> None:
+    """Brokers and partitions the options name must be in the cluster state (exit 2 otherwise,
+    with the names it has)."""
+    from kreplica.cli.names import cluster_brokers, require_known
+
+    brokers = cluster_brokers(state)
+    for option, given in (("--fail", failed), ("--shutdown", stopping), ("--log-dirs", sorted(dirs))):
+        require_known(option, "broker", given, brokers, where="the cluster state")
+    if preferred is not None and [x.strip() for x in preferred] != [ALL]:
+        topics = [t.name for t in state.topics]
+        names = [*topics, *(f"{t.name}-{p.partition}" for t in state.topics for p in t.partitions)]
+        wanted = [n for raw in preferred for n in (x.strip() for x in raw.split(",")) if n]
+        require_known("--preferred", "partition or topic", wanted, names, where="the cluster state")

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.names import choice_message, closest_choice, require_known
+from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.runner import error_line, runs_command
 from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, load_source
 from kreplica.formats.errors import FormatError
@@ -52,9 +53,16 @@ def parse_racks(text: str) -> dict[int, str]:
 
 
 def _split_words(words: list[str]) -> tuple[list[str], str, list[str]]:
+    """``[SOURCE...] ACTION [ARG...]``: the first word that is an action splits them. With none,
+    the word most like an action (a SOURCE is a path that exists) gets a did-you-mean."""
+    import os
+
     for k, w in enumerate(words):
         if w in ACTIONS:
             return words[:k], w, words[k + 1:]
+    for w in words:
+        if not os.path.exists(w) and closest_choice(w, ACTIONS) is not None:
+            raise FormatError(f"no action: {choice_message(w, ACTIONS)}", field="ACTION")
     raise FormatError(f"no action: expected one of {', '.join(ACTIONS)}", field="ACTION")
 
 
@@ -115,6 +123,20 @@ def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int
         if f.is_error:
             error_line(f"kreplica: warning: {f.path}: {f.kind}: {f.message}")
     return assignment_from_cluster_state(state)
+
+
+def _check_names(assignment, action: str, action_args: dict, topics: list[str] | None,
+                 broker_list: list[int] | None, rack_map: dict[int, str]) -> None:
+    """The brokers to remove or replace, the topics and the brokers given racks must be ones the
+    source (or the plan itself: --brokers, brokers added or replacing) mentions (exit 2)."""
+    where = "the assignment" if assignment.source_kind == "assignment" else "the source"
+    known = set(assignment.live) | set(assignment.racks) | {b for p in assignment.partitions for b in p.replicas}
+    require_known(action, "broker", [*action_args.get("removed", ()), *action_args.get("replace", {})], known,
+                  where=where)
+    require_known("--topics", "topic", topics or (), assignment.topics, where=where)
+    planned = known | set(broker_list or ()) | set(action_args.get("added", ())) \
+        | set(action_args.get("replace", {}).values())
+    require_known("--racks", "broker", rack_map, planned, where=where)
 
 
 def _sizes(assignment, sizes_file: Optional[Path], sizes_from: Optional[str]):
@@ -231,7 +253,8 @@ def plan_reassign(
     Exit status: 0 the plan reaches its goals (verify: nothing in flight, no throttle left), 1 a goal
     could not be reached (a rack violation or imbalance a constraint forced; verify: a reassignment in
     progress or different from the file, or throttles left), 2 bad usage or unreadable input (unknown
-    broker, replication factor above the broker count, malformed JSON), 3 internal error.
+    broker or topic, replication factor above the broker count, malformed JSON, a point before or
+    beyond the evidence), 3 internal error.
     """
     from kreplica.analysis.reassignment import plan as analysis
     from kreplica.analysis.reassignment.placement import PlacementError
@@ -248,7 +271,12 @@ def plan_reassign(
         earlier = earlier_plan_files(output_dir, overwrite)
     broker_list = parse_brokers(brokers, "--brokers") if brokers is not None else None
     rack_map = parse_racks(racks) if racks is not None else {}
+    for option, path in (("--assignment", assignment_file), ("--sizes", sizes_file), ("--sizes-from", sizes_from),
+                         ("--reassignment-json-file", reassignment_file)):
+        if path is not None:
+            require_paths([str(path)], option)
     assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset)
+    _check_names(assignment, action, action_args, _topics(topics), broker_list, rack_map)
     sizes = executed = None
     if action == analysis.VERIFY:
         executed = _executed(reassignment_file)

@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from kreplica.cli.names import unknown_name
+from kreplica.cli.options import require_paths
 
 PartitionOption = Annotated[
     Optional[str],
@@ -22,9 +24,15 @@ HwOption = Annotated[
 
 
 def load_replicas(paths: list[str], partition: str | None, hw: list[str] | None) -> list:
-    """Read every replica named on the command line once (:func:`kreplica.model.replica.read_replicas`)."""
+    """Read every replica named on the command line once (:func:`kreplica.model.replica.read_replicas`).
+    A missing path, or a log directory without the ``--partition`` named, is exit 2 (the latter
+    with the partitions it does hold)."""
     from kreplica.cli.progress import byte_progress
     from kreplica.model.replica import parse_hw_overrides, read_replicas, replica_bytes
+
+    require_paths(paths)
+    if partition is not None:
+        _check_partition(paths, partition)
 
     try:
         overrides = parse_hw_overrides(hw or [])
@@ -35,3 +43,19 @@ def load_replicas(paths: list[str], partition: str | None, hw: list[str] | None)
             return read_replicas(paths, partition, overrides, advance=advance)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--hw") from None
+
+
+def _check_partition(paths: list[str], partition: str) -> None:
+    """``--partition`` must name a partition directory of each log directory given (a partition
+    directory given itself is that partition; the model refuses a mismatch)."""
+    import os
+
+    from kreplica.model.log_dir import find_log_dirs
+
+    for raw in paths:
+        if not os.path.isdir(raw) or os.path.isdir(os.path.join(raw, partition)):
+            continue
+        log_dir = find_log_dirs([raw])[0]
+        if log_dir.is_whole:
+            raise unknown_name("--partition", "partition directory", partition,
+                               sorted(pd.name for pd in log_dir.partitions), where=raw)

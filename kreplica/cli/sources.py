@@ -1,7 +1,8 @@
 """The control-plane SOURCE shared by ``cluster-state``, ``zk``, ``plan-elect``,
 ``plan-reassign``, ``timeline`` and ``fleet analyze``: the position options (``--at-zxid``,
-``--at-time``, ``--at-offset``), their parsing into one-line usage errors, and loading the
-cluster state with every failure mapped to exit 2."""
+``--at-time``, ``--at-offset``), their parsing into one-line usage errors, the one rule for a
+point outside the evidence (:func:`check_point`: exit 2 naming where the evidence begins or
+ends), and loading the cluster state with every failure mapped to exit 2."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from kreplica.cli.options import require_paths
 from kreplica.formats.errors import FormatError
 
 AtZxidOption = Annotated[Optional[str], typer.Option(
@@ -77,16 +79,64 @@ def _parse_zxid(text: str) -> int:
     return parse_zxid(text)
 
 
+#: what a position is called, and how it is written, per control plane
+_UNITS = {"zookeeper": ("zxid", "{:#x}".format, "transaction"), "kraft": ("offset", str, "record"),
+          "log": ("offset", str, "batch")}
+
+
+def iso_time(ms: int) -> str:
+    """Epoch milliseconds as ISO-8601 UTC (``2023-11-14T22:13:20.000Z``), as ``--at-time`` takes it."""
+    try:
+        return (_EPOCH + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    except OverflowError:
+        return str(ms)
+
+
+def check_point(span, option: str, *, position: int | None = None, time: int | None = None) -> None:
+    """A point (``position``: a zxid or metadata offset, ``time``: epoch ms) outside ``span``
+    (:class:`~kreplica.model.cluster.span.EvidenceSpan`) is exit 2, naming where the evidence
+    begins or ends: stopping at the end would pass the final state off as the one asked for,
+    and starting at the beginning the oldest. A time the evidence cannot place (ZooKeeper
+    snapshots without their logs date nothing) is refused too."""
+    unit, write, entry = _UNITS[span.kind]
+    if position is not None:
+        if span.last_position is not None and position > span.last_position:
+            raise FormatError(f"{unit} {write(position)} is beyond the evidence, which ends at {unit} "
+                              f"{write(span.last_position)}", field=option)
+        if span.first_position is not None and position < span.first_position:
+            raise FormatError(f"{unit} {write(position)} is before the evidence, which begins at {unit} "
+                              f"{write(span.first_position)}", field=option)
+    if time is None:
+        return
+    if span.last_time is None:
+        raise FormatError(f"nothing in the evidence is dated (it holds no {entry}, only snapshots): give a {unit}",
+                          field=option)
+    if time > span.last_time:
+        raise FormatError(f"{iso_time(time)} is beyond the evidence: its last {entry} is dated "
+                          f"{iso_time(span.last_time)}", field=option)
+    if time < span.first_time:
+        raise FormatError(f"{iso_time(time)} is before the evidence: its first {entry} is dated "
+                          f"{iso_time(span.first_time)}", field=option)
+
+
 def load_source(sources: list[str], *, at_zxid: str | None = None, at_time: str | None = None,
                 at_offset: str | None = None):
     """The :class:`~kreplica.model.cluster.ClusterState` of SOURCE at the position the options
-    give; an option that does not fit the source, or an unreadable file, is exit 2."""
+    give; a position outside the evidence (:func:`check_point`), an option that does not fit the
+    source, a missing path or an unreadable file is exit 2."""
     zxid = zxid_option(at_zxid, "--at-zxid")
     when = time_option(at_time)
     offset = offset_option(at_offset)
+    require_paths(sources)
     from kreplica.model.cluster import load_cluster_state
+    from kreplica.model.cluster.span import evidence_span
 
     try:
+        if zxid is not None or when is not None or offset is not None:
+            span = evidence_span(sources)
+            position, option = (zxid, "--at-zxid") if span.kind == "zookeeper" else (offset, "--at-offset")
+            check_point(span, option, position=position)   # the other kind's option: refused below
+            check_point(span, "--at-time", time=when)
         return load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
     except ValueError as exc:   # the option that does not fit the detected source
         raise FormatError(str(exc)) from None

@@ -9,9 +9,9 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, SourcesArgument, parse_log_dirs
+from kreplica.cli.options import DebugOption, FormatOption, SourcesArgument, parse_log_dirs, require_paths
 from kreplica.cli.runner import runs_command
-from kreplica.cli.sources import time_option, unreadable
+from kreplica.cli.sources import check_point, time_option, unreadable
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
@@ -89,9 +89,18 @@ def timeline(
     timeline_summary (unclean elections, offline periods, epochs without data, zombie epochs).
 
     Exit status: 0 nothing wrong, 1 an unclean election, an offline period, a zombie epoch, data
-    lost, or damage found in the evidence, 2 bad usage or unreadable input, 3 internal error.
+    lost, or damage found in the evidence, 2 bad usage or unreadable input (--from or --to before or
+    beyond the evidence, a --partition or --broker it never mentions), 3 internal error.
     """
-    from kreplica.analysis.timeline.events import TimelineEnd, TimelineSummary, matches
+    from kreplica.analysis.timeline.events import (
+        PartitionEvent,
+        TimelineEnd,
+        TimelineSummary,
+        involved_brokers,
+        matches,
+    )
+    from kreplica.cli.names import HeldUntilNamed
+    from kreplica.model.cluster import NO_LEADER
     from kreplica.formats.findings import Finding
     from kreplica.report.inspect_log import finding_object
     from kreplica.report.timeline import event_to_dict, evidence_to_dicts, summary_to_dict
@@ -102,8 +111,9 @@ def timeline(
     brokers = frozenset(broker) if broker else None
     dirs = parse_log_dirs(log_dirs)
     fmt = resolve_format(output_format)
+    require_paths(sources)
     try:
-        items, kind = _walk(sources, from_pos, from_time, to_pos, to_time)
+        items, kind = _walk(sources, (from_pos, from_time), (to_pos, to_time))
         data = _scan(dirs)
     except OSError as exc:
         raise unreadable(exc) from exc
@@ -113,6 +123,8 @@ def timeline(
     joined: dict[str, list] = {}
     end = None
     selecting = wanted is not None or brokers is not None
+    # nothing is printed until every partition and broker named has appeared in the history
+    watch = HeldUntilNamed({"--partition": ("partition", wanted or ()), "--broker": ("broker", brokers or ())})
     if fmt is OutputFormat.text:
         from kreplica.report.timeline_text import TextReport
 
@@ -129,19 +141,24 @@ def timeline(
         if isinstance(item, Finding):
             findings.append(item)
             if emitter is not None:
-                emitter.emit(finding_object(item))
+                watch.put(emitter.emit, finding_object(item))
             continue
         if isinstance(item, TimelineEnd):
             end = item
             continue
+        if watch.holding:
+            if isinstance(item, PartitionEvent):
+                watch.see("--partition", (item.name,))
+            watch.see("--broker", involved_brokers(item) - {NO_LEADER, None})
         if selecting and not matches(item, wanted, brokers):
             continue
         summary.feed(item)
-        out(event_to_dict(item, kind))
+        watch.put(out, event_to_dict(item, kind))
         if data:
             name = getattr(item, "name", None)
             if name is not None and name in data:
                 joined.setdefault(name, []).append(item)
+    watch.finish()
     evidence = _join(joined, data)
     objs: list[dict] = []
     for pe in evidence:
@@ -161,22 +178,36 @@ def timeline(
         else ExitCode.OK
 
 
-def _walk(sources: list[str], from_pos, from_time, to_pos, to_time):
-    """The event stream of SOURCE (ZooKeeper or KRaft, detected) and its kind."""
+def _walk(sources: list[str], start: tuple[int | None, int | None], stop: tuple[int | None, int | None]):
+    """The event stream of SOURCE (ZooKeeper or KRaft, detected) and its kind; ``start`` and
+    ``stop`` are ``(position, time)`` from ``--from``/``--to``, refused outside the evidence."""
     from kreplica.model.cluster import detect_source_kind, find_kraft_files
+    from kreplica.model.cluster.span import kraft_span, zookeeper_span
 
     kind, resolved = detect_source_kind(sources)
+    (from_pos, from_time), (to_pos, to_time) = start, stop
+    asked = any(v is not None for v in (*start, *stop))
     if kind == "zookeeper":
         from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
         from kreplica.model.zookeeper import find_zk_files
 
         files = find_zk_files(resolved)
+        if asked:
+            _check_window(zookeeper_span(files), start, stop)
         return iter_zookeeper_timeline(files, from_zxid=from_pos, from_time=from_time, to_zxid=to_pos,
                                        to_time=to_time), kind
     from kreplica.analysis.timeline.kraft import iter_kraft_timeline
 
-    return iter_kraft_timeline(find_kraft_files(resolved), from_offset=from_pos, from_time=from_time,
+    files = find_kraft_files(resolved)
+    if asked:
+        _check_window(kraft_span(files), start, stop)
+    return iter_kraft_timeline(files, from_offset=from_pos, from_time=from_time,
                                to_offset=to_pos, to_time=to_time), kind
+
+
+def _check_window(span, start: tuple[int | None, int | None], stop: tuple[int | None, int | None]) -> None:
+    for option, (position, time) in (("--from", start), ("--to", stop)):
+        check_point(span, option, position=position, time=time)
 
 
 def _scan(dirs: dict[int, str]) -> dict[str, dict]:

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
+from kreplica.cli.names import choice_message
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.output_dirs import OVERWRITE_OPTION, listing, own_files, remove_earlier, require_writable_dir
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
@@ -26,7 +27,7 @@ EXPORT_OPTION = "--export"
 
 def _protocol(value: str) -> str:
     if value not in PROTOCOLS:
-        raise typer.BadParameter(f"expected one of {', '.join(PROTOCOLS)}")
+        raise typer.BadParameter(choice_message(value, PROTOCOLS))
     return value
 
 

@@ -11,9 +11,10 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption
+from kreplica.cli.names import unknown_name
+from kreplica.cli.options import DebugOption, FormatOption, require_paths
 from kreplica.cli.runner import runs_command
-from kreplica.cli.sources import AtTimeOption, AtZxidOption, time_option, unreadable, zxid_option
+from kreplica.cli.sources import AtTimeOption, AtZxidOption, check_point, time_option, unreadable, zxid_option
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format, text_console
 
@@ -48,6 +49,18 @@ def _console():
     return text_console()
 
 
+def _files(sources: list[str]):
+    """The snapshot and log files of SOURCE (a missing path is exit 2, "no such file or directory")."""
+    require_paths(sources)
+    return _tree().find_zk_files(sources)
+
+
+def _span(files):
+    from kreplica.model.cluster.span import zookeeper_span
+
+    return zookeeper_span(files)
+
+
 @app.command("dump", short_help="The ZooKeeper tree at a zxid or time, with stat and data.")
 @runs_command
 def dump(
@@ -68,22 +81,33 @@ def dump(
     when it is JSON. The last object says which zxid was reached and which files were used.
 
     Exit status: 0 nothing wrong, 1 damage found (error findings, such as a digest mismatch), 2 bad
-    usage or unreadable input, 3 internal error.
+    usage or unreadable input (a point before or beyond the evidence, a --path matching no node), 3
+    internal error.
     """
     zxid = zxid_option(at_zxid, "--at-zxid")
     when = time_option(at_time)
     fmt = resolve_format(output_format)
     try:
-        state = _tree().load_zk_state(sources, at_zxid=zxid, at_time=when)
+        files = _files(sources)
+        if zxid is not None or when is not None:
+            span = _span(files)
+            check_point(span, "--at-zxid", position=zxid)
+            check_point(span, "--at-time", time=when)
+        state = _tree().replay(files, at_zxid=zxid, at_time=when)
     except OSError as exc:
         raise unreadable(exc) from exc
     if not path:
         tree = _tree().iter_tree(state.nodes)
-    elif len(path) == 1:
-        tree = _tree().iter_tree(state.nodes, path[0])
     else:
-        wanted = {p for glob in path for p, _ in _tree().iter_tree(state.nodes, glob)}
-        tree = ((p, n) for p, n in _tree().iter_tree(state.nodes) if p in wanted)
+        for glob in path:
+            if next(_tree().iter_tree(state.nodes, glob), None) is None:
+                raise unknown_name("--path", "znode matching", glob, sorted(state.nodes),
+                                   where=f"the tree at zxid {state.zxid:#x}")
+        if len(path) == 1:
+            tree = _tree().iter_tree(state.nodes, path[0])
+        else:
+            wanted = {p for glob in path for p, _ in _tree().iter_tree(state.nodes, glob)}
+            tree = ((p, n) for p, n in _tree().iter_tree(state.nodes) if p in wanted)
     if fmt is OutputFormat.text:
         errors = _report().render_dump(state, tree, _console(), payload)
     else:
@@ -110,15 +134,20 @@ def log(
     digest ZooKeeper logged with it; damage (bad checksums, a torn last entry, a non-zero tail) as
     findings, and how each file ends.
 
-    Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input,
-    3 internal error.
+    Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input
+    (a zxid before or beyond the evidence), 3 internal error.
     """
     low = zxid_option(from_zxid, "--from-zxid")
     high = zxid_option(to_zxid, "--to-zxid")
     fmt = resolve_format(output_format)
     try:
-        if not _tree().find_zk_files(sources).logs:
+        files = _files(sources)
+        if not files.logs:
             raise FormatError("no ZooKeeper transaction log (log.<zxid>) in SOURCE", path=", ".join(sources))
+        if low is not None or high is not None:
+            span = _span(files)
+            check_point(span, "--from-zxid", position=low)
+            check_point(span, "--to-zxid", position=high)
     except OSError as exc:
         raise unreadable(exc) from exc
     items = _report().select_txns(_tree().iter_zk_log(sources), low, high)

@@ -166,3 +166,13 @@ def parse_kafka_version(text: str) -> KafkaVersion:
 
 
 DEFAULT_VERSION = KafkaVersion(*CURRENT)
+
+#: The newest release line the table knows: current Kafka, or a later boundary of a row. Kafka
+#: past it may behave in ways no row records, so it is refused rather than emulated as if it
+#: were this one (patch releases of this line are accepted).
+NEWEST_KNOWN = max(DEFAULT_VERSION, *(f.since for f in Feature), *(f.value[1] for f in Feature if f.value[1]))
+
+
+def is_known_release(version: KafkaVersion) -> bool:
+    """Whether ``version`` is no newer than the release line :data:`NEWEST_KNOWN`."""
+    return (version.major, version.minor) <= (NEWEST_KNOWN.major, NEWEST_KNOWN.minor)

@@ -71,10 +71,10 @@ def test_sweep_by_rack() -> None:
 @pytest.mark.parametrize("args,message", [
     pytest.param(["--fail", "9"], "broker 9", id="unknown-broker"),
     pytest.param(["--fail", "x"], "broker id", id="not-a-broker-id"),
-    pytest.param(["--preferred", "orders-7"], "no partition 'orders-7'", id="unknown-partition"),
+    pytest.param(["--preferred", "orders-7"], "no partition or topic 'orders-7'", id="unknown-partition"),
     pytest.param(["--at-zxid", "0x10"], "--at-zxid applies to ZooKeeper", id="zxid-on-kraft"),
-    pytest.param(["--at-offset", "999"], "beyond the metadata log", id="offset-beyond-log"),
-    pytest.param(["--unclean-allowed", "maybe"], "yes, no or config", id="bad-unclean"),
+    pytest.param(["--at-offset", "999"], "beyond the evidence, which ends at offset 9", id="offset-beyond-log"),
+    pytest.param(["--unclean-allowed", "maybe"], "yes, no, config", id="bad-unclean"),
     pytest.param(["--log-dirs", "1"], "BROKER=DIR", id="bad-log-dirs"),
     pytest.param(["--log-dirs", "7=/"], "broker 7", id="log-dirs-unknown-broker"),
     pytest.param(["--emit-election-json", "/tmp/x.json"], "needs --log-dirs", id="json-without-log-dirs"),
@@ -91,7 +91,7 @@ def test_bad_input_exits_2_with_one_line(args, message) -> None:
 def test_zxid_beyond_the_logs_exits_2() -> None:
     result = CliRunner().invoke(app, ["plan-elect", str(oracle_dir("zookeeper", "snapshot-plus-logs")),
                                       "--at-zxid", "0xfffff"])
-    assert result.exit_code == 2 and "beyond the logs" in result.stderr
+    assert result.exit_code == 2 and "beyond the evidence, which ends at zxid 0xf6" in result.stderr
 
 
 def test_controlled_shutdown_of_a_dead_broker_exits_2() -> None:

@@ -217,14 +217,15 @@ def test_options_may_come_before_or_after_the_action() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    pytest.param(["decommission", "9"], "unknown broker(s) [9]", id="unknown-broker"),
+    pytest.param(["decommission", "9"], "decommission: no broker 9 in the assignment (it has 1, 2, 3, 4, 5, 6)",
+                 id="unknown-broker"),
     pytest.param(["set-replication-factor", "7"], "replication factor 7 is larger than the 6 target brokers",
                  id="rf-above-brokers"),
     pytest.param(["replace-broker", "4"], "expected OLD=NEW", id="replace-without-new"),
     pytest.param(["frobnicate"], "no action", id="no-action"),
     pytest.param(["rebalance", "--brokers", "1,x"], "--brokers", id="bad-broker-list"),
     pytest.param(["rebalance", "--racks", "1"], "--racks", id="bad-racks"),
-    pytest.param(["generate", "--topics", "nope"], "unknown topic", id="unknown-topic"),
+    pytest.param(["generate", "--topics", "nope"], "no topic 'nope' in the assignment", id="unknown-topic"),
     pytest.param(["rebalance", "--max-bytes", "10"], "--max-bytes needs replica sizes", id="max-bytes-no-sizes"),
     pytest.param(["add-brokers", "7", "--brokers", "1-6", "--racks", "1:a"], "have no rack", id="racks-mixed"),
 ])

@@ -64,15 +64,15 @@ def test_selection_by_partition_broker_and_window():
     assert [(o["type"], o.get("cause") or o.get("event"), o["position"]) for o in objs[:-1]] == [
         ("broker_event", "snapshot", "0xd"), ("partition_event", "snapshot", "0x17"),
         ("partition_event", "unclean_leader_election", "0x18")]
-    _, objs, _ = _run(ZK, "--partition", "nope-0", "-f", "ndjson")
-    assert not [o for o in objs if o["type"] == "partition_event"]
+    code, objs, result = _run(ZK, "--partition", "nope-0", "-f", "ndjson")   # a typo: nothing printed, exit 2
+    assert code == 2 and objs == [] and "no partition 'nope-0' in the evidence (it has orders-0)" in result.stderr
 
 
 @pytest.mark.parametrize("args, message", [
     pytest.param(["--from", "yesterday"], "--from", id="bad-from"),
     pytest.param(["--partition", "orders"], "TOPIC-PARTITION", id="bad-partition"),
     pytest.param(["--log-dirs", "one=/tmp"], "BROKER=DIR", id="bad-log-dirs"),
-    pytest.param(["--log-dirs", "1=/no/such/dir"], "no such log directory", id="missing-log-dir"),
+    pytest.param(["--log-dirs", "1=/no/such/dir"], "no such file or directory", id="missing-log-dir"),
 ])
 def test_bad_usage_exits_2(args, message):
     result = CliRunner().invoke(app, ["timeline", ZK, *args, "-f", "ndjson"])

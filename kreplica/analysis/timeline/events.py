@@ -367,23 +367,26 @@ class TimelineSummary:
         return bool(self.unclean or self.offline or self._open)
 
 
+def involved_brokers(ev) -> set[int]:
+    """The brokers an event involves (what ``--broker`` selects on): a partition event's leader
+    and ISR before and after and its replicas, a broker event's broker, a controller event's
+    controller."""
+    if isinstance(ev, PartitionEvent):
+        involved = set(ev.replicas)
+        for s in (ev.before, ev.after):
+            if s is not None:
+                involved.add(s.leader)
+                involved.update(s.isr)
+        return involved
+    if isinstance(ev, BrokerEvent):
+        return {ev.broker}
+    return {ev.controller}
+
+
 def matches(ev, partitions: frozenset[str] | None, brokers: frozenset[int] | None) -> bool:
     """``--partition``/``--broker`` selection: partition events of the named partitions (broker
     and controller events stay, they explain the causes); with brokers, only events involving
-    one of them (leader or ISR before or after, replicas, the broker itself, the controller)."""
-    if isinstance(ev, PartitionEvent):
-        if partitions is not None and ev.name not in partitions:
-            return False
-        if brokers is not None:
-            involved = set(ev.replicas)
-            for s in (ev.before, ev.after):
-                if s is not None:
-                    involved.add(s.leader)
-                    involved.update(s.isr)
-            return bool(involved & brokers)
-        return True
-    if brokers is None:
-        return True
-    if isinstance(ev, BrokerEvent):
-        return ev.broker in brokers
-    return ev.controller in brokers
+    one of them (:func:`involved_brokers`)."""
+    if partitions is not None and isinstance(ev, PartitionEvent) and ev.name not in partitions:
+        return False
+    return brokers is None or not brokers.isdisjoint(involved_brokers(ev))

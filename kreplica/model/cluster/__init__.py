@@ -19,6 +19,8 @@ Where each part lives:
   it starts, the records after it), for the timeline;
 * :mod:`~kreplica.model.cluster.sources`: telling the two apart (``detect_source_kind``) and
   loading either (``load_cluster_state``);
+* :mod:`~kreplica.model.cluster.span`: how far either's evidence reaches (``evidence_span``: the
+  first and last zxid or offset, and time), which a point asked for must lie within;
 * :mod:`~kreplica.model.cluster.racks`: the live brokers and racks of a cluster state.
 """
 
