@@ -167,10 +167,18 @@ def parse_kafka_version(text: str) -> KafkaVersion:
 
 DEFAULT_VERSION = KafkaVersion(*CURRENT)
 
-#: The newest release line the table knows: current Kafka, or a later boundary of a row. Kafka
-#: past it may behave in ways no row records, so it is refused rather than emulated as if it
-#: were this one (patch releases of this line are accepted).
-NEWEST_KNOWN = max(DEFAULT_VERSION, *(f.since for f in Feature), *(f.value[1] for f in Feature if f.value[1]))
+#: Release lines read for this table that add no row to it: 4.1 (September 2025) and 4.2 (February
+#: 2026) change none of the replication, election or reassignment rules kreplica reproduces (their
+#: ELR default is the ``eligible.leader.replicas.version`` feature level, which the metadata log
+#: records and :mod:`kreplica.analysis.election.scenarios` reads), and real metadata logs of both
+#: are in the oracle's wild corpus.
+RELEASES_WITHOUT_ROWS = (KafkaVersion(4, 1), KafkaVersion(4, 2))
+
+#: The newest release line the table knows: current Kafka, a later boundary of a row, or a release
+#: read and found to add no row. Kafka past it may behave in ways no row records, so it is refused
+#: rather than emulated as if it were this one (patch releases of this line are accepted).
+NEWEST_KNOWN = max(DEFAULT_VERSION, *RELEASES_WITHOUT_ROWS, *(f.since for f in Feature),
+                   *(f.value[1] for f in Feature if f.value[1]))
 
 
 def is_known_release(version: KafkaVersion) -> bool:
