@@ -11,7 +11,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.runner import error_line, runs_command
-from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, load_source
+from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption, load_source
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import resolve_format
 
@@ -95,7 +95,8 @@ def _topics(values: list[str] | None) -> list[str] | None:
 
 
 def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int] | None,
-          racks: dict[int, str], at_zxid: str | None, at_time: str | None, at_offset: str | None):
+          racks: dict[int, str], at_zxid: str | None, at_time: str | None, at_offset: str | None,
+          chroot: str | None):
     from kreplica.model.assignment import assignment_from_cluster_state, assignment_from_entries
 
     if assignment_file is not None:
@@ -110,7 +111,7 @@ def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int
     if not sources:
         raise FormatError("no SOURCE: give a ZooKeeper or KRaft SOURCE, or --assignment FILE with --brokers",
                           field="SOURCE")
-    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset)
+    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
     for f in state.findings:
         if f.is_error:
             error_line(f"kreplica: warning: {f.path}: {f.kind}: {f.message}")
@@ -203,6 +204,7 @@ def plan_reassign(
     at_zxid: AtZxidOption = None,
     at_time: AtTimeOption = None,
     at_offset: AtOffsetOption = None,
+    chroot: ChrootOption = None,
     kafka_version: KafkaVersionOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
@@ -236,7 +238,7 @@ def plan_reassign(
     action_args = _action_args(action, args)
     broker_list = parse_brokers(brokers, "--brokers") if brokers is not None else None
     rack_map = parse_racks(racks) if racks is not None else {}
-    assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset)
+    assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset, chroot)
     sizes = executed = None
     if action == analysis.VERIFY:
         executed = _executed(reassignment_file)
