@@ -3,6 +3,7 @@ or KRaft evidence, optionally joined with replica data."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Annotated, Optional
 
@@ -11,7 +12,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, SourcesArgument, parse_log_dirs
 from kreplica.cli.runner import runs_command
-from kreplica.cli.sources import time_option, unreadable
+from kreplica.cli.sources import ChrootOption, chroot_option, time_option, unreadable
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
@@ -75,6 +76,7 @@ def timeline(
              "granted, and what each unclean election lost. Repeatable.")] = None,
     per_partition: Annotated[bool, typer.Option(
         "--per-partition", help="Text output: one table per partition instead of one time-ordered table.")] = False,
+    chroot: ChrootOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -85,11 +87,14 @@ def timeline(
     preferred_election, deleted; snapshot for the state the history starts from; unknown where the
     evidence cannot tell), broker registrations and their end (session closed by the broker, or
     expired), and controller changes, each with its position (zxid or metadata offset) and time.
-    With --log-dirs the leader epochs are joined with the replicas' data. The last object is a
-    timeline_summary (unclean elections, offline periods, epochs without data, zombie epochs).
+    With --log-dirs the leader epochs are joined with the replicas' data. A ZooKeeper data directory
+    without transaction logs is replayed from snapshot to snapshot (a coarser history: changes
+    between two snapshots are not seen). The last object is a timeline_summary (its resolution,
+    unclean elections, offline periods, epochs without data, zombie epochs).
 
     Exit status: 0 nothing wrong, 1 an unclean election, an offline period, a zombie epoch, data
-    lost, or damage found in the evidence, 2 bad usage or unreadable input, 3 internal error.
+    lost, or damage found in the evidence, 2 bad usage or unreadable input, or a history with no
+    Kafka metadata in it, 3 internal error.
     """
     from kreplica.analysis.timeline.events import TimelineEnd, TimelineSummary, matches
     from kreplica.formats.findings import Finding
@@ -101,9 +106,11 @@ def timeline(
     wanted = _partitions(partition)
     brokers = frozenset(broker) if broker else None
     dirs = parse_log_dirs(log_dirs)
+    root = chroot_option(chroot)
     fmt = resolve_format(output_format)
     try:
-        items, kind = _walk(sources, from_pos, from_time, to_pos, to_time)
+        items, kind = _walk(sources, from_pos, from_time, to_pos, to_time, root)
+        items = _refuse_empty(items, kind)
         data = _scan(dirs)
     except OSError as exc:
         raise unreadable(exc) from exc
@@ -161,7 +168,7 @@ def timeline(
         else ExitCode.OK
 
 
-def _walk(sources: list[str], from_pos, from_time, to_pos, to_time):
+def _walk(sources: list[str], from_pos, from_time, to_pos, to_time, chroot: str | None):
     """The event stream of SOURCE (ZooKeeper or KRaft, detected) and its kind."""
     from kreplica.model.cluster import detect_source_kind, find_kraft_files
 
@@ -172,11 +179,39 @@ def _walk(sources: list[str], from_pos, from_time, to_pos, to_time):
 
         files = find_zk_files(resolved)
         return iter_zookeeper_timeline(files, from_zxid=from_pos, from_time=from_time, to_zxid=to_pos,
-                                       to_time=to_time), kind
+                                       to_time=to_time, chroot=chroot), kind
+    if chroot is not None:
+        raise FormatError("applies to ZooKeeper; this SOURCE is KRaft metadata", field="--chroot")
     from kreplica.analysis.timeline.kraft import iter_kraft_timeline
 
     return iter_kraft_timeline(find_kraft_files(resolved), from_offset=from_pos, from_time=from_time,
                                to_offset=to_pos, to_time=to_time), kind
+
+
+def _refuse_empty(items, kind: str):
+    """``items`` unchanged, once it has yielded its first event; a history that ends without any
+    (no Kafka znode or metadata record at all) is exit 2 rather than an "OK" about nothing. Only
+    findings come before the first event, so little is held back."""
+    from kreplica.analysis.timeline.events import TimelineEnd
+    from kreplica.formats.findings import Finding
+
+    held = []
+    for item in items:
+        held.append(item)
+        if isinstance(item, TimelineEnd):
+            if kind == "zookeeper":
+                where = (f"the ZooKeeper tree holds no Kafka znodes (/brokers/ids at / or under a chroot) from "
+                         f"{item.start:#x} to {item.end:#x}")
+            elif item.end is None or item.end < 0:
+                where = "the metadata files hold no record at all"
+            else:
+                where = f"the metadata holds no broker, topic or controller record from {item.start} to {item.end}"
+            reason = "; ".join(f"{f.kind}: {f.message}" for f in held if isinstance(f, Finding) and f.is_error)
+            raise FormatError(f"no Kafka metadata in this history: {where}" + (f" ({reason})" if reason else ""),
+                              path=item.source or None)
+        if not isinstance(item, Finding):
+            break
+    return itertools.chain(held, items)
 
 
 def _scan(dirs: dict[int, str]) -> dict[str, dict]:
