@@ -61,8 +61,8 @@ def build_request(assignment: Assignment, action: str, *, brokers: Iterable[int]
     if not targets and not base:
         # nothing to plan onto, and not because the request removes every broker: say so
         down = sorted(known)
-        raise PlanError((f"no live broker in the evidence (brokers {_ranges(down)} are known but none is "
-                         "alive)" if down else _NO_BROKER) + ": give the target brokers with --brokers")
+        raise PlanError((f"no live broker in the evidence (known but not alive: {_ranges(down)})" if down
+                         else _NO_BROKER) + ": give the target brokers with --brokers")
     rack_map: dict[int, str | None] = {}
     if rack_aware:
         rack_map = {b: assignment.racks.get(b) for b in targets}

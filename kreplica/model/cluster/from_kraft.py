@@ -305,7 +305,8 @@ def cluster_state_from_kraft(files: KraftFiles, *, at_offset: int | None = None,
         if done:
             break
     if image.controller_epoch is None and epoch is not None:
-        image.controller, image.controller_epoch = _raft_leader(files, epoch, earlier_leader, at_end=not done,
+        at_end = at_offset is None and at_time is None
+        image.controller, image.controller_epoch = _raft_leader(files, epoch, earlier_leader, at_end=at_end,
                                                                 findings=findings)
     return image.state(files, last, findings)
 
@@ -315,7 +316,7 @@ def _raft_leader(files: KraftFiles, epoch: int, earlier: tuple[int | None, int] 
     """The Raft leader (the active controller) of ``epoch`` when no ``LeaderChange`` of the
     replayed records names it: the last one below the snapshot when it is of that epoch, else
     ``quorum-state`` (``FileQuorumStateStore``: the leader this node last knew) when its epoch
-    is that one, or later and the replay reached the end of the evidence. ``(None, None)`` when
+    is that one, or later and the replay went to the end of the evidence. ``(None, None)`` when
     neither says; an unreadable ``quorum-state`` is a finding."""
     if earlier is not None and earlier[1] == epoch:
         leader = earlier[0]
