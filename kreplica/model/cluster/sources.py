@@ -109,7 +109,7 @@ def refuse_empty(state: ClusterState, chroot: str | None = None) -> ClusterState
         held.append(f"controller {state.controller.broker_id}")
     if state.features:
         held.append(", ".join(f"{k} {v}" for k, v in sorted(state.features.items())))
-    what = f"Kafka's znodes under {chroot}" if chroot is not None else "the metadata"
-    raise FormatError(f"{what} register no broker and no topic at {where}"
+    what = f"Kafka's znodes under {chroot} register" if chroot is not None else "the metadata registers"
+    raise FormatError(f"{what} no broker and no topic at {where}"
                       + (f" (only {'; '.join(held)})" if held else "") + ": no cluster state to report",
                       path=state.source or None)
