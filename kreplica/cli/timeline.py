@@ -200,8 +200,8 @@ def _refuse_empty(items, kind: str):
         held.append(item)
         if isinstance(item, TimelineEnd):
             if kind == "zookeeper":
-                where = (f"the ZooKeeper tree holds no Kafka znodes (/brokers/ids at / or under a chroot) from "
-                         f"{item.start:#x} to {item.end:#x}")
+                where = (f"the ZooKeeper tree holds no Kafka znodes (/brokers/ids or /brokers/topics at / or "
+                         f"under a chroot) from {item.start:#x} to {item.end:#x}")
             elif item.end is None or item.end < 0:
                 where = "the metadata files hold no record at all"
             else:

@@ -109,7 +109,7 @@ def parse_assignment(data: bytes | None) -> dict[int, tuple[tuple[int, ...], tup
 class _Kafka:
     """Kafka's view of the tree, kept up to date step by step (only what the causes need).
     ``root`` is Kafka's chroot (``""``: the root); ``None`` until the history creates Kafka's
-    ``/brokers/ids`` somewhere, which then decides it."""
+    ``/brokers/ids`` or ``/brokers/topics`` somewhere, which then decides it."""
 
     def __init__(self, root: str | None) -> None:
         self.root = root
@@ -146,13 +146,14 @@ class _Kafka:
         return path[len(self.root):] if path.startswith(self.root + "/") else None
 
     def found_root(self, path: str) -> bool:
-        """Kafka's chroot decided by the first ``/brokers/ids`` the history creates (every
-        broker creates it under its chroot at start-up)."""
-        marker = KAFKA_MARKERS[0]
-        if not path.endswith(marker):
-            return False
-        self.set_root(path[:-len(marker)])
-        return True
+        """Kafka's chroot decided by the first ``/brokers/ids`` or ``/brokers/topics`` the
+        history writes (every broker creates both under its chroot at start-up; a topic created
+        before any broker started creates the second)."""
+        for marker in KAFKA_MARKERS:
+            if path.endswith(marker):
+                self.set_root(path[:-len(marker)])
+                return True
+        return False
 
     def set_root(self, root: str) -> None:
         self.root = root
@@ -296,7 +297,7 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
     ``snapshot``): each change at the zxid that wrote it as the later snapshot holds it, what is
     gone at that snapshot (``gone``), changes in between unseen. Kafka's znodes are read under
     ``chroot`` (``""``: the root), or where the starting tree holds them, or where the history
-    first creates ``/brokers/ids``. Findings (damaged logs, unreadable state znodes) come in the
+    first creates ``/brokers/ids`` or ``/brokers/topics``. Findings (damaged logs, unreadable state znodes) come in the
     stream where they arise. Raises :class:`~kreplica.formats.errors.FormatError` when there is
     no start, or when the starting tree holds Kafka's znodes in several places.
     """
