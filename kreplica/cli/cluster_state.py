@@ -9,7 +9,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
 from kreplica.cli.runner import runs_command
-from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, load_source
+from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption, load_source
 from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
 app = typer.Typer()
@@ -26,24 +26,27 @@ def cluster_state(
     at_zxid: AtZxidOption = None,
     at_time: AtTimeOption = None,
     at_offset: AtOffsetOption = None,
+    chroot: ChrootOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
     """Rebuild the cluster state a controller held (cluster id, controller and epoch, brokers alive or
     not, every topic's config and every partition's replicas, leader, leader epoch and ISR, pending
     admin work) from a ZooKeeper data directory replayed to --at-zxid/--at-time, or from a KRaft
-    metadata log and snapshots replayed to --at-offset/--at-time, and list the partitions in trouble:
+    metadata log and snapshots replayed to --at-offset/--at-time (Kafka's znodes are read under
+    --chroot, or where the tree holds them), and list the partitions in trouble:
     no leader, leader not alive, offline, under-replicated, live ISR empty, under min ISR,
     reassigning, preferred leader not leader. The machine output is one cluster_state object, then
     the findings.
 
     Exit status: 0 no partition offline or under min ISR, 1 some partition offline or under min ISR
     (or damage found in the evidence), 2 bad usage or unreadable input (--at-offset on ZooKeeper,
-    --at-zxid on KRaft, a point before or beyond the evidence), 3 internal error.
+    --at-zxid on KRaft, a point before or beyond the evidence), or evidence of no cluster (no Kafka
+    znodes, or no broker and no topic), 3 internal error.
     """
     from kreplica.report.inspect_log import finding_object
 
-    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset)
+    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
     fmt = resolve_format(output_format)
     from kreplica.report.cluster_state import cluster_state_to_dict
     from kreplica.report.cluster_state_text import render_text

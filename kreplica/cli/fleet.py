@@ -15,6 +15,7 @@ from typer.core import TyperCommand
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.runner import error_line, runs_command
+from kreplica.cli.sources import ChrootOption
 from kreplica.cli.truncate_plan import AUTO, _protocol
 from kreplica.report.output import resolve_format
 
@@ -132,6 +133,7 @@ def analyze(
                                                    help="ZooKeeper SOURCE: replay up to this zxid.")] = None,
     at_offset: Annotated[Optional[str], typer.Option("--at-offset", metavar="OFFSET",
                                                      help="KRaft SOURCE: replay up to this offset.")] = None,
+    chroot: ChrootOption = None,
     protocol: Annotated[str, typer.Option("--protocol", metavar="hw|kip101|kip279|diverging-epoch|auto",
                                           callback=_protocol,
                                           help="Truncation protocol generation; auto picks it from --kafka-version.")]
@@ -162,7 +164,7 @@ def analyze(
     proto, version = resolve_protocol(protocol, kafka_version)
     _require_local(scan_dir)
     pipeline.check_scan_dir(scan_dir)
-    facts, facts_source = _facts(sources, leaders, at_zxid, at_offset)
+    facts, facts_source = _facts(sources, leaders, at_zxid, at_offset, chroot)
     fmt = resolve_format(output_format)
     with spark_session(master, conf=_conf(conf)) as spark:
         rows = pipeline.run_analysis_tables(spark, scan_dir, facts=facts, facts_source=facts_source,
@@ -186,7 +188,7 @@ def _require_local(root: str) -> None:
         require_paths([str(local_path(root))])
 
 
-def _facts(sources, leaders, at_zxid, at_offset):
+def _facts(sources, leaders, at_zxid, at_offset, chroot):
     from kreplica.formats.errors import FormatError
     from kreplica.pipeline import analyze as pipeline
 
@@ -206,6 +208,6 @@ def _facts(sources, leaders, at_zxid, at_offset):
     if sources:
         from kreplica.cli.sources import load_source
 
-        state = load_source(sources, at_zxid=at_zxid, at_offset=at_offset)
+        state = load_source(sources, at_zxid=at_zxid, at_offset=at_offset, chroot=chroot)
         return pipeline.facts_from_cluster_state(state), pipeline.LEADER_FROM_CLUSTER_STATE
     return {}, None

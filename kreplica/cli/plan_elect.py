@@ -10,7 +10,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, SourcesArgument, parse_log_dirs
 from kreplica.cli.runner import runs_command
-from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption
+from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
 from kreplica.formats.errors import FormatError
 
 app = typer.Typer()
@@ -93,6 +93,7 @@ def plan_elect(
     at_zxid: AtZxidOption = None,
     at_time: AtTimeOption = None,
     at_offset: AtOffsetOption = None,
+    chroot: ChrootOption = None,
     kafka_version: KafkaVersionOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
@@ -129,7 +130,7 @@ def plan_elect(
     if sweep is not None and (failed or stopping or preferred is not None or reassign_complete or dirs):
         raise FormatError("runs on its own: no --fail, --shutdown, --preferred, --reassign-complete or "
                           "--log-dirs with it", field="--sweep")
-    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset)
+    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
     fmt = resolve_format(output_format)
     _check_names(state, failed, stopping, preferred, dirs)
 

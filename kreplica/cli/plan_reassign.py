@@ -12,7 +12,7 @@ from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.names import choice_message, closest_choice, require_known
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.runner import error_line, runs_command
-from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, load_source
+from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption, load_source
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import resolve_format
 
@@ -103,7 +103,8 @@ def _topics(values: list[str] | None) -> list[str] | None:
 
 
 def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int] | None,
-          racks: dict[int, str], at_zxid: str | None, at_time: str | None, at_offset: str | None):
+          racks: dict[int, str], at_zxid: str | None, at_time: str | None, at_offset: str | None,
+          chroot: str | None):
     from kreplica.model.assignment import assignment_from_cluster_state, assignment_from_entries
 
     if assignment_file is not None:
@@ -118,7 +119,7 @@ def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int
     if not sources:
         raise FormatError("no SOURCE: give a ZooKeeper or KRaft SOURCE, or --assignment FILE with --brokers",
                           field="SOURCE")
-    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset)
+    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
     for f in state.findings:
         if f.is_error:
             error_line(f"kreplica: warning: {f.path}: {f.kind}: {f.message}")
@@ -231,6 +232,7 @@ def plan_reassign(
     at_zxid: AtZxidOption = None,
     at_time: AtTimeOption = None,
     at_offset: AtOffsetOption = None,
+    chroot: ChrootOption = None,
     kafka_version: KafkaVersionOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
@@ -275,7 +277,7 @@ def plan_reassign(
                          ("--reassignment-json-file", reassignment_file)):
         if path is not None:
             require_paths([str(path)], option)
-    assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset)
+    assignment = _load(sources, assignment_file, broker_list, rack_map, at_zxid, at_time, at_offset, chroot)
     _check_names(assignment, action, action_args, _topics(topics), broker_list, rack_map)
     sizes = executed = None
     if action == analysis.VERIFY:

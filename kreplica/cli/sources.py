@@ -1,8 +1,9 @@
 """The control-plane SOURCE shared by ``cluster-state``, ``zk``, ``plan-elect``,
 ``plan-reassign``, ``timeline`` and ``fleet analyze``: the position options (``--at-zxid``,
-``--at-time``, ``--at-offset``), their parsing into one-line usage errors, the one rule for a
-point outside the evidence (:func:`check_point`: exit 2 naming where the evidence begins or
-ends), and loading the cluster state with every failure mapped to exit 2."""
+``--at-time``, ``--at-offset``) and Kafka's ZooKeeper ``--chroot``, their parsing into one-line
+usage errors, the one rule for a point outside the evidence (:func:`check_point`: exit 2 naming
+where the evidence begins or ends), and loading the cluster state with every failure mapped to
+exit 2."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ AtTimeOption = Annotated[Optional[str], typer.Option(
          "(UTC when no offset is given).")]
 AtOffsetOption = Annotated[Optional[str], typer.Option(
     "--at-offset", metavar="OFFSET", help="KRaft: stop after this metadata log offset (inclusive). Default: the end.")]
+ChrootOption = Annotated[Optional[str], typer.Option(
+    "--chroot", metavar="PATH",
+    help="ZooKeeper: the chroot Kafka's znodes live under (the /PATH of zookeeper.connect=host:2181/PATH). "
+         "Default: where the tree holds Kafka's /brokers, at / or under the one chroot that does.")]
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -73,6 +78,16 @@ def offset_option(text: str | None, option: str = "--at-offset") -> int | None:
     return int(t)
 
 
+def chroot_option(text: str | None) -> str | None:
+    """``--chroot`` as the prefix the model reads Kafka's znodes under (``""`` for ``/``); text
+    that is not a znode path is a one-line usage error (exit 2)."""
+    if text is None:
+        return None
+    from kreplica.model.cluster.zk_chroot import normalize_chroot
+
+    return normalize_chroot(text)
+
+
 def _parse_zxid(text: str) -> int:
     from kreplica.model.zookeeper import parse_zxid
 
@@ -120,13 +135,15 @@ def check_point(span, option: str, *, position: int | None = None, time: int | N
 
 
 def load_source(sources: list[str], *, at_zxid: str | None = None, at_time: str | None = None,
-                at_offset: str | None = None):
+                at_offset: str | None = None, chroot: str | None = None):
     """The :class:`~kreplica.model.cluster.ClusterState` of SOURCE at the position the options
-    give; a position outside the evidence (:func:`check_point`), an option that does not fit the
-    source, a missing path or an unreadable file is exit 2."""
+    give (Kafka's znodes under ``--chroot``, or where the tree holds them); a position outside the
+    evidence (:func:`check_point`), an option that does not fit the source, a missing path, an
+    unreadable file, or evidence of no cluster at all is exit 2."""
     zxid = zxid_option(at_zxid, "--at-zxid")
     when = time_option(at_time)
     offset = offset_option(at_offset)
+    root = chroot_option(chroot)
     require_paths(sources)
     from kreplica.model.cluster import load_cluster_state
     from kreplica.model.cluster.span import evidence_span
@@ -137,7 +154,7 @@ def load_source(sources: list[str], *, at_zxid: str | None = None, at_time: str 
             position, option = (zxid, "--at-zxid") if span.kind == "zookeeper" else (offset, "--at-offset")
             check_point(span, option, position=position)   # the other kind's option: refused below
             check_point(span, "--at-time", time=when)
-        return load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset)
+        return load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset, chroot=root)
     except ValueError as exc:   # the option that does not fit the detected source
         raise FormatError(str(exc)) from None
     except OSError as exc:

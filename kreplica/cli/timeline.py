@@ -3,6 +3,7 @@ or KRaft evidence, optionally joined with replica data."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Annotated, Optional
 
@@ -11,7 +12,7 @@ import typer
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, SourcesArgument, parse_log_dirs, require_paths
 from kreplica.cli.runner import runs_command
-from kreplica.cli.sources import check_point, time_option, unreadable
+from kreplica.cli.sources import ChrootOption, check_point, chroot_option, time_option, unreadable
 from kreplica.formats.errors import FormatError
 from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
 
@@ -75,6 +76,7 @@ def timeline(
              "granted, and what each unclean election lost. Repeatable.")] = None,
     per_partition: Annotated[bool, typer.Option(
         "--per-partition", help="Text output: one table per partition instead of one time-ordered table.")] = False,
+    chroot: ChrootOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -85,12 +87,15 @@ def timeline(
     preferred_election, deleted; snapshot for the state the history starts from; unknown where the
     evidence cannot tell), broker registrations and their end (session closed by the broker, or
     expired), and controller changes, each with its position (zxid or metadata offset) and time.
-    With --log-dirs the leader epochs are joined with the replicas' data. The last object is a
-    timeline_summary (unclean elections, offline periods, epochs without data, zombie epochs).
+    With --log-dirs the leader epochs are joined with the replicas' data. A ZooKeeper data directory
+    without transaction logs is replayed from snapshot to snapshot (a coarser history: changes
+    between two snapshots are not seen). The last object is a timeline_summary (its resolution,
+    unclean elections, offline periods, epochs without data, zombie epochs).
 
     Exit status: 0 nothing wrong, 1 an unclean election, an offline period, a zombie epoch, data
     lost, or damage found in the evidence, 2 bad usage or unreadable input (--from or --to before or
-    beyond the evidence, a --partition or --broker it never mentions), 3 internal error.
+    beyond the evidence, a --partition or --broker it never mentions), or a history with no Kafka
+    metadata in it, 3 internal error.
     """
     from kreplica.analysis.timeline.events import (
         PartitionEvent,
@@ -110,10 +115,12 @@ def timeline(
     wanted = _partitions(partition)
     brokers = frozenset(broker) if broker else None
     dirs = parse_log_dirs(log_dirs)
+    root = chroot_option(chroot)
     fmt = resolve_format(output_format)
     require_paths(sources)
     try:
-        items, kind = _walk(sources, (from_pos, from_time), (to_pos, to_time))
+        items, kind = _walk(sources, (from_pos, from_time), (to_pos, to_time), root)
+        items = _refuse_empty(items, kind)
         data = _scan(dirs)
     except OSError as exc:
         raise unreadable(exc) from exc
@@ -178,7 +185,8 @@ def timeline(
         else ExitCode.OK
 
 
-def _walk(sources: list[str], start: tuple[int | None, int | None], stop: tuple[int | None, int | None]):
+def _walk(sources: list[str], start: tuple[int | None, int | None], stop: tuple[int | None, int | None],
+          chroot: str | None):
     """The event stream of SOURCE (ZooKeeper or KRaft, detected) and its kind; ``start`` and
     ``stop`` are ``(position, time)`` from ``--from``/``--to``, refused outside the evidence."""
     from kreplica.model.cluster import detect_source_kind, find_kraft_files
@@ -195,7 +203,9 @@ def _walk(sources: list[str], start: tuple[int | None, int | None], stop: tuple[
         if asked:
             _check_window(zookeeper_span(files), start, stop)
         return iter_zookeeper_timeline(files, from_zxid=from_pos, from_time=from_time, to_zxid=to_pos,
-                                       to_time=to_time), kind
+                                       to_time=to_time, chroot=chroot), kind
+    if chroot is not None:
+        raise FormatError("applies to ZooKeeper; this SOURCE is KRaft metadata", field="--chroot")
     from kreplica.analysis.timeline.kraft import iter_kraft_timeline
 
     files = find_kraft_files(resolved)
@@ -208,6 +218,32 @@ def _walk(sources: list[str], start: tuple[int | None, int | None], stop: tuple[
 def _check_window(span, start: tuple[int | None, int | None], stop: tuple[int | None, int | None]) -> None:
     for option, (position, time) in (("--from", start), ("--to", stop)):
         check_point(span, option, position=position, time=time)
+
+
+def _refuse_empty(items, kind: str):
+    """``items`` unchanged, once it has yielded its first event; a history that ends without any
+    (no Kafka znode or metadata record at all) is exit 2 rather than an "OK" about nothing. Only
+    findings come before the first event, so little is held back."""
+    from kreplica.analysis.timeline.events import TimelineEnd
+    from kreplica.formats.findings import Finding
+
+    held = []
+    for item in items:
+        held.append(item)
+        if isinstance(item, TimelineEnd):
+            if kind == "zookeeper":
+                where = (f"the ZooKeeper tree holds no Kafka znodes (/brokers/ids or /brokers/topics at / or "
+                         f"under a chroot) from {item.start:#x} to {item.end:#x}")
+            elif item.end is None or item.end < 0:
+                where = "the metadata files hold no record at all"
+            else:
+                where = f"the metadata holds no broker, topic or controller record from {item.start} to {item.end}"
+            reason = "; ".join(f"{f.kind}: {f.message}" for f in held if isinstance(f, Finding) and f.is_error)
+            raise FormatError(f"no Kafka metadata in this history: {where}" + (f" ({reason})" if reason else ""),
+                              path=item.source or None)
+        if not isinstance(item, Finding):
+            break
+    return itertools.chain(held, items)
 
 
 def _scan(dirs: dict[int, str]) -> dict[str, dict]:

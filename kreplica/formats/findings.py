@@ -121,6 +121,10 @@ KINDS: dict[str, Kind] = {
         Kind("kraft_incomplete_snapshot", ERROR,
              "a KRaft snapshot lacks its SNAPSHOT_HEADER first or its SNAPSHOT_FOOTER last",
              "Kafka does not load such a snapshot; an unfinished one normally stays a .checkpoint.part"),
+        Kind("kraft_offset_gap", WARNING,
+             "metadata log offsets are missing between the snapshot used (or the log's start) and the next "
+             "segment present, or between two segments",
+             "a segment is missing from the copy; the replayed state and history lack the records in between"),
         Kind("kraft_unknown_record", WARNING,
              "a KRaft metadata record has an api key or version kreplica does not know",
              "written by a newer Kafka; the record is kept raw and skipped in replay"),

@@ -16,7 +16,8 @@
      "replicas":[{"broker","start_offset","end_offset"}]}
     {"type":"election_loss","partition","position","time","leader_epoch","old_leader","new_leader",
      "first_lost_offset","end_offset","lost_offsets","below_high_watermark","old_high_watermark","note"}
-    {"type":"timeline_summary","source","source_kind","start","end","events":{"partition","broker",
+    {"type":"timeline_summary","source","source_kind","start","end",
+     "resolution":"transaction"|"record"|"snapshot","events":{"partition","broker",
      "controller"},"unclean_elections":[{"partition","position","time"}],
      "offline_periods":[{"partition","from","from_time","to","to_time"}],
      "epochs_without_data":[{"partition","epoch","leader"}],"zombie_epochs":[{"partition","epoch","replicas"}]}
@@ -24,7 +25,9 @@
 ``position`` is a zxid as a hex string (ZooKeeper) or a metadata-log offset (KRaft), in every
 object; ``after`` is null for ``deleted``, ``before`` null for ``created`` and ``snapshot``.
 End offsets are exclusive. Findings are their own ``{"type":"finding"}`` objects where they
-arise; the summary comes last.
+arise; the summary comes last. ``resolution`` says what the history saw: every ZooKeeper
+transaction, every KRaft record, or (a ZooKeeper data directory without transaction logs) only
+what changed from one snapshot to the next, each change at the zxid that last wrote it.
 """
 
 from __future__ import annotations
@@ -102,7 +105,8 @@ def summary_to_dict(end: TimelineEnd, summary: TimelineSummary, evidence: list[P
     kind = end.source_kind
     return {
         "type": "timeline_summary", "source": end.source, "source_kind": kind,
-        "start": position(end.start, kind), "end": position(end.end, kind), "events": dict(summary.counts),
+        "start": position(end.start, kind), "end": position(end.end, kind), "resolution": end.resolution,
+        "events": dict(summary.counts),
         "unclean_elections": [{"partition": ev.name, "position": position(ev.position, kind), "time": ev.time}
                               for ev in summary.unclean],
         "offline_periods": [{"partition": f"{p.topic}-{p.partition}", "from": position(p.start, kind),

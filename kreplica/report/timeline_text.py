@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kreplica.analysis.timeline.events import BY_SNAPSHOT
 from kreplica.report.safe_text import escape, printable
 
 #: Rows gathered before they are written (their widths decide the columns from there on).
@@ -322,7 +323,12 @@ def _render_end(objs: list[dict], summary: dict, findings, console: Console) -> 
             style = "red" if f.is_error else "yellow"
             console.print(f"[{style}]{f.severity}[/{style}] {escape(f.kind)} {escape(f.path)}:{f.position}: "
                           f"{escape(f.message)}")
-    problems = bool(unclean or offline or zombies or lost)
+    if summary.get("resolution") == BY_SNAPSHOT:
+        console.print("[yellow]note[/yellow] no transaction log in SOURCE: the history goes from snapshot to "
+                      "snapshot, each change at the zxid that last wrote it; changes in between are not seen "
+                      "and a registration that is gone is placed at the snapshot that lacks it")
+    # the verdict says what the exit status says: an error finding (damage) is a problem too
+    problems = bool(unclean or offline or zombies or lost or any(f.is_error for f in findings))
     verdict = "[red]PROBLEMS[/red]" if problems else "[green]OK[/green]"
     ev = summary["events"]
     console.print(f"{verdict} {summary['source_kind']} history {summary['start']} .. {summary['end']}: "

@@ -40,6 +40,19 @@ def reconcile_epochs(log: PartitionLog, kafka_version: KafkaVersion) -> EpochsVe
     return EpochsVerdict(state, checkpoint, tuple(findings))
 
 
+def _moved_to_log_start(line, lines, batch_cache, log_start: int) -> bool:
+    """The checkpoint's first entry is the one Kafka rewrites when the log start offset moves
+    (DeleteRecords, retention): ``LeaderEpochFileCache.truncateFromStartAsyncFlush`` drops the
+    entries at or below the new log start and puts the last of them back starting *at* it. So a
+    first entry starting exactly at the log start offset, for the epoch whose batches hold that
+    offset, is what Kafka writes, although that epoch's batches begin earlier (segments below
+    the log start offset stay until retention deletes them)."""
+    if line is not lines[0] or line.start_offset != log_start:
+        return False
+    holding = [e.epoch for e in batch_cache if e.start_offset <= log_start]
+    return bool(holding) and holding[-1] == line.epoch
+
+
 def compare_checkpoint(log: PartitionLog, restart: RestartVerdict) -> Iterator[Finding]:
     """Name every way the checkpoint's lines and the cache the batch headers give
     (:attr:`PartitionLog.batch_cache`) disagree."""
@@ -70,7 +83,8 @@ def compare_checkpoint(log: PartitionLog, restart: RestartVerdict) -> Iterator[F
                           "elected that has not written); the broker drops this entry on load (truncateFromEnd)",
                           severity="warning",
                           details={"epoch": ln.epoch, "start_offset": ln.start_offset, "log_end_offset": log_end})
-        elif ln.epoch in batch_starts and batch_starts[ln.epoch] != ln.start_offset:
+        elif ln.epoch in batch_starts and batch_starts[ln.epoch] != ln.start_offset \
+                and not _moved_to_log_start(ln, lines, batch_cache, log_start):
             actual = batch_starts[ln.epoch]
             compacted = ln.start_offset < actual
             yield Finding("epoch_checkpoint_offset_mismatch", path, ln.position,

@@ -40,7 +40,8 @@ def build_request(assignment: Assignment, action: str, *, brokers: Iterable[int]
     replace = dict(replace or {})
     unknown = sorted((removed | set(replace)) - known)
     if unknown:
-        raise PlanError(f"unknown broker(s) {unknown}: the source knows brokers {_ranges(sorted(known))}")
+        raise PlanError(f"unknown broker(s) {unknown}: " + (f"the source knows brokers {_ranges(sorted(known))}"
+                                                           if known else _NO_BROKER))
     if removed & added:
         raise PlanError(f"broker(s) {sorted(removed & added)} both added and removed")
     for old, new in replace.items():
@@ -57,6 +58,11 @@ def build_request(assignment: Assignment, action: str, *, brokers: Iterable[int]
                             f"({', '.join(assignment.topics[:5])}{', ...' if len(assignment.topics) > 5 else ''})")
     base = set(brokers) if brokers is not None else set(assignment.live)
     targets = tuple(sorted((base | added | set(replace.values())) - removed - set(replace)))
+    if not targets and not base:
+        # nothing to plan onto, and not because the request removes every broker: say so
+        down = sorted(known)
+        raise PlanError((f"no live broker in the evidence (known but not alive: {_ranges(down)})" if down
+                         else _NO_BROKER) + ": give the target brokers with --brokers")
     rack_map: dict[int, str | None] = {}
     if rack_aware:
         rack_map = {b: assignment.racks.get(b) for b in targets}
@@ -69,6 +75,9 @@ def build_request(assignment: Assignment, action: str, *, brokers: Iterable[int]
         replication_factor=replication_factor, topics=topic_list, fix_racks=action == "rebalance",
         balance_replicas=balance, balance_leaders=balance, seed=seed,
         start=StartDraw(start_index, start_index) if start_index is not None else None)
+
+
+_NO_BROKER = "the source knows no broker (none is registered, alive or holds a replica)"
 
 
 def _ranges(ids: list[int]) -> str:

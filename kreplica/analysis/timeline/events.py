@@ -27,11 +27,14 @@ in ``evidence``:
 * ``controlled_shutdown``: the controller took a broker that was still registered (and, in KRaft,
   marked as shutting down) out of the ISR and, if it led, gave leadership to another ISR member.
   A broker that reported a failed log directory, or one that lost its registration since the
-  last change, is not taken for one;
+  last change, is not taken for one. Also a partition without a leader before and after whose
+  epoch was bumped with the ISR unchanged while an ISR member is shutting down (the ISR keeps
+  its last member; KRaft writes this when it fences a broker at the end of its shutdown);
 * ``preferred_election``: leadership moved, with the ISR unchanged, from a live leader to the
   first assigned replica;
 * ``leader_election``: the leader was gone (no leader, unregistered or fenced) and another ISR
-  member took over, or no leader could be elected (the new leader is -1);
+  member took over, or no leader could be elected (the new leader is -1, also when it already
+  was and the epoch was bumped because an ISR member is no longer live);
 * ``isr_shrink`` / ``isr_expand`` with ``by``: ``leader`` when the leader changed its ISR (no epoch
   bump in ZooKeeper mode: AlterIsr/AlterPartition or the leader's own ZooKeeper write; in KRaft,
   members that left while still live), ``controller`` when the controller removed members (an
@@ -202,9 +205,17 @@ class ControllerEvent(NamedTuple):
     controller_epoch: int | None
 
 
+#: the resolution of a history: every ZooKeeper transaction, every KRaft record, or (a ZooKeeper
+#: data directory without transaction logs) only what changed from one snapshot to the next
+BY_TRANSACTION = "transaction"
+BY_RECORD = "record"
+BY_SNAPSHOT = "snapshot"
+
+
 @dataclass
 class TimelineEnd:
-    """What a walk saw as a whole: where it started and ended, and the findings on the way."""
+    """What a walk saw as a whole: where it started and ended, at which ``resolution``, and the
+    findings on the way."""
 
     source_kind: str
     source: str
@@ -212,6 +223,7 @@ class TimelineEnd:
     end: int | None
     start_from: str
     findings: list = field(default_factory=list)
+    resolution: str = BY_TRANSACTION
 
 
 def _ids(values: Iterable[int]) -> str:
@@ -289,7 +301,31 @@ def classify(before: LeaderIsr, after: LeaderIsr, ctx: ChangeContext) -> Cause |
     if ctx.reassigning:
         return Cause(REASSIGNMENT, BY_CONTROLLER, "epoch bumped with the leader and ISR unchanged while "
                                                   "the partition is being reassigned")
+    if new == NO_LEADER:
+        return _leaderless_bump(after, ctx) or Cause(
+            UNKNOWN, BY_CONTROLLER, f"epoch bumped to {after.leader_epoch} with the leader and ISR unchanged")
     return Cause(UNKNOWN, BY_CONTROLLER, f"epoch bumped to {after.leader_epoch} with the leader and ISR unchanged")
+
+
+def _leaderless_bump(after: LeaderIsr, ctx: ChangeContext) -> Cause | None:
+    """A partition without a leader before and after, same ISR, a new epoch: the controller took
+    an ISR member that is shutting down, fenced or gone out of the ISR, which keeps its last
+    member (``PartitionChangeBuilder`` never empties it), and bumped the epoch on that ISR
+    change (``triggerLeaderEpochBumpIfNeeded`` writes the leader, still -1). KRaft writes one
+    for every leaderless partition when it fences a broker at the end of its controlled
+    shutdown. ``None`` when no ISR member is shutting down or gone."""
+    isr = _ids(after.isr)
+    shutting = [r for r in after.isr if r in ctx.shutting_down]
+    if shutting:
+        return Cause(CONTROLLED_SHUTDOWN, BY_CONTROLLER,
+                     f"no leader before or after: the controller took {_ids(shutting)}, shutting down, out of the "
+                     f"ISR {isr}, which keeps its last member; epoch bumped to {after.leader_epoch}")
+    gone = [r for r in after.isr if r not in ctx.alive or r in ctx.gone_since]
+    if gone:
+        return Cause(LEADER_ELECTION, BY_CONTROLLER,
+                     f"no leader could be elected: {_ids(gone)} of the ISR {isr} no longer live; epoch bumped to "
+                     f"{after.leader_epoch} with the leader still -1")
+    return None
 
 
 def _controller_shrink(removed: list[int], after: LeaderIsr, ctx: ChangeContext) -> Cause:

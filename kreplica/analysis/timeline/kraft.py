@@ -31,6 +31,7 @@ from collections.abc import Iterator
 
 from kreplica.analysis.timeline.events import (
     BY_CONTROLLER,
+    BY_RECORD,
     CREATED,
     DELETED,
     SNAPSHOT,
@@ -254,7 +255,8 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
             pass
     bounded = from_offset is not None or from_time is not None
     end = TimelineEnd("kraft", files.source, start.end_offset - 1, start.end_offset - 1,
-                      "snapshot" if start.path is not None and not bounded else ("replay" if bounded else "log"))
+                      "snapshot" if start.path is not None and not bounded else ("replay" if bounded else "log"),
+                      resolution=BY_RECORD)
     started = False
     last_time = start.time
     if start.path is not None and not bounded:

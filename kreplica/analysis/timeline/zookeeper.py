@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from kreplica.analysis.timeline.events import (
     BY_CONTROLLER,
+    BY_SNAPSHOT,
+    BY_TRANSACTION,
     CREATED,
     DELETED,
     SNAPSHOT,
@@ -36,9 +39,11 @@ from kreplica.analysis.timeline.events import (
 from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.findings import Finding
 from kreplica.model.cluster import NO_LEADER, RECOVERED
+from kreplica.model.cluster.zk_chroot import KAFKA_MARKERS, kafka_roots, resolve_chroot
 from kreplica.model.epoch_cache import UNDEFINED_EPOCH
 from kreplica.model.zookeeper import ZkFiles
 from kreplica.model.zookeeper.history import ZkStep, iter_zk_steps, start_state
+from kreplica.model.zookeeper.snapshot_steps import SnapshotDiff, iter_snapshot_steps
 
 
 try:  # NOTE: a state znode is parsed per transaction; orjson is ~4x faster (bench_timeline.py)
@@ -102,10 +107,12 @@ def parse_assignment(data: bytes | None) -> dict[int, tuple[tuple[int, ...], tup
 
 
 class _Kafka:
-    """Kafka's view of the tree, kept up to date step by step (only what the causes need)."""
+    """Kafka's view of the tree, kept up to date step by step (only what the causes need).
+    ``root`` is Kafka's chroot (``""``: the root); ``None`` until the history creates Kafka's
+    ``/brokers/ids`` or ``/brokers/topics`` somewhere, which then decides it."""
 
-    def __init__(self, root: str) -> None:
-        self.root = root.rstrip("/")
+    def __init__(self, root: str | None) -> None:
+        self.root = root
         self.parts: dict[tuple[str, int], list] = {}      # -> [LeaderIsr, position of its last change]
         self.assign: dict[str, dict[int, tuple]] = {}
         self.brokers: dict[int, tuple[int, int]] = {}      # id -> (session, broker epoch)
@@ -121,7 +128,7 @@ class _Kafka:
         #: partition state znode path -> (its parts under the chroot, its partition key): written
         #: over and over, so each is split once (one entry per partition, not per transaction)
         self.paths: dict[str, tuple] = {}
-        self.epoch_path = f"{self.root}/controller_epoch"
+        self.epoch_path = f"{root}/controller_epoch" if root is not None else None
 
     @property
     def alive(self) -> frozenset[int]:
@@ -130,11 +137,27 @@ class _Kafka:
         return self._alive
 
     def rel(self, path: str) -> str | None:
+        if self.root is None and not self.found_root(path):
+            return None
         if not self.root:
             return path
         if path == self.root:
             return "/"
         return path[len(self.root):] if path.startswith(self.root + "/") else None
+
+    def found_root(self, path: str) -> bool:
+        """Kafka's chroot decided by the first ``/brokers/ids`` or ``/brokers/topics`` the
+        history writes (every broker creates both under its chroot at start-up; a topic created
+        before any broker started creates the second)."""
+        for marker in KAFKA_MARKERS:
+            if path.endswith(marker):
+                self.set_root(path[:-len(marker)])
+                return True
+        return False
+
+    def set_root(self, root: str) -> None:
+        self.root = root
+        self.epoch_path = f"{root}/controller_epoch"
 
     # -- znode payloads --------------------------------------------------------------------------
     def set_reassign(self, data: bytes | None) -> None:
@@ -213,6 +236,8 @@ def _snapshot_events(k: _Kafka, nodes, label: str) -> list:
     """The Kafka state in the starting tree, as ``snapshot`` events at the zxid that wrote each part."""
     out: list = []
     root = k.root
+    if root is None:
+        return out
     ids = nodes.get(f"{root}/brokers/ids")
     for name in sorted(ids.children if ids is not None else ()):
         if not name.isdigit():
@@ -257,8 +282,8 @@ def _snapshot_events(k: _Kafka, nodes, label: str) -> list:
 
 def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, from_time: int | None = None,
                             to_zxid: int | None = None, to_time: int | None = None,
-                            chroot: str = "") -> Iterator[PartitionEvent | BrokerEvent | ControllerEvent | Finding
-                                                          | TimelineEnd]:
+                            chroot: str | None = None) -> Iterator[PartitionEvent | BrokerEvent | ControllerEvent
+                                                                  | Finding | TimelineEnd]:
     """Every partition, broker and controller event of a ZooKeeper SOURCE in zxid order, then one
     :class:`TimelineEnd`.
 
@@ -267,20 +292,32 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
     holds (at the zxid that wrote each), and runs to the end of the logs or to ``to_zxid``/
     ``to_time``. When the logs begin with the ensemble's first transaction, before any snapshot,
     it starts from the empty tree (:func:`~kreplica.model.zookeeper.history.start_state`): no
-    ``snapshot`` events, every partition ``created``. Findings (damaged logs, unreadable state
-    znodes) come in the stream where they arise. Raises
-    :class:`~kreplica.formats.errors.FormatError` when there is no start.
+    ``snapshot`` events, every partition ``created``. Without any transaction log it goes from
+    snapshot to snapshot (:mod:`~kreplica.model.zookeeper.snapshot_steps`; ``resolution``
+    ``snapshot``): each change at the zxid that wrote it as the later snapshot holds it, what is
+    gone at that snapshot (``gone``), changes in between unseen. Kafka's znodes are read under
+    ``chroot`` (``""``: the root), or where the starting tree holds them, or where the history
+    first creates ``/brokers/ids`` or ``/brokers/topics``. Findings (damaged logs, unreadable state znodes) come in the
+    stream where they arise. Raises :class:`~kreplica.formats.errors.FormatError` when there is
+    no start, or when the starting tree holds Kafka's znodes in several places.
     """
     state = start_state(files, from_zxid=from_zxid, from_time=from_time)
+    by_snapshots = not files.logs
     end = TimelineEnd("zookeeper", files.source, state.zxid, state.zxid,
                       "replay" if from_zxid is not None or from_time is not None
-                      else ("snapshot" if state.snapshot else "empty"))
+                      else ("snapshot" if state.snapshot else "empty"),
+                      resolution=BY_SNAPSHOT if by_snapshots else BY_TRANSACTION)
     for f in state.findings:
         yield f
-    k = _Kafka(chroot)
+    k = _Kafka(resolve_chroot(state.nodes, chroot, where=f"zxid {state.zxid:#x}", required=False,
+                              source=files.source or None))
     label = state.snapshot if end.start_from == "snapshot" else f"the replay to {state.zxid:#x}"
     yield from _snapshot_events(k, state.nodes, label)
-    for item in iter_zk_steps(files, state, to_zxid=to_zxid, to_time=to_time):
+    if by_snapshots:
+        steps = _snapshot_steps(k, iter_snapshot_steps(files, state, to_zxid=to_zxid, to_time=to_time))
+    else:
+        steps = iter_zk_steps(files, state, to_zxid=to_zxid, to_time=to_time)
+    for item in steps:
         if isinstance(item, Finding):
             end.findings.append(item)
             yield item
@@ -289,6 +326,54 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
         if item.changes:   # errors, failed multis and sessions without ephemerals change no znode
             yield from _step_events(k, item)
     yield end
+
+
+#: what a broker or controller registration that is absent from the next snapshot is (no
+#: transaction log: whether it expired, was closed or deleted is not recorded)
+GONE = "gone"
+
+
+class _SnapshotEntry(NamedTuple):
+    """Stands in for the transaction of one zxid when only snapshots are there: what it wrote is
+    known (the znodes), who wrote it and how are not (``type`` ``None``, no session)."""
+
+    path: str
+    position: int
+    zxid: int
+    time: int | None
+    client_id: int = 0
+    cxid: int = -1
+    type: None = None
+    body: None = None
+
+
+def _snapshot_steps(k: _Kafka, diffs: Iterator[SnapshotDiff | Finding]) -> Iterator[ZkStep | Finding]:
+    """Each snapshot's writes as steps of the history. The brokers registered in a snapshot count
+    as live from the snapshot before it on: the registration it shows may be a later one than
+    the broker held when the writes in between were made (Kafka's controller makes only live
+    brokers leaders), so a partition is not taken for offline for want of a registration the
+    snapshots could not show."""
+    for diff in diffs:
+        if isinstance(diff, Finding):
+            yield diff
+            continue
+        _register_all(k, diff.nodes)
+        for w in diff.writes:
+            yield ZkStep(_SnapshotEntry(w.snapshot, 0, w.zxid, w.time), w.changes)
+
+
+def _register_all(k: _Kafka, nodes) -> None:
+    """Register (without events) every broker ``nodes`` holds under Kafka's chroot."""
+    if k.root is None:
+        roots = kafka_roots(nodes)
+        if len(roots) != 1:
+            return
+        k.set_root(roots[0])
+    ids = nodes.get(f"{k.root}/brokers/ids")
+    for name in (ids.children if ids is not None else ()):
+        if name.isdigit():
+            n = nodes[f"{k.root}/brokers/ids/{name}"]
+            k.register(int(name), n.ephemeral_owner, n.czxid)
 
 
 def _guarded(e: zkl.TxnEntry, epoch_path: str) -> bool:
@@ -361,7 +446,10 @@ def _step_events(k: _Kafka, step: ZkStep) -> Iterator:
 
 def _ended(e: zkl.TxnEntry, otherwise: str) -> str:
     """How an ephemeral went: ``closeSession`` with cxid 0 is the server expiring the session
-    (``SessionTrackerImpl``), any other cxid the client closing it; else an explicit delete."""
+    (``SessionTrackerImpl``), any other cxid the client closing it; else an explicit delete, or
+    (:data:`GONE`) not known when only snapshots show it went."""
+    if e.type is None:
+        return GONE
     if e.type == zkl.OP_CLOSE_SESSION:
         return "session_expired" if e.cxid == 0 else "session_closed"
     return otherwise

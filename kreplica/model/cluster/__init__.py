@@ -18,9 +18,11 @@ Where each part lives:
 * :mod:`~kreplica.model.cluster.kraft_history`: a KRaft metadata history record by record (where
   it starts, the records after it), for the timeline;
 * :mod:`~kreplica.model.cluster.sources`: telling the two apart (``detect_source_kind``) and
-  loading either (``load_cluster_state``);
+  loading either (``load_cluster_state``), refusing evidence of no cluster (``refuse_empty``);
 * :mod:`~kreplica.model.cluster.span`: how far either's evidence reaches (``evidence_span``: the
   first and last zxid or offset, and time), which a point asked for must lie within;
+* :mod:`~kreplica.model.cluster.zk_chroot`: where Kafka's znodes are in a ZooKeeper tree (the
+  root or a chroot: ``resolve_chroot``, ``kafka_roots``);
 * :mod:`~kreplica.model.cluster.racks`: the live brokers and racks of a cluster state.
 """
 

@@ -16,7 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kreplica.formats.kraft import records as kraft
+from kreplica.formats.kraft.quorum_state import QUORUM_STATE_FILE, parse_quorum_state
 from kreplica.formats.errors import FormatError
+from kreplica.formats.mapped import open_buffer
 from kreplica.formats.findings import Finding
 from kreplica.model.cluster.partition_change import PartitionChange, merge_partition_change, partition_from_record
 from kreplica.model.cluster.state import (
@@ -32,12 +34,27 @@ from kreplica.model.cluster.state import (
 @dataclass(frozen=True, slots=True)
 class KraftFiles:
     """The metadata evidence of a SOURCE: snapshots ``(end_offset, epoch, path)`` and segments
-    ``(base_offset, path)``, each sorted; ``cluster_id`` from a ``meta.properties`` nearby."""
+    ``(base_offset, path)``, each sorted; ``cluster_id`` from a ``meta.properties`` nearby;
+    ``quorum_state`` the path of the metadata directory's ``quorum-state``, when there is one."""
 
     snapshots: tuple[tuple[int, int, str], ...]
     segments: tuple[tuple[int, str], ...]
     cluster_id: str | None = None
     source: str = ""
+    quorum_state: str | None = None
+
+
+def offset_gap(expected: int, base: int, path: str, *, snapshot: str | None = None) -> Finding:
+    """A ``kraft_offset_gap`` finding: the segment ``path`` starts at ``base`` although the
+    records replayed so far (the ``snapshot``, or the log) end below ``expected``, so offsets
+    ``expected`` .. ``base - 1`` are missing from the history (as ``zk_zxid_gap`` for ZooKeeper)."""
+    before = (f"the snapshot {os.path.basename(snapshot)} holds the records below offset {expected}"
+              if snapshot is not None else
+              (f"the records present end at offset {expected - 1}" if expected else "no snapshot holds them"))
+    return Finding("kraft_offset_gap", path, 0,
+                   f"metadata offsets {expected}..{base - 1} are missing: {before} and the next segment present "
+                   f"starts at {base}; the records between are not replayed (a segment left out of the copy?)",
+                   details={"expected": expected, "actual": base})
 
 
 def _meta_cluster_id(directory: str) -> str | None:
@@ -58,7 +75,7 @@ def find_kraft_files(sources: Iterable[str | os.PathLike]) -> KraftFiles:
     and every other file are ignored."""
     snaps: dict[str, tuple[int, int, str]] = {}
     segs: dict[str, tuple[int, str]] = {}
-    cluster_id = None
+    cluster_id = quorum_state = None
     names = []
     for src in sources:
         s = os.fspath(src)
@@ -66,6 +83,8 @@ def find_kraft_files(sources: Iterable[str | os.PathLike]) -> KraftFiles:
         if os.path.isdir(s):
             cluster_id = cluster_id or _meta_cluster_id(s)
             entries = [os.path.join(s, n) for n in sorted(os.listdir(s))]
+            if os.path.isfile(os.path.join(s, QUORUM_STATE_FILE)):
+                quorum_state = quorum_state or os.path.join(s, QUORUM_STATE_FILE)
         elif os.path.isfile(s):
             cluster_id = cluster_id or _meta_cluster_id(os.path.dirname(os.path.abspath(s)))
             entries = [s]
@@ -84,7 +103,7 @@ def find_kraft_files(sources: Iterable[str | os.PathLike]) -> KraftFiles:
                 raise FormatError("not a KRaft metadata segment (<20 digits>.log) or snapshot "
                                   "(<20 digits>-<10 digits>.checkpoint)", path=s)
     return KraftFiles(tuple(sorted(snaps.values())), tuple(sorted(segs.values())), cluster_id,
-                      ", ".join(names))
+                      ", ".join(names), quorum_state)
 
 
 class _KraftImage:
@@ -216,12 +235,18 @@ def cluster_state_from_kraft(files: KraftFiles, *, at_offset: int | None = None,
     Records bracketed by Begin/EndTransactionRecord are applied together at the End; an
     AbortTransactionRecord drops them, and a transaction still open at the stopping point is not
     applied. ``position`` is the offset of the last record read (or the snapshot's end - 1).
+    Offsets missing between the snapshot (or the log's start) and the next segment present are a
+    ``kraft_offset_gap`` finding. The controller is the leader of the last ``LeaderChange``
+    replayed; a snapshot holds none, so when the log after it has none either, the Raft leader of
+    the epoch reached (:func:`_raft_leader`) is taken.
     """
     findings: list[Finding] = []
     image = _KraftImage()
     start = 0
     last = -1
-    for end_offset, _epoch, path in sorted(files.snapshots, reverse=True):
+    snapshot = None
+    epoch = None            # the Raft epoch of the last record replayed (a snapshot's: its name's)
+    for end_offset, snapshot_epoch, path in sorted(files.snapshots, reverse=True):
         if at_offset is not None and end_offset > at_offset + 1:
             continue
         items = kraft.read_metadata_file(path)
@@ -238,22 +263,29 @@ def cluster_state_from_kraft(files: KraftFiles, *, at_offset: int | None = None,
         for x in items:
             if isinstance(x, kraft.MetadataRecord) and x.name is not None:
                 image.replay(x)
-        start = end_offset
+        start, snapshot, epoch = end_offset, path, snapshot_epoch
         last = end_offset - 1
         break
     pending_txn: list | None = None
     done = False
-    for _base, path in files.segments:
+    expected = start
+    earlier_leader = None   # the last LeaderChange below the snapshot's end: (leader, epoch)
+    for base, path in files.segments:
+        if base > expected and not done and (at_offset is None or expected <= at_offset):
+            findings.append(offset_gap(expected, base, path, snapshot=snapshot if expected == start else None))
         for x in kraft.read_metadata_file(path):
             if isinstance(x, Finding):
                 findings.append(x)
                 continue
+            expected = max(expected, x.offset + 1)
             if x.offset < start:
+                if isinstance(x, kraft.ControlRecord) and x.control_type == kraft.LEADER_CHANGE:
+                    earlier_leader = (x.data.get("leader_id"), x.epoch)
                 continue
             if (at_offset is not None and x.offset > at_offset) or (at_time is not None and x.timestamp > at_time):
                 done = True
                 break
-            last = x.offset
+            last, epoch = x.offset, x.epoch
             if isinstance(x, kraft.ControlRecord):
                 image.replay(x)
                 continue
@@ -272,7 +304,37 @@ def cluster_state_from_kraft(files: KraftFiles, *, at_offset: int | None = None,
                     image.replay(x)
         if done:
             break
+    if image.controller_epoch is None and epoch is not None:
+        at_end = at_offset is None and at_time is None
+        image.controller, image.controller_epoch = _raft_leader(files, epoch, earlier_leader, at_end=at_end,
+                                                                findings=findings)
     return image.state(files, last, findings)
+
+
+def _raft_leader(files: KraftFiles, epoch: int, earlier: tuple[int | None, int] | None, *, at_end: bool,
+                 findings: list[Finding]) -> tuple[int | None, int | None]:
+    """The Raft leader (the active controller) of ``epoch`` when no ``LeaderChange`` of the
+    replayed records names it: the last one below the snapshot when it is of that epoch, else
+    ``quorum-state`` (``FileQuorumStateStore``: the leader this node last knew) when its epoch
+    is that one, or later and the replay went to the end of the evidence. ``(None, None)`` when
+    neither says; an unreadable ``quorum-state`` is a finding."""
+    if earlier is not None and earlier[1] == epoch:
+        leader = earlier[0]
+        return (leader if leader is not None and leader >= 0 else None), epoch
+    if files.quorum_state is None:
+        return None, None
+    try:
+        with open_buffer(files.quorum_state) as buf:
+            qs = parse_quorum_state(bytes(buf), path=files.quorum_state)
+    except FormatError as exc:
+        # a warning here: all this command wanted of the file was the controller's id
+        findings.append(Finding("checkpoint_malformed", files.quorum_state, exc.position or 0,
+                                f"quorum-state cannot be read as Kafka reads it ({exc.one_line()}); the "
+                                "controller stays unknown", severity="warning"))
+        return None, None
+    if qs.leader_id >= 0 and (qs.leader_epoch == epoch or (at_end and qs.leader_epoch > epoch)):
+        return qs.leader_id, qs.leader_epoch
+    return None, None
 
 
 def load_kraft_state(sources: Iterable[str | os.PathLike], *, at_offset: int | None = None,

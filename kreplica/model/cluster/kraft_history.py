@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kreplica.formats.kraft import records as kraft
 from kreplica.formats.findings import Finding
-from kreplica.model.cluster.from_kraft import KraftFiles
+from kreplica.model.cluster.from_kraft import KraftFiles, offset_gap
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,24 +63,27 @@ def kraft_start(files: KraftFiles, *, from_offset: int | None = None) -> tuple[K
         if start is not None:
             return start, findings
     first = files.segments[0][0] if files.segments else 0
-    if files.segments:
-        findings.append(Finding("kraft_history_gap", files.segments[0][1], 0,
-                                f"the log starts at offset {first} and no snapshot holds the records before "
-                                "it; the history starts with what the log holds", details={"offset": first}))
+    if first > 0:
+        findings.append(offset_gap(0, first, files.segments[0][1]))
     return KraftStart(None, first, None), findings
 
 
 def iter_kraft_records(files: KraftFiles, start: KraftStart) -> Iterator[
         kraft.MetadataRecord | kraft.ControlRecord | Finding]:
     """The records of the log from ``start.end_offset`` on, in offset order, with metadata
-    transactions resolved (see the module docstring); findings of the segments where they arise.
-    Segments are read one at a time."""
+    transactions resolved (see the module docstring); findings of the segments where they arise,
+    and a ``kraft_offset_gap`` finding where the segments present skip offsets. Segments are
+    read one at a time."""
     pending: list | None = None
-    for _base, path in files.segments:
+    expected = start.end_offset
+    for base, path in files.segments:
+        if base > expected:
+            yield offset_gap(expected, base, path, snapshot=start.path if expected == start.end_offset else None)
         for x in kraft.read_metadata_file(path):
             if isinstance(x, Finding):
                 yield x
                 continue
+            expected = max(expected, x.offset + 1)
             if x.offset < start.end_offset:
                 continue
             if isinstance(x, kraft.ControlRecord):

@@ -11,7 +11,11 @@ part lives:
   (``find_zk_files``), which logs follow a snapshot (``log_files_for``), and their entries
   in zxid order (``iter_log_entries``, ``iter_zk_log``);
 * :mod:`~kreplica.model.zookeeper.replay`: choosing the snapshot ZooKeeper would load and
-  applying the logs after it (``replay``, ``load_zk_state``).
+  applying the logs after it (``replay``, ``load_zk_state``);
+* :mod:`~kreplica.model.zookeeper.history`: a history step by step, for the timeline (where it
+  starts, ``start_state``; each logged transaction with the znodes it changed, ``iter_zk_steps``);
+* :mod:`~kreplica.model.zookeeper.snapshot_steps`: a history from snapshots alone, when there is
+  no transaction log (``iter_snapshot_steps``: each snapshot's writes since the one before).
 """
 
 from __future__ import annotations

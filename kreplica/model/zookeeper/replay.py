@@ -38,6 +38,14 @@ class _Loaded:
     preamble: zks.SnapshotPreamble
     end: zks.SnapshotEnd
 
+    @property
+    def digest(self) -> zks.SnapshotDigest | None:
+        """The trailer's digest as ZooKeeper's loader takes it (``DataTree.deserializeZxidDigest``):
+        the empty digest (zxid 0, written when no transaction was applied since the server
+        started, as in every ``snapshot.0``) is ignored, so nothing is checked against it."""
+        d = self.end.digest
+        return d if d is not None and d.zxid > 0 else None
+
 
 def _load_snapshot(f: ZkFile) -> tuple[_Loaded | None, list[Finding]]:
     """Stream one snapshot file straight into a tree (no intermediate node list).
@@ -120,7 +128,7 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
         if loaded is None:
             findings.extend(fs)
             continue
-        d = loaded.end.digest
+        d = loaded.digest
         if target is not None and d is not None and d.zxid > target:
             # A fuzzy snapshot may already hold changes up to its digest zxid, which lies past
             # the target: an older snapshot replayed forward gives the exact state instead.
@@ -135,9 +143,9 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
         findings.extend(fs)
         findings.append(Finding("zk_fuzzy_snapshot", chosen.path, 0,
                                 f"the only usable snapshot may already contain changes up to zxid "
-                                f"{snap.end.digest.zxid:#x}, past the requested {target:#x}; the state "
+                                f"{snap.digest.zxid:#x}, past the requested {target:#x}; the state "
                                 "shown can be ahead of the requested point",
-                                details={"digest_zxid": snap.end.digest.zxid, "target": target}))
+                                details={"digest_zxid": snap.digest.zxid, "target": target}))
     if snap is None:
         # ZooKeeper itself refuses too (FileTxnSnapLog.restore, 3.5+): "No snapshot found, but there
         # are log entries. Something is broken!" unless zookeeper.snapshot.trust.empty=true
@@ -154,7 +162,7 @@ def replay(files: ZkFiles, *, at_zxid: int | None = None, at_time: int | None = 
     elif snap_zxid < 0:
         snap_zxid = max((max(n.mzxid, n.pzxid, n.czxid) for n in tree.nodes.values()), default=0)
     tree.last_zxid = snap_zxid
-    digest = snap.end.digest
+    digest = snap.digest
     digest_zxid = digest.zxid if digest is not None else snap_zxid
     if digest is not None and digest.digest_version == 2 and digest.zxid == snap_zxid \
             and digest.digest != tree.digest:

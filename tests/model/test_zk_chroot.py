@@ -1,0 +1,66 @@
+"""Where Kafka's znodes are in a ZooKeeper tree (``kreplica/model/cluster/zk_chroot.py``): the
+root, the one chroot holding them, or a one-line error saying what the tree holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.formats.errors import FormatError
+from kreplica.model.cluster.zk_chroot import describe_tree, kafka_roots, normalize_chroot, resolve_chroot
+
+ZK = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"]
+AT_ROOT = ZK + ["/brokers", "/brokers/ids", "/brokers/topics"]
+CHROOTED = ZK + ["/kafka", "/kafka/brokers", "/kafka/brokers/ids", "/kafka/brokers/topics", "/kafka/controller"]
+TOPICS_ONLY = ZK + ["/a/b", "/a/b/brokers", "/a/b/brokers/topics"]
+
+
+def _nodes(paths):
+    return dict.fromkeys(paths)
+
+
+@pytest.mark.parametrize(("text", "root"), [
+    pytest.param("/", "", id="root"), pytest.param("/kafka", "/kafka", id="chroot"),
+    pytest.param(" /a/b/ ", "/a/b", id="trailing-slash"),
+])
+def test_normalize(text, root) -> None:
+    assert normalize_chroot(text) == root
+
+
+def test_a_chroot_is_a_znode_path() -> None:
+    with pytest.raises(FormatError, match="znode path"):
+        normalize_chroot("kafka")
+
+
+@pytest.mark.parametrize(("paths", "roots"), [
+    pytest.param(AT_ROOT, ("",), id="root"), pytest.param(CHROOTED, ("/kafka",), id="chroot"),
+    pytest.param(TOPICS_ONLY, ("/a/b",), id="topics-only"), pytest.param(ZK, (), id="none"),
+    pytest.param(AT_ROOT + CHROOTED, ("", "/kafka"), id="two"),
+])
+def test_kafka_roots(paths, roots) -> None:
+    assert kafka_roots(paths) == roots
+
+
+def test_found_alone_or_as_given() -> None:
+    assert resolve_chroot(_nodes(CHROOTED), None, where="zxid 0x5") == "/kafka"
+    assert resolve_chroot(_nodes(AT_ROOT + CHROOTED), "", where="zxid 0x5") == ""
+
+
+def test_several_places_ask_for_chroot() -> None:
+    with pytest.raises(FormatError, match=r"in 2 places \(/, /kafka\): choose one with --chroot"):
+        resolve_chroot(_nodes(AT_ROOT + CHROOTED), None, where="zxid 0x5")
+
+
+def test_a_chroot_given_without_kafka_says_where_kafka_is() -> None:
+    with pytest.raises(FormatError, match="under --chroot /other at zxid 0x5; Kafka's znodes are under /kafka"):
+        resolve_chroot(_nodes(CHROOTED), "/other", where="zxid 0x5")
+
+
+def test_no_kafka_says_what_the_tree_holds() -> None:
+    with pytest.raises(FormatError, match=r"no Kafka metadata .* \(6 znodes, top-level /hbase, /zookeeper\)"):
+        resolve_chroot(_nodes(ZK + ["/hbase", "/hbase/rs"]), None, where="zxid 0x0")
+    assert resolve_chroot(_nodes(ZK), None, where="zxid 0x0", required=False) is None
+
+
+def test_describe_names_a_few_top_level_znodes() -> None:
+    many = [f"/n{i:02}" for i in range(12)]
+    assert describe_tree(many) == "12 znodes, top-level /n00, /n01, /n02, /n03, /n04, /n05, /n06, /n07 and 4 more"
