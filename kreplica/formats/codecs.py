@@ -25,6 +25,11 @@ past its limit is a decompression bomb: the bytes up to the limit are returned w
 which the record readers turn into a ``decompression_error`` finding; nothing larger is ever
 allocated. When the data breaks part way, the bytes recovered before the break are returned with
 the error, as Kafka's streaming readers would already have handed out the records in them.
+
+Only what the codec libraries raise for bad data becomes an error value (:data:`LIBRARY_ERRORS`,
+and :data:`ZSTD_STREAM_ERRORS` for cramjam's streaming zstd decoder); anything else (a
+``MemoryError``, a bug in kreplica) propagates, and the command runner reports it as an internal
+error (exit 3) instead of calling the evidence damaged.
 """
 
 from __future__ import annotations
@@ -48,6 +53,22 @@ MIN_INFLATION_ALLOWANCE = 16 * 1024 * 1024
 #: data compresses 2-20x; 256x only admits runs of nearly identical bytes (deflate's ceiling is
 #: 1032x, lz4's 255x; a zstd frame of RLE blocks reaches 32768x, 1 GiB from 32 KiB).
 MAX_INFLATION_RATIO = 256
+
+
+#: What the codec libraries raise for data they cannot inflate: ``zlib`` (gzip) and cramjam's
+#: one-shot decoders (snappy, lz4 blocks, zstd), whatever the damage (tests/formats/test_codecs.py
+#: feeds each damaged input and checks).
+LIBRARY_ERRORS = (zlib.error, cramjam.DecompressionError)
+#: cramjam's streaming zstd decoder reports bad data as an ``OSError`` (Rust's ``io::Error``).
+ZSTD_STREAM_ERRORS = (OSError, cramjam.DecompressionError)
+
+
+class _Refused(Exception):
+    """A snappy block kreplica refuses before inflating it (an impossible declared length)."""
+
+
+class _PastLimit(Exception):
+    """Inflating a snappy block would pass the payload's limit."""
 
 
 def inflation_limit(compressed_size: int) -> int:
@@ -102,7 +123,7 @@ def decompress(codec: int, payload, *, magic: int = 2, limit: int | None = None)
             return _unlz4(payload, magic, limit)
         if codec == ZSTD:
             return _unzstd(payload, limit)
-    except Exception as exc:  # a codec library failing in an unforeseen way is still just bad data
+    except LIBRARY_ERRORS as exc:  # a library's own error where no reader above expected one: still bad data
         return Inflated(b"", f"{CODEC_NAMES.get(codec, codec)} data does not decompress: {exc}")
     return Inflated(b"", f"unknown compression codec id {codec}")
 
@@ -223,9 +244,9 @@ SNAPPY_MAX_RATIO = 32
 def _snappy_block(block: bytes, room: int) -> bytes:
     n = cramjam.snappy.decompress_raw_len(block)
     if n > room:
-        raise OverflowError
+        raise _PastLimit
     if n > SNAPPY_MAX_RATIO * len(block) + 64:
-        raise ValueError(f"the block declares {n} bytes, more than {len(block)} snappy bytes can hold")
+        raise _Refused(f"the block declares {n} bytes, more than {len(block)} snappy bytes can hold")
     buf = bytearray(n)
     cramjam.snappy.decompress_raw_into(block, buf)
     return bytes(buf)
@@ -238,9 +259,9 @@ def _unsnappy(payload: bytes, limit: int) -> Inflated:
         # SnappyInputStream decodes un-framed input as one raw block
         try:
             return Inflated(_snappy_block(payload, limit))
-        except OverflowError:
+        except _PastLimit:
             return Inflated(b"", _too_big(limit))
-        except Exception as exc:
+        except (_Refused, cramjam.DecompressionError) as exc:
             return Inflated(b"", f"raw snappy block does not decompress: {exc}")
     out = bytearray()
     pos = SNAPPY_HEADER.size
@@ -262,9 +283,9 @@ def _unsnappy(payload: bytes, limit: int) -> Inflated:
             return Inflated(bytes(out), f"snappy: chunk of {length} bytes is cut short ({end - pos} remain)")
         try:
             out += _snappy_block(payload[pos:pos + length], limit - len(out))
-        except OverflowError:
+        except _PastLimit:
             return Inflated(bytes(out), _too_big(limit))
-        except Exception as exc:
+        except (_Refused, cramjam.DecompressionError) as exc:
             return Inflated(bytes(out), f"snappy chunk at byte {pos} does not decompress: {exc}")
         pos += length
     return Inflated(bytes(out))
@@ -335,7 +356,7 @@ def _unlz4(payload: bytes, magic: int, limit: int) -> Inflated:
         else:
             try:
                 n = cramjam.lz4.decompress_block_into(block, scratch)
-            except Exception as exc:
+            except cramjam.DecompressionError as exc:
                 return Inflated(bytes(out), f"lz4: block at byte {pos - size} does not decompress: {exc}", broken)
             data = scratch[:n]
         if len(out) + len(data) > limit:
@@ -371,7 +392,8 @@ def _unzstd(payload: bytes, limit: int) -> Inflated:
         try:
             n = cramjam.zstd.decompress_into(payload, buf)
             return Inflated(bytes(memoryview(buf)[:n]))
-        except Exception as exc:
+        except cramjam.DecompressionError as exc:
+            # the one signal cramjam gives that the output buffer, not the data, ran out
             if "whole buffer" not in str(exc):
                 return Inflated(_zstd_partial(payload, room), f"zstd data does not decompress: {exc}")
         if room >= limit:
@@ -385,11 +407,11 @@ def _zstd_partial(payload: bytes, room: int) -> bytes:
     d = cramjam.zstd.Decompressor()
     try:
         d.decompress(payload)
-    except Exception:
-        pass
+    except ZSTD_STREAM_ERRORS:
+        pass  # what was decoded before the damage is still flushed below
     try:
         return bytes(d.flush())[:room]
-    except Exception:
+    except ZSTD_STREAM_ERRORS:
         return b""
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from kreplica.formats import codecs
 from kreplica.formats.log.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE, NewRecord, Record, RecordBatch
 from kreplica.formats.checksums import crc32
-from kreplica.formats.errors import FormatError, Malformed
+from kreplica.formats.errors import DecompressionError, FormatError, Malformed
 from kreplica.formats.mapped import RELEASE_WINDOW, PageReleaser
 
 V0_HEADER = struct.Struct(
@@ -152,7 +152,8 @@ def iter_records(buf, batch: RecordBatch, *,
     entries are read first (so an inner error raises before any record is yielded), then the
     records follow with absolute offsets and, in v1, the wrapper's timestamp when it says
     LogAppendTime. An inner message that is itself compressed raises when it is reached, so
-    wrappers never nest: the inner value is not inflated again, whatever its depth.
+    wrappers never nest: the inner value is not inflated again, whatever its depth. A wrapper
+    value that does not inflate raises :class:`DecompressionError`.
 
     A message whose key or value length is impossible raises :class:`Malformed` by default.
     With ``on_damage``, it is yielded as Kafka's iterator yields it, with the key when that can
@@ -203,8 +204,8 @@ def iter_records(buf, batch: RecordBatch, *,
         inner.append((offset, view[pos + LOG_OVERHEAD:pos + LOG_OVERHEAD + size]))
         pos += LOG_OVERHEAD + size
     if inflated.error is not None:
-        raise Malformed(f"wrapper value does not decompress: {inflated.error}", path=path, position=position,
-                        field="value")
+        raise DecompressionError(f"wrapper value does not decompress: {inflated.error}", path=path,
+                                 position=position, field="value")
     if not inner:
         raise Malformed("Found invalid compressed record set with no inner records", path=path, position=position)
     wrapper_offset = batch.last_offset

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.formats.checksums import crc32, crc32c
-from kreplica.formats.errors import Truncated
+from kreplica.formats.errors import DecompressionError, FormatError, Truncated
 from kreplica.formats.findings import Finding
 from kreplica.formats.mapped import PageReleaser, data_extent
 
@@ -327,7 +327,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, s
             if batch.crc_valid is False:
                 yield _crc_finding(buf, batch, mapping)
             if error is not None:
-                yield _inner_finding(batch, error)
+                yield records_finding(batch, error, wrapper=True)
         else:
             batch = parse_v2(buf, pos, entry_size, path=path, verify_crc=verify_crc, after_break=after_break,
                              mapping=mapping)
@@ -395,11 +395,16 @@ def _crc_finding(buf, batch: RecordBatch, mapping=None) -> Finding:
                             "base_offset": batch.base_offset, "last_offset": batch.last_offset})
 
 
-def _inner_finding(batch: RecordBatch, error) -> Finding:
-    kind = "decompression_error" if "decompress" in error.reason else "invalid_record"
-    return Finding(kind, batch.path, batch.position,
-                   f"wrapper message at byte {batch.position} (offset {batch.last_offset}): {error.reason}",
+def records_finding(batch: RecordBatch, error: FormatError, *, wrapper: bool = False) -> Finding:
+    """The finding for a batch whose records Kafka's reader cannot read, ``error`` being what the
+    record reader raised: ``decompression_error`` for a :class:`DecompressionError`, else
+    ``invalid_record``. ``wrapper`` words it for a legacy wrapper whose inner messages the walk
+    itself reads (for the wrapper's base offset); otherwise it names the batch's offsets."""
+    kind = "decompression_error" if isinstance(error, DecompressionError) else "invalid_record"
+    where = (f"wrapper message at byte {batch.position} (offset {batch.last_offset})" if wrapper
+             else f"batch at byte {batch.position} (offsets {batch.base_offset}-{batch.last_offset})")
+    return Finding(kind, batch.path, batch.position, f"{where}: {error.reason}",
                    details={"field": error.field} if error.field else {})
 
 
-__all__ = ["SegmentEnd", "iter_segment", "find_next_batch", "is_plausible_batch", "Truncated"]
+__all__ = ["SegmentEnd", "iter_segment", "find_next_batch", "is_plausible_batch", "records_finding", "Truncated"]
