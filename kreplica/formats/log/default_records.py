@@ -107,6 +107,10 @@ ATTRIBUTES_OFFSET = struct.calcsize(">qiibI")            # 21: the CRC covers fr
 RECORDS_OFFSET = RECORD_BATCH_OVERHEAD                   # 61
 MIN_BATCH_LENGTH = RECORD_BATCH_OVERHEAD - LOG_OVERHEAD  # 49
 
+#: The smallest record: Length, Attributes, TimestampDelta, OffsetDelta, KeyLength, ValueLength
+#: and HeaderCount, one byte each (varints of small values; key and value null, no headers).
+MIN_RECORD_SIZE = 7
+
 COMPRESSION_CODEC_MASK = 0x07
 TIMESTAMP_TYPE_MASK = 0x08
 TRANSACTIONAL_FLAG_MASK = 0x10

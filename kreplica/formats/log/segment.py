@@ -29,6 +29,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kreplica.formats import codecs
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.formats.checksums import crc32, crc32c
@@ -63,7 +64,18 @@ _CANDIDATE = re.compile(
     rb"(?:[\x01-\x7f].{3}|\x00[\x01-\xff].{2}|\x00\x00[\x01-\xff].|\x00\x00\x00[\x0e-\xff])"
     rb".{4}(?:\x02|[\x00\x01][\x00-\x03\x08-\x0b]))"
 )
-_V2_TAIL = struct.Struct(">hiqqqhii")  # attributes .. recordCount, after the CRC
+_V2_TAIL = struct.Struct(
+    ">"
+    "h"  # attributes
+    "i"  # lastOffsetDelta
+    "q"  # baseTimestamp
+    "q"  # maxTimestamp
+    "q"  # producerId
+    "h"  # producerEpoch
+    "i"  # baseSequence
+    "i"  # recordCount
+)  # after the CRC, at default_records.ATTRIBUTES_OFFSET
+_CRC = struct.Struct(">I")  # crc: v2 at default_records.CRC_OFFSET, v0/v1 at legacy_records.CRC_OFFSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,26 +142,27 @@ def is_plausible_batch(buf, pos: int, end: int, budget: list[int] | None = None)
             return False
         (attributes, last_delta, base_ts, max_ts, producer_id, producer_epoch, base_sequence,
          count) = _V2_TAIL.unpack_from(buf, pos + default_records.ATTRIBUTES_OFFSET)
-        if (attributes & 0x07) > 4 or count < 0 or last_delta < 0 or last_delta < count - 1:
+        codec = attributes & default_records.COMPRESSION_CODEC_MASK
+        if codec > codecs.ZSTD or count < 0 or last_delta < 0 or last_delta < count - 1:
             return False
         if max_ts < -1 or producer_id < -1 or producer_epoch < -1 or base_sequence < -1:
             return False
-        if attributes & 0x07 == 0 and count * 7 > size - default_records.MIN_BATCH_LENGTH:
+        if codec == codecs.NONE and count * default_records.MIN_RECORD_SIZE > size - default_records.MIN_BATCH_LENGTH:
             return False
-        (stored,) = struct.unpack_from(">I", buf, pos + default_records.CRC_OFFSET)
+        (stored,) = _CRC.unpack_from(buf, pos + default_records.CRC_OFFSET)
         return crc32c(buf[pos + default_records.ATTRIBUTES_OFFSET:stop]) == stored
     if magic in (0, 1):
         overhead = legacy_records.RECORD_OVERHEAD_V0 if magic == 0 else legacy_records.RECORD_OVERHEAD_V1
         if size < overhead:
             return False
         key_at = pos + (legacy_records.KEY_SIZE_OFFSET_V0 if magic == 0 else legacy_records.KEY_SIZE_OFFSET_V1)
-        (key_len,) = struct.unpack_from(">i", buf, key_at)
+        (key_len,) = legacy_records.LENGTH.unpack_from(buf, key_at)
         if key_len < -1 or overhead + max(key_len, 0) > size:
             return False
-        (value_len,) = struct.unpack_from(">i", buf, key_at + 4 + max(key_len, 0))
+        (value_len,) = legacy_records.LENGTH.unpack_from(buf, key_at + legacy_records.LENGTH.size + max(key_len, 0))
         if value_len < -1 or overhead + max(key_len, 0) + max(value_len, 0) != size:
             return False
-        (stored,) = struct.unpack_from(">I", buf, pos + legacy_records.CRC_OFFSET)
+        (stored,) = _CRC.unpack_from(buf, pos + legacy_records.CRC_OFFSET)
         return crc32(buf[pos + legacy_records.MAGIC_OFFSET:stop]) == stored
     return False
 
@@ -347,7 +360,7 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, s
                               details={"size": size, "minimum": default_records.MIN_BATCH_LENGTH})
             elif batch.crc_valid is False:
                 yield _crc_finding(buf, batch, mapping)
-            if batch.compression > 4:
+            if batch.compression > codecs.ZSTD:
                 yield Finding("unknown_codec", path, pos + default_records.ATTRIBUTES_OFFSET,
                               f"compression codec id {batch.compression} is not defined "
                               "(Kafka: 'Unknown compression type id')",
@@ -371,7 +384,7 @@ def _tail_finding(buf, path: str, pos: int, end: int) -> Finding:
 
 
 def _resync_finding(buf, path: str, start: int, nxt: int) -> Finding:
-    (offset,) = struct.unpack_from(">q", buf, nxt)
+    offset, _, _ = PREFIX.unpack_from(buf, nxt)
     return Finding("resynchronised", path, start,
                    f"skipped {nxt - start} unreadable bytes from byte {start}; a valid batch "
                    f"(offset {offset}) starts at byte {nxt}, and batches from there on are "
