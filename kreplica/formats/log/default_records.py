@@ -104,6 +104,8 @@ LOG_OVERHEAD = struct.calcsize(">qi")                    # 12: offset + length p
 MAGIC_OFFSET = struct.calcsize(">qii")                   # 16
 CRC_OFFSET = struct.calcsize(">qiib")                    # 17
 ATTRIBUTES_OFFSET = struct.calcsize(">qiibI")            # 21: the CRC covers from here
+#: The header from ``attributes`` to ``recordCount``: the part the CRC covers.
+HEADER_FROM_ATTRIBUTES = struct.Struct(">" + HEADER.format[len(">qiibI"):])
 RECORDS_OFFSET = RECORD_BATCH_OVERHEAD                   # 61
 MIN_BATCH_LENGTH = RECORD_BATCH_OVERHEAD - LOG_OVERHEAD  # 49
 

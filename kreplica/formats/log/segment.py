@@ -64,17 +64,6 @@ _CANDIDATE = re.compile(
     rb"(?:[\x01-\x7f].{3}|\x00[\x01-\xff].{2}|\x00\x00[\x01-\xff].|\x00\x00\x00[\x0e-\xff])"
     rb".{4}(?:\x02|[\x00\x01][\x00-\x03\x08-\x0b]))"
 )
-_V2_TAIL = struct.Struct(
-    ">"
-    "h"  # attributes
-    "i"  # lastOffsetDelta
-    "q"  # baseTimestamp
-    "q"  # maxTimestamp
-    "q"  # producerId
-    "h"  # producerEpoch
-    "i"  # baseSequence
-    "i"  # recordCount
-)  # after the CRC, at default_records.ATTRIBUTES_OFFSET
 _CRC = struct.Struct(">I")  # crc: v2 at default_records.CRC_OFFSET, v0/v1 at legacy_records.CRC_OFFSET
 
 
@@ -141,7 +130,8 @@ def is_plausible_batch(buf, pos: int, end: int, budget: list[int] | None = None)
         if size < default_records.MIN_BATCH_LENGTH:
             return False
         (attributes, last_delta, base_ts, max_ts, producer_id, producer_epoch, base_sequence,
-         count) = _V2_TAIL.unpack_from(buf, pos + default_records.ATTRIBUTES_OFFSET)
+         count) = default_records.HEADER_FROM_ATTRIBUTES.unpack_from(
+            buf, pos + default_records.ATTRIBUTES_OFFSET)
         codec = attributes & default_records.COMPRESSION_CODEC_MASK
         if codec > codecs.ZSTD or count < 0 or last_delta < 0 or last_delta < count - 1:
             return False
