@@ -8,6 +8,7 @@ an incomplete final entry is a silent stop, magic > 2 is read as v2).
 
 from __future__ import annotations
 
+import mmap
 import random
 import struct
 import zlib
@@ -23,6 +24,7 @@ from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import NewRecord, RecordBatch
 from kreplica.formats.checksums import reference_crc32c
 from kreplica.formats.findings import KINDS, Finding
+from kreplica.formats.mapped import PageReleaser
 from kreplica.formats.log.segment import SegmentEnd, find_next_batch, is_plausible_batch, iter_segment, records_finding
 
 TS = 1700000000000
@@ -568,6 +570,48 @@ def test_a_long_hole_is_searched_with_its_pages_released(monkeypatch):
         released = sum(length for _, length in mapping.released)
         assert released >= hole - 2 * (1 << 16)  # all but the last window or two
         assert all(start + length <= len(B1) + hole for start, length in mapping.released)
+
+
+@pytest.mark.skipif(not hasattr(mmap, "MADV_DONTNEED"), reason="no madvise(MADV_DONTNEED) here")
+def test_the_walk_hands_back_the_pages_behind_it_a_step_at_a_time(monkeypatch):
+    from kreplica.formats.log import segment
+    step = 4 * mmap.PAGESIZE
+    monkeypatch.setattr(segment, "RELEASE_STEP", step)
+    data = b"".join(_batch(3 * i, value=bytes(300)) for i in range(200))
+    mapping = _Mapping(data)
+    seen = []
+    for item in segment._walk(memoryview(data), mapping, path=PATH, verify_crc=True, max_bytes=None):
+        if isinstance(item, RecordBatch):
+            seen.append((item.position, sum(length for _, length in mapping.released)))
+    assert len(seen) == 200
+    # whole pages, in order, each run at least a step long, never the page before the batch being read
+    done = 0
+    for start, length in mapping.released:
+        assert start == done and start % mmap.PAGESIZE == 0 and length >= step
+        done = start + length
+    assert all(released <= max(position - mmap.PAGESIZE, 0) for position, released in seen)
+    assert done >= len(data) - 2 * step - 2 * mmap.PAGESIZE
+
+
+def test_page_releaser_next_due_is_where_upto_first_acts():
+    class Mapping:
+        def __init__(self):
+            self.calls = []
+
+        def madvise(self, option, start, length):
+            self.calls.append((start, length))
+
+    page = mmap.PAGESIZE
+    for start, step in ((0, 4 * page), (3 * page + 5, 2 * page), (7, None)):
+        mapping = Mapping()
+        releaser = PageReleaser(mapping, start)
+        due = releaser.next_due(step)
+        releaser.upto(due - 1, step)
+        assert mapping.calls == [] or not hasattr(mmap, "MADV_DONTNEED")
+        releaser.upto(due, step)
+        if hasattr(mmap, "MADV_DONTNEED"):
+            assert len(mapping.calls) == 1
+    assert PageReleaser(None).next_due() > 1 << 62
 
 
 # -- a segment walked in stretches split at batch boundaries (the fleet scan's chunks) --------
