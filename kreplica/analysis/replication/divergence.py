@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from kreplica.formats.log.batch import RecordBatch
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.replica import require_one_partition
 
@@ -35,10 +34,6 @@ class Divergence:
     common_prefix_end: int
     ranges: tuple[DivergentRange, ...]
     high_watermarks: dict
-
-
-def _key(b: RecordBatch) -> tuple:
-    return (b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc)
 
 
 def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
@@ -76,7 +71,7 @@ def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
             add(y.base_offset, y.last_offset, f"only_{b.label}")
             j += 1
             continue
-        if _key(x) == _key(y):
+        if x.identity == y.identity:
             i += 1
             j += 1
             continue

@@ -20,6 +20,7 @@ After truncation the follower fetches from its log end; an offset the leader doe
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kreplica.analysis.log.replica_state import ReplicaState, replica_state
@@ -96,13 +97,19 @@ class TruncationPlan:
 
     @property
     def ranges(self) -> list[Range]:
-        out: list[Range] = []
-        for b in sorted(self.discarded, key=lambda b: b.base_offset):
-            if out and b.base_offset <= out[-1].last + 1:
-                out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
-            else:
-                out.append(Range(b.base_offset, b.last_offset))
-        return out
+        """The offset ranges of the discarded batches."""
+        return merged_ranges(self.discarded)
+
+
+def merged_ranges(batches: Iterable[RecordBatch]) -> list[Range]:
+    """The offsets ``batches`` cover as ranges in offset order, overlapping or adjacent ones merged."""
+    out: list[Range] = []
+    for b in sorted(batches, key=lambda b: b.base_offset):
+        if out and b.base_offset <= out[-1].last + 1:
+            out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
+        else:
+            out.append(Range(b.base_offset, b.last_offset))
+    return out
 
 
 def _truncate(state: ReplicaState, offset: int) -> None:
@@ -235,17 +242,9 @@ def _still_divergent(leader: ReplicaState, follower: ReplicaState) -> list[Range
     """Offset ranges the follower keeps that the leader holds differently (or not at all): data
     the truncation leaves inconsistent, as when a divergent middle is followed by an identical
     tail (KAFKA-6880). Offsets below the leader's log start are out of its reach and left out."""
-    have = {(b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) for b in leader.batches}
-    out: list[Range] = []
-    for b in sorted(follower.batches, key=lambda b: (b.base_offset, b.position)):
-        if b.last_offset < leader.log_start_offset or (b.base_offset, b.last_offset, b.partition_leader_epoch,
-                                                        b.crc) in have:
-            continue
-        if out and b.base_offset <= out[-1].last + 1:
-            out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
-        else:
-            out.append(Range(b.base_offset, b.last_offset))
-    return out
+    have = {b.identity for b in leader.batches}
+    return merged_ranges(b for b in follower.batches
+                         if b.last_offset >= leader.log_start_offset and b.identity not in have)
 
 
 def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[ReplicaState],
@@ -259,7 +258,7 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     replica's high watermark is not counted — the committed data at those offsets is the other
     replica's, which the follower fetches.
     """
-    keyed = {r.label: {(b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) for b in r.replica.batches} for r in others}
+    keyed = {r.label: {b.identity for b in r.replica.batches} for r in others}
     hws = {r.label: r.replica.high_watermark for r in others}
     own_hw = follower_before.replica.high_watermark
     lost = []
@@ -270,8 +269,7 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     for b in plan.discarded:
         if b.last_offset < leader_log_start:
             continue
-        key = (b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc)
-        marks = [own_hw] + [hws[label] for label, have in keyed.items() if key in have]
+        marks = [own_hw] + [hws[label] for label, have in keyed.items() if b.identity in have]
         if any(hw is not None and b.base_offset < hw for hw in marks):
             lost.append(b)
     if lost:
@@ -280,7 +278,7 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     for rng in plan.ranges:
         in_range = [b for b in plan.discarded if rng.first <= b.base_offset <= rng.last]
         holders = tuple(label for label, have in keyed.items()
-                        if all((b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) in have for b in in_range))
+                        if all(b.identity in have for b in in_range))
         plan.held_elsewhere.append((rng, holders))
     for b in plan.discarded:
         marker = follower_before.replica.marker(b) if b.is_control else None
