@@ -27,9 +27,9 @@ from kreplica.formats.log.control_marker import ControlMarker, has_marker, read_
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.logdir.leader_epoch_checkpoint import EpochEntryLine, parse_leader_epoch_checkpoint
-from kreplica.formats.logdir.naming import classify_partition_file
 from kreplica.formats.mapped import Buffer, open_buffer
 from kreplica.formats.logdir.partition_metadata import parse_partition_metadata
+from kreplica.formats.logdir.naming import classify_partition_file
 from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kreplica.formats.log.segment import SegmentEnd, iter_segment
 from kreplica.formats.log.txn_index import AbortedTxn, iter_txn_index

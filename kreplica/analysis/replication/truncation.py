@@ -20,7 +20,6 @@ After truncation the follower fetches from its log end; an offset the leader doe
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kreplica.analysis.log.replica_state import ReplicaState, replica_state
@@ -97,19 +96,13 @@ class TruncationPlan:
 
     @property
     def ranges(self) -> list[Range]:
-        """The offset ranges of the discarded batches."""
-        return merged_ranges(self.discarded)
-
-
-def merged_ranges(batches: Iterable[RecordBatch]) -> list[Range]:
-    """The offsets ``batches`` cover as ranges in offset order, overlapping or adjacent ones merged."""
-    out: list[Range] = []
-    for b in sorted(batches, key=lambda b: b.base_offset):
-        if out and b.base_offset <= out[-1].last + 1:
-            out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
-        else:
-            out.append(Range(b.base_offset, b.last_offset))
-    return out
+        out: list[Range] = []
+        for b in sorted(self.discarded, key=lambda b: b.base_offset):
+            if out and b.base_offset <= out[-1].last + 1:
+                out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
+            else:
+                out.append(Range(b.base_offset, b.last_offset))
+        return out
 
 
 def _truncate(state: ReplicaState, offset: int) -> None:
@@ -243,8 +236,15 @@ def _still_divergent(leader: ReplicaState, follower: ReplicaState) -> list[Range
     the truncation leaves inconsistent, as when a divergent middle is followed by an identical
     tail (KAFKA-6880). Offsets below the leader's log start are out of its reach and left out."""
     have = {b.identity for b in leader.batches}
-    return merged_ranges(b for b in follower.batches
-                         if b.last_offset >= leader.log_start_offset and b.identity not in have)
+    out: list[Range] = []
+    for b in sorted(follower.batches, key=lambda b: (b.base_offset, b.position)):
+        if b.last_offset < leader.log_start_offset or b.identity in have:
+            continue
+        if out and b.base_offset <= out[-1].last + 1:
+            out[-1] = Range(out[-1].first, max(out[-1].last, b.last_offset))
+        else:
+            out.append(Range(b.base_offset, b.last_offset))
+    return out
 
 
 def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[ReplicaState],
