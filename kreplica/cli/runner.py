@@ -4,7 +4,9 @@
   (permission denied, a directory where a file belongs, a symlink loop, ...) — prints one line
   naming the file (and byte position where there is one) and exits 2, never 3;
 - anything unexpected is an internal error, exit 3, with the traceback only under ``--debug``
-  (or ``KREPLICA_DEBUG=1``);
+  (or ``KREPLICA_DEBUG=1``); so is a command that returns something other than an
+  :class:`ExitCode` (``None`` included: a body that forgot its ``return``);
+- Ctrl-C is exit 130 (:attr:`ExitCode.INTERRUPTED`) with one line;
 - a closed stdout (``kreplica ... | head -1``) ends the run with exit 0 and nothing on stderr,
   whichever write notices it: a command's own write, the final flush here, or the interpreter's
   flush at shutdown (stdout is pointed at ``/dev/null`` first, so that flush cannot fail), as
@@ -91,8 +93,19 @@ def os_error_line(exc: OSError) -> str:
     return ": ".join([*paths, reason]) if paths else reason
 
 
+def exit_status(value: object, command: str) -> ExitCode:
+    """``value``, a command's return value, as an :class:`ExitCode`; anything else (``None``, a
+    number outside the contract) is a bug in the command: :class:`TypeError`, an internal error."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return ExitCode(value)
+        except ValueError:
+            pass
+    raise TypeError(f"{command} returned {value!r}, not an exit status")
+
+
 def runs_command(func: Callable[..., int]) -> Callable[..., None]:
-    """Decorate a command body that returns an :class:`ExitCode` (or int)."""
+    """Decorate a command body that returns an :class:`ExitCode` (or its int value)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> None:
@@ -106,6 +119,7 @@ def runs_command(func: Callable[..., int]) -> Callable[..., None]:
         try:
             status = func(*args, **kwargs)
             flush_stdout()
+            raise typer.Exit(exit_status(status, func.__name__))
         except (typer.Exit, typer.BadParameter, typer.Abort):
             raise
         except FormatError as exc:
@@ -123,13 +137,12 @@ def runs_command(func: Callable[..., int]) -> Callable[..., None]:
             raise typer.Exit(ExitCode.USAGE) from None
         except KeyboardInterrupt:
             error_line("kreplica: interrupted")
-            raise typer.Exit(130) from None
+            raise typer.Exit(ExitCode.INTERRUPTED) from None
         except Exception as exc:  # noqa: BLE001 - the contract: never a traceback by default
             if debug:
                 traceback.print_exc()
             error_line(f"kreplica: internal error: {type(exc).__name__}: {exc} "
                        "(run with --debug for the traceback)")
             raise typer.Exit(ExitCode.INTERNAL) from None
-        raise typer.Exit(int(status))
 
     return wrapper

@@ -26,7 +26,7 @@ _PUBLIC = {
     "parse_leader_epoch_checkpoint": "logdir.leader_epoch_checkpoint", "parse_meta_properties": "logdir.meta_properties",
     "parse_offset_checkpoint": "logdir.offset_checkpoint", "parse_partition_metadata": "logdir.partition_metadata",
     "parse_quorum_state": "kraft.quorum_state",
-    "FormatError": "errors", "Malformed": "errors", "Truncated": "errors", "UnsupportedVersion": "errors",
+    "DecompressionError": "errors", "FormatError": "errors", "Malformed": "errors", "Truncated": "errors", "UnsupportedVersion": "errors",
     "KINDS": "findings", "Finding": "findings",
     "iter_offset_index": "log.offset_index", "parse_producer_snapshot": "log.producer_snapshot",
     "SegmentEnd": "log.segment", "iter_segment": "log.segment",

@@ -25,6 +25,11 @@ past its limit is a decompression bomb: the bytes up to the limit are returned w
 which the record readers turn into a ``decompression_error`` finding; nothing larger is ever
 allocated. When the data breaks part way, the bytes recovered before the break are returned with
 the error, as Kafka's streaming readers would already have handed out the records in them.
+
+Only what the codec libraries raise for bad data becomes an error value (:data:`LIBRARY_ERRORS`,
+and :data:`ZSTD_STREAM_ERRORS` for cramjam's streaming zstd decoder); anything else (a
+``MemoryError``, a bug in kreplica) propagates, and the command runner reports it as an internal
+error (exit 3) instead of calling the evidence damaged.
 """
 
 from __future__ import annotations
@@ -50,21 +55,76 @@ MIN_INFLATION_ALLOWANCE = 16 * 1024 * 1024
 MAX_INFLATION_RATIO = 256
 
 
+#: What the codec libraries raise for data they cannot inflate: ``zlib`` (gzip) and cramjam's
+#: one-shot decoders (snappy, lz4 blocks, zstd), whatever the damage (tests/formats/test_codecs.py
+#: feeds each damaged input and checks).
+LIBRARY_ERRORS = (zlib.error, cramjam.DecompressionError)
+#: cramjam's streaming zstd decoder reports bad data as an ``OSError`` (Rust's ``io::Error``).
+ZSTD_STREAM_ERRORS = (OSError, cramjam.DecompressionError)
+
+
+class _Refused(Exception):
+    """A snappy block kreplica refuses before inflating it (an impossible declared length)."""
+
+
+class _PastLimit(Exception):
+    """Inflating a snappy block would pass the payload's limit."""
+
+
 def inflation_limit(compressed_size: int) -> int:
     """How many bytes a payload of ``compressed_size`` compressed bytes may inflate to."""
     return min(MAX_INFLATED_BYTES, max(MIN_INFLATION_ALLOWANCE, MAX_INFLATION_RATIO * compressed_size))
 
 SNAPPY_MAGIC = b"\x82SNAPPY\x00"
-SNAPPY_HEADER = struct.Struct(">8sii")  # magic, version, min_compatible_version
+SNAPPY_HEADER = struct.Struct(
+    ">"
+    "8s"  # magic
+    "i"   # version
+    "i"   # min_compatible_version
+)
+SNAPPY_CHUNK_LENGTH = struct.Struct(">i")  # before each raw snappy block
 SNAPPY_BLOCK_SIZE = 32 * 1024           # SnappyOutputStream default block size (Kafka 0.11+)
 SNAPPY_MAX_CHUNK = 512 * 1024 * 1024    # SnappyInputStream refuses larger chunks
 
 LZ4_MAGIC = 0x184D2204
+LZ4_FRAME_START = struct.Struct(
+    "<"
+    "I"  # magic
+    "B"  # FLG
+    "B"  # BD
+)  # then the content size when FLG says so, then HC
+LZ4_DESCRIPTOR_OFFSET = struct.calcsize("<I")  # 4: the descriptor HC covers starts after the magic
+LZ4_CONTENT_SIZE = struct.Struct("<Q")
+LZ4_WORD = struct.Struct("<I")  # a block size (or the end mark 0), a block or content checksum
+LZ4_FLG_BLOCK_INDEPENDENCE = 0x20
+LZ4_FLG_BLOCK_CHECKSUM = 0x10
+LZ4_FLG_CONTENT_SIZE = 0x08
+LZ4_FLG_CONTENT_CHECKSUM = 0x04
+LZ4_FLG_RESERVED = 0x03
 LZ4_FLG = 0x60        # version 01, block independence, no checksums, no content size
 LZ4_BD = 0x40         # max block size code 4 = 64 KiB
 LZ4_BLOCK_SIZE = 64 * 1024
 LZ4_UNCOMPRESSED_BIT = 0x80000000
 
+GZIP_MEMBER_HEADER = struct.Struct(
+    "<"
+    "2s"  # ID1 ID2
+    "B"   # CM
+    "B"   # FLG
+    "I"   # MTIME
+    "B"   # XFL
+    "B"   # OS
+)  # then the optional fields FLG names, in this order: FEXTRA, FNAME, FCOMMENT, FHCRC (RFC 1952 §2.3)
+GZIP_ID = b"\x1f\x8b"
+GZIP_DEFLATE = 8  # CM
+GZIP_FHCRC, GZIP_FEXTRA, GZIP_FNAME, GZIP_FCOMMENT = 0x02, 0x04, 0x08, 0x10
+GZIP_XLEN = struct.Struct("<H")   # FEXTRA: the length of the extra field
+GZIP_CRC16 = struct.Struct("<H")  # FHCRC
+GZIP_TRAILER = struct.Struct(
+    "<"
+    "I"  # CRC32 of the inflated data
+    "I"  # ISIZE: its length modulo 2^32
+)
 GZIP_HEADER_JDK = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # MTIME 0, XFL 0, OS 0xff (JDK 16+)
 
 
@@ -102,7 +162,7 @@ def decompress(codec: int, payload, *, magic: int = 2, limit: int | None = None)
             return _unlz4(payload, magic, limit)
         if codec == ZSTD:
             return _unzstd(payload, limit)
-    except Exception as exc:  # a codec library failing in an unforeseen way is still just bad data
+    except LIBRARY_ERRORS as exc:  # a library's own error where no reader above expected one: still bad data
         return Inflated(b"", f"{CODEC_NAMES.get(codec, codec)} data does not decompress: {exc}")
     return Inflated(b"", f"unknown compression codec id {codec}")
 
@@ -126,22 +186,24 @@ GZIP_INPUT_CHUNK = 512  # GZIPInputStream's default input buffer
 def _gzip_header_parses(data: bytes) -> bool:
     """Whether ``data`` starts with a gzip member header ``GZIPInputStream.readHeader`` accepts
     (magic, deflate, and the optional fields present); after a member Java ignores anything else."""
-    if len(data) < 10 or data[0] != 0x1F or data[1] != 0x8B or data[2] != 8:
+    if len(data) < GZIP_MEMBER_HEADER.size:
         return False
-    flags = data[3]
-    pos = 10
-    if flags & 0x04:  # FEXTRA
-        if len(data) < pos + 2:
+    ident, method, flags, _, _, _ = GZIP_MEMBER_HEADER.unpack_from(data, 0)
+    if ident != GZIP_ID or method != GZIP_DEFLATE:
+        return False
+    pos = GZIP_MEMBER_HEADER.size
+    if flags & GZIP_FEXTRA:
+        if len(data) < pos + GZIP_XLEN.size:
             return False
-        pos += 2 + int.from_bytes(data[pos:pos + 2], "little")
-    for bit in (0x08, 0x10):  # FNAME, FCOMMENT: zero-terminated
+        pos += GZIP_XLEN.size + GZIP_XLEN.unpack_from(data, pos)[0]
+    for bit in (GZIP_FNAME, GZIP_FCOMMENT):  # zero-terminated
         if flags & bit:
             nul = data.find(b"\x00", pos)
             if nul < 0:
                 return False
             pos = nul + 1
-    if flags & 0x02:  # FHCRC
-        pos += 2
+    if flags & GZIP_FHCRC:
+        pos += GZIP_CRC16.size
     return pos <= len(data)
 
 
@@ -223,9 +285,9 @@ SNAPPY_MAX_RATIO = 32
 def _snappy_block(block: bytes, room: int) -> bytes:
     n = cramjam.snappy.decompress_raw_len(block)
     if n > room:
-        raise OverflowError
+        raise _PastLimit
     if n > SNAPPY_MAX_RATIO * len(block) + 64:
-        raise ValueError(f"the block declares {n} bytes, more than {len(block)} snappy bytes can hold")
+        raise _Refused(f"the block declares {n} bytes, more than {len(block)} snappy bytes can hold")
     buf = bytearray(n)
     cramjam.snappy.decompress_raw_into(block, buf)
     return bytes(buf)
@@ -234,19 +296,20 @@ def _snappy_block(block: bytes, room: int) -> bytes:
 def _unsnappy(payload: bytes, limit: int) -> Inflated:
     if not payload:
         return Inflated(b"", "snappy: Cannot decompress empty stream")
-    if len(payload) < SNAPPY_HEADER.size or payload[:8] != SNAPPY_MAGIC:
+    if len(payload) < SNAPPY_HEADER.size or payload[:len(SNAPPY_MAGIC)] != SNAPPY_MAGIC:
         # SnappyInputStream decodes un-framed input as one raw block
         try:
             return Inflated(_snappy_block(payload, limit))
-        except OverflowError:
+        except _PastLimit:
             return Inflated(b"", _too_big(limit))
-        except Exception as exc:
+        except (_Refused, cramjam.DecompressionError) as exc:
             return Inflated(b"", f"raw snappy block does not decompress: {exc}")
     out = bytearray()
     pos = SNAPPY_HEADER.size
     end = len(payload)
-    while end - pos >= 4:
-        if payload[pos:pos + 4] == SNAPPY_MAGIC[:4]:
+    while end - pos >= SNAPPY_CHUNK_LENGTH.size:
+        # a concatenated stream's header, where the next chunk length would be
+        if payload[pos:pos + SNAPPY_CHUNK_LENGTH.size] == SNAPPY_MAGIC[:SNAPPY_CHUNK_LENGTH.size]:
             if end - pos < SNAPPY_HEADER.size:
                 return Inflated(bytes(out), "snappy: concatenated stream header is cut short")
             _, version, _ = SNAPPY_HEADER.unpack_from(payload, pos)
@@ -254,17 +317,17 @@ def _unsnappy(payload: bytes, limit: int) -> Inflated:
                 return Inflated(bytes(out), f"snappy: incompatible stream version {version}")
             pos += SNAPPY_HEADER.size
             continue
-        (length,) = struct.unpack_from(">i", payload, pos)
-        pos += 4
+        (length,) = SNAPPY_CHUNK_LENGTH.unpack_from(payload, pos)
+        pos += SNAPPY_CHUNK_LENGTH.size
         if length < 0 or length > SNAPPY_MAX_CHUNK:
             return Inflated(bytes(out), f"snappy: invalid chunk length {length}")
         if end - pos < length:
             return Inflated(bytes(out), f"snappy: chunk of {length} bytes is cut short ({end - pos} remain)")
         try:
             out += _snappy_block(payload[pos:pos + length], limit - len(out))
-        except OverflowError:
+        except _PastLimit:
             return Inflated(bytes(out), _too_big(limit))
-        except Exception as exc:
+        except (_Refused, cramjam.DecompressionError) as exc:
             return Inflated(bytes(out), f"snappy chunk at byte {pos} does not decompress: {exc}")
         pos += length
     return Inflated(bytes(out))
@@ -277,26 +340,26 @@ def lz4_header_checksum(descriptor: bytes) -> int:
 
 def _unlz4(payload: bytes, magic: int, limit: int) -> Inflated:
     end = len(payload)
-    if end < 4 or struct.unpack_from("<I", payload, 0)[0] != LZ4_MAGIC:
+    if end < LZ4_WORD.size or LZ4_WORD.unpack_from(payload, 0)[0] != LZ4_MAGIC:
         return Inflated(b"", "lz4: Stream unsupported (invalid magic bytes)")
-    if end < 7:
+    if end < LZ4_FRAME_START.size + 1:  # + HC
         return Inflated(b"", "lz4: Stream ended prematurely")
-    flg, bd = payload[4], payload[5]
-    if (flg >> 6) != 1 or not flg & 0x20 or flg & 0x03:
+    _, flg, bd = LZ4_FRAME_START.unpack_from(payload, 0)
+    if (flg >> 6) != 1 or not flg & LZ4_FLG_BLOCK_INDEPENDENCE or flg & LZ4_FLG_RESERVED:
         return Inflated(b"", "lz4: Stream unsupported (FLG version, block independence or reserved bits)")
     if bd & 0x8F or not 4 <= (bd >> 4) & 0x07 <= 7:
         return Inflated(b"", "lz4: Stream unsupported (BD reserved bits or block size code)")
     max_block = 1 << (2 * ((bd >> 4) & 0x07) + 8)
-    block_checksum = bool(flg & 0x10)
-    content_size = bool(flg & 0x08)
-    content_checksum = bool(flg & 0x04)
-    pos = 6
+    block_checksum = bool(flg & LZ4_FLG_BLOCK_CHECKSUM)
+    content_size = bool(flg & LZ4_FLG_CONTENT_SIZE)
+    content_checksum = bool(flg & LZ4_FLG_CONTENT_CHECKSUM)
+    pos = LZ4_FRAME_START.size
     if content_size:
-        pos += 8
+        pos += LZ4_CONTENT_SIZE.size
     if end < pos + 1:
         return Inflated(b"", "lz4: Stream ended prematurely")
     hc = payload[pos]
-    expected = lz4_header_checksum(payload[4:pos])
+    expected = lz4_header_checksum(payload[LZ4_DESCRIPTOR_OFFSET:pos])
     broken = False
     if hc != expected:
         if magic == 0 and hc == lz4_header_checksum(payload[0:pos]):
@@ -306,28 +369,29 @@ def _unlz4(payload: bytes, magic: int, limit: int) -> Inflated:
     pos += 1
     out = bytearray()
     scratch = bytearray(max_block)
+    word = LZ4_WORD.size
     while True:
-        if end - pos < 4:
+        if end - pos < word:
             return Inflated(bytes(out), "lz4: Stream ended prematurely", broken)
-        (size,) = struct.unpack_from("<I", payload, pos)
-        pos += 4
+        (size,) = LZ4_WORD.unpack_from(payload, pos)
+        pos += word
         raw = bool(size & LZ4_UNCOMPRESSED_BIT)
-        size &= 0x7FFFFFFF  # Lz4BlockInputStream masks the incompressible bit before testing for the end mark
+        size &= ~LZ4_UNCOMPRESSED_BIT  # Lz4BlockInputStream masks the incompressible bit before testing for the end mark
         if size == 0:
             if content_checksum:
-                if end - pos < 4:
+                if end - pos < word:
                     return Inflated(bytes(out), "lz4: Stream ended prematurely", broken)
-                pos += 4  # Kafka consumes the content checksum without verifying it
+                pos += word  # Kafka consumes the content checksum without verifying it
             return Inflated(bytes(out), None, broken)
         if size > max_block:
             return Inflated(bytes(out), f"lz4: Block size {size} exceeded max: {max_block}", broken)
-        if end - pos < size + (4 if block_checksum else 0):
+        if end - pos < size + (word if block_checksum else 0):
             return Inflated(bytes(out), "lz4: Stream ended prematurely", broken)
         block = payload[pos:pos + size]
         pos += size
         if block_checksum:
-            (stored,) = struct.unpack_from("<I", payload, pos)
-            pos += 4
+            (stored,) = LZ4_WORD.unpack_from(payload, pos)
+            pos += word
             if stored != xxh32(block):
                 return Inflated(bytes(out), "lz4: Block checksum mismatch", broken)
         if raw:
@@ -335,7 +399,7 @@ def _unlz4(payload: bytes, magic: int, limit: int) -> Inflated:
         else:
             try:
                 n = cramjam.lz4.decompress_block_into(block, scratch)
-            except Exception as exc:
+            except cramjam.DecompressionError as exc:
                 return Inflated(bytes(out), f"lz4: block at byte {pos - size} does not decompress: {exc}", broken)
             data = scratch[:n]
         if len(out) + len(data) > limit:
@@ -343,15 +407,20 @@ def _unlz4(payload: bytes, magic: int, limit: int) -> Inflated:
         out += data
 
 
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # 0xFD2FB528, little-endian
+
+
 def _zstd_content_size(payload: bytes) -> int | None:
     """The frame content size a zstd frame header declares, if any (RFC 8878 §3.1.1.1)."""
-    if len(payload) < 6 or payload[:4] != b"\x28\xb5\x2f\xfd":
+    descriptor_at = len(ZSTD_MAGIC)
+    if len(payload) < descriptor_at + 2 or payload[:descriptor_at] != ZSTD_MAGIC:
         return None
-    fhd = payload[4]
+    fhd = payload[descriptor_at]  # Frame_Header_Descriptor
     fcs_flag = fhd >> 6
     single = (fhd >> 5) & 1
     did = fhd & 3
-    pos = 5 + (0 if single else 1) + (0, 1, 2, 4)[did]
+    # then Window_Descriptor (absent for a single segment), Dictionary_ID, Frame_Content_Size
+    pos = descriptor_at + 1 + (0 if single else 1) + (0, 1, 2, 4)[did]
     size = (1 if single else 0, 2, 4, 8)[fcs_flag]
     if size == 0 or len(payload) < pos + size:
         return None
@@ -371,7 +440,8 @@ def _unzstd(payload: bytes, limit: int) -> Inflated:
         try:
             n = cramjam.zstd.decompress_into(payload, buf)
             return Inflated(bytes(memoryview(buf)[:n]))
-        except Exception as exc:
+        except cramjam.DecompressionError as exc:
+            # the one signal cramjam gives that the output buffer, not the data, ran out
             if "whole buffer" not in str(exc):
                 return Inflated(_zstd_partial(payload, room), f"zstd data does not decompress: {exc}")
         if room >= limit:
@@ -385,11 +455,11 @@ def _zstd_partial(payload: bytes, room: int) -> bytes:
     d = cramjam.zstd.Decompressor()
     try:
         d.decompress(payload)
-    except Exception:
-        pass
+    except ZSTD_STREAM_ERRORS:
+        pass  # what was decoded before the damage is still flushed below
     try:
         return bytes(d.flush())[:room]
-    except Exception:
+    except ZSTD_STREAM_ERRORS:
         return b""
 
 
@@ -403,15 +473,15 @@ def compress(codec: int, data: bytes, *, magic: int = 2) -> bytes:
     if codec == GZIP:
         c = zlib.compressobj(6, zlib.DEFLATED, -15)
         body = c.compress(data) + c.flush()
-        return GZIP_HEADER_JDK + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+        return GZIP_HEADER_JDK + body + GZIP_TRAILER.pack(zlib.crc32(data), len(data) & 0xFFFFFFFF)
     if codec == SNAPPY:
         out = bytearray(SNAPPY_HEADER.pack(SNAPPY_MAGIC, 1, 1))
         for i in range(0, len(data), SNAPPY_BLOCK_SIZE):
             block = bytes(cramjam.snappy.compress_raw(data[i:i + SNAPPY_BLOCK_SIZE]))
-            out += struct.pack(">i", len(block)) + block
+            out += SNAPPY_CHUNK_LENGTH.pack(len(block)) + block
         return bytes(out)
     if codec == LZ4:
-        magic_bytes = struct.pack("<I", LZ4_MAGIC)
+        magic_bytes = LZ4_WORD.pack(LZ4_MAGIC)
         descriptor = bytes((LZ4_FLG, LZ4_BD))
         hc = lz4_header_checksum(magic_bytes + descriptor if magic == 0 else descriptor)
         out = bytearray(magic_bytes + descriptor + bytes((hc,)))
@@ -419,10 +489,10 @@ def compress(codec: int, data: bytes, *, magic: int = 2) -> bytes:
             block = data[i:i + LZ4_BLOCK_SIZE]
             packed = bytes(cramjam.lz4.compress_block(block, store_size=False))
             if len(packed) >= len(block):
-                out += struct.pack("<I", len(block) | LZ4_UNCOMPRESSED_BIT) + block
+                out += LZ4_WORD.pack(len(block) | LZ4_UNCOMPRESSED_BIT) + block
             else:
-                out += struct.pack("<I", len(packed)) + packed
-        out += b"\x00\x00\x00\x00"
+                out += LZ4_WORD.pack(len(packed)) + packed
+        out += LZ4_WORD.pack(0)  # end mark
         return bytes(out)
     if codec == ZSTD:
         return bytes(cramjam.zstd.compress(data, 3))

@@ -79,6 +79,18 @@ class Malformed(FormatError):
     """
 
 
+class DecompressionError(Malformed):
+    """The compressed records of a batch (or the value of a legacy wrapper message) do not
+    inflate: the codec's data is damaged, or it would inflate past kreplica's limit for a batch
+    of its size (a decompression bomb).
+
+    Likely cause: when the batch's CRC is valid the compressed bytes are as the producer wrote
+    them (the CRC covers them), so a producer or codec-library bug; otherwise damage on disk or
+    in the copy. The records inflated before the damage are still listed by
+    ``kreplica inspect-log --records``; the finding names the codec library's own words.
+    """
+
+
 class UnsupportedVersion(FormatError):
     """The file declares a format version kreplica does not know.
 

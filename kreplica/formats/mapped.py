@@ -154,6 +154,14 @@ class PageReleaser:
             self.advise(mmap.MADV_DONTNEED, self.done, end - self.done)
             self.done = end
 
+    def next_due(self, step: int | None = None) -> int:
+        """The first ``pos`` at which :meth:`upto` (``pos``, ``step``) releases anything (beyond
+        any file when calls are no-ops), so a loop over many small items compares one int per
+        item and calls :meth:`upto` only when it will act."""
+        if self.advise is None:
+            return sys.maxsize
+        return self.done + max(RELEASE_WINDOW if step is None else step, PAGE) + PAGE
+
     def checksum(self, crc, buf, start: int, end: int) -> int:
         """``crc(buf[start:end])`` computed :data:`RELEASE_WINDOW` bytes at a time, releasing each
         window's pages once it is summed. ``crc(data, value)`` continues a running checksum (as

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kreplica.formats.mapped import Buffer, EvidenceError, open_buffer, refuse_special
-from kreplica.formats.logdir.naming import classify_partition_file
+from kreplica.formats.logdir.naming import classify_partition_file, segment_file_name
 
 KINDS = {"index": "offset", "timeindex": "time", "txnindex": "txn"}
 
@@ -52,7 +52,7 @@ def _index_file(path: str) -> IndexFile | None:
     f = classify_partition_file(os.path.basename(path))
     if f.kind not in KINDS or f.base_offset is None:
         return None
-    log = os.path.join(os.path.dirname(path), f"{f.base_offset:020d}.log")
+    log = os.path.join(os.path.dirname(path), segment_file_name(f.base_offset))
     return IndexFile(path, KINDS[f.kind], f.base_offset, log if os.path.isfile(log) else None)
 
 

@@ -31,6 +31,7 @@ from kreplica.formats.findings import Finding
 from kreplica.formats.logdir.leader_epoch_checkpoint import EpochEntryLine, parse_leader_epoch_checkpoint
 from kreplica.formats.mapped import Buffer, EvidenceError, open_buffer
 from kreplica.formats.logdir.partition_metadata import parse_partition_metadata
+from kreplica.formats.logdir.naming import classify_partition_file
 from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
 from kreplica.formats.log.segment import SegmentEnd, iter_segment
 from kreplica.formats.log.txn_index import AbortedTxn, iter_txn_index
@@ -354,8 +355,9 @@ def partition_log_from_rows(partition: PartitionDir, log_dir: LogDir, cps: LogDi
 
 
 def _base_offset_of(path: str) -> int:
-    stem = Path(path).name.split(".", 1)[0]
-    return int(stem) if stem.isdigit() else 0
+    """The base offset a segment's file name declares (as Kafka reads it), else 0."""
+    base = classify_partition_file(Path(path).name).base_offset
+    return 0 if base is None else base
 
 
 # -- batches' bytes and records, by position -----------------------------------------------------

@@ -22,7 +22,7 @@ from kreplica.formats.findings import Finding
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.formats.log.control_marker import has_marker, read_control_marker
-from kreplica.formats.log.segment import find_next_batch, iter_segment
+from kreplica.formats.log.segment import find_next_batch, iter_segment, records_finding
 from kreplica.formats.mapped import Buffer, open_buffer
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.pipeline import tables
@@ -146,8 +146,5 @@ def _records(key: tuple, buf, batch: RecordBatch, payloads: bool) -> Iterator[tu
                    None if k is None else digest(k), None if v is None else digest(v),
                    bytes(k) if payloads and k is not None else None, bytes(v) if payloads and v is not None else None)
     except FormatError as exc:
-        kind = "decompression_error" if "decompress" in exc.reason else "invalid_record"
-        yield Finding(kind, batch.path, batch.position,
-                      f"batch at byte {batch.position} (offsets {batch.base_offset}-{batch.last_offset}): {exc.reason}",
-                      details={"field": exc.field} if exc.field else {})
+        yield records_finding(batch, exc)
 

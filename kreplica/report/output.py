@@ -12,6 +12,12 @@ stream whose handler is ``strict`` included), and msgpack packs it as a str hold
 Decode with ``surrogateescape`` to get the name back (``line.decode("utf-8",
 "surrogateescape")``; ``msgpack.Unpacker(unicode_errors="surrogateescape")``). Text output
 shows the bytes as ``\\xNN`` escapes (:mod:`kreplica.report.safe_text`).
+
+One rule for the values of every machine format: never write what JSON cannot carry. A NaN or an
+infinity has no JSON form, and none comes from evidence (decoders yield ints, strings and finite
+floats), so one in output is kreplica's bug: json, ndjson and msgpack alike refuse the object
+with the JSON encoder's ``ValueError`` ("Out of range float values are not JSON compliant"),
+which the command runner reports as an internal error (exit 3).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import enum
 import io
 import json
+import math
 import sys
 from typing import IO, Any
 
@@ -52,6 +59,25 @@ def resolve_format(requested: OutputFormat | None, stream: IO | None = None) -> 
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_dumps_indented = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False).encode
+#: The msgpack type byte of a float64, the only float msgpack.Packer writes by default.
+_MSGPACK_FLOAT64 = b"\xcb"
+
+
+def refuse_non_finite(obj: Any) -> None:
+    """Raise the JSON encoder's ``ValueError`` if a NaN or an infinity lies anywhere in ``obj``
+    (keys included), as json and ndjson output would (module docstring)."""
+    stack = [obj]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                _dumps(value)  # raises, in the JSON encoder's words
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
 
 
 def dumps(obj: Any) -> str:
@@ -179,11 +205,15 @@ class Emitter:
             self.write_block(self._encode(_dumps(obj) + "\n"))
             return
         if fmt is OutputFormat.msgpack:
-            self.write_block(self._packer.pack(obj))
+            data = self._packer.pack(obj)
+            if _MSGPACK_FLOAT64 in data:  # NOTE: one byte search per object; the walk only where a float may be
+                refuse_non_finite(obj)
+            self.write_block(data)
         elif self._single:
             if self._count:
                 raise ValueError("a single-document command emitted two objects")
-            self.write_block(self._encode(json.dumps(obj, ensure_ascii=False, indent=2)), count=0)
+            refuse_non_finite(obj)  # in the compact encoder's words (the indenting one adds the value)
+            self.write_block(self._encode(_dumps_indented(obj)), count=0)
         else:
             self.write_block(self._encode(("[\n" if self._count == 0 else ",\n") + _dumps(obj)), count=0)
         self._count += 1
@@ -196,8 +226,9 @@ class Emitter:
         beyond 64 bits, a lone surrogate) and a stream that is not UTF-8 take :meth:`emit`.
 
         NOTE: for commands writing hundreds of thousands of small objects (``timeline``:
-        bench/bench_timeline.py). A float would be written orjson's way (``1e16``), hence not
-        the default.
+        bench/bench_timeline.py). A float would be written orjson's way (``1e16``, and a NaN
+        as ``null`` instead of refused), hence not the default; checking every object for one
+        would cost about three times orjson's own encoding.
         """
         fmt = self.format
         if _ORJSON is None or not self.utf8 or fmt is OutputFormat.msgpack or self._single:

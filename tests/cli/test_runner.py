@@ -7,12 +7,14 @@ import errno
 import os
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
+from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.main import app
 from kreplica.cli.runner import runs_command
 from tests.conftest import FIXTURES
@@ -108,3 +110,63 @@ def test_an_unexpected_error_is_exit_3_in_one_line() -> None:
     result = CliRunner().invoke(_app_raising(RuntimeError("bug")), [])
     assert result.exit_code == 3
     assert result.stderr.splitlines() == ["kreplica: internal error: RuntimeError: bug (run with --debug for the traceback)"]
+
+
+def _app_returning(value: object) -> typer.Typer:
+    one = typer.Typer()
+
+    @one.command()
+    @runs_command
+    def done(debug: bool = False):
+        return value
+
+    return one
+
+
+@pytest.mark.parametrize("status", [pytest.param(s, id=s.name) for s in ExitCode])
+def test_a_command_exits_with_the_status_it_returns(status: ExitCode) -> None:
+    result = CliRunner().invoke(_app_returning(status), [])
+    assert (result.exit_code, result.stderr) == (status, "")
+
+
+@pytest.mark.parametrize("value", [pytest.param(None, id="None"), pytest.param(7, id="not-a-status"),
+                                   pytest.param("0", id="str"), pytest.param(True, id="bool")])
+def test_a_command_returning_no_exit_status_is_an_internal_error_in_one_line(value: object) -> None:
+    # a body that forgot its `return` used to reach int(None) outside the runner's `try`: a
+    # traceback and exit 1, which the contract reserves for problems found in the evidence
+    result = CliRunner().invoke(_app_returning(value), [])
+    assert result.exit_code == ExitCode.INTERNAL == 3
+    assert result.stderr.splitlines() == [
+        f"kreplica: internal error: TypeError: done returned {value!r}, not an exit status "
+        "(run with --debug for the traceback)"]
+
+
+def test_ctrl_c_is_exit_130_in_one_line() -> None:
+    result = CliRunner().invoke(_app_raising(KeyboardInterrupt()), [])
+    assert result.exit_code == ExitCode.INTERRUPTED == 130
+    assert result.stderr == "kreplica: interrupted\n"
+
+
+def test_exit_codes_are_unique_and_keep_their_numbers() -> None:
+    assert {c.name: c.value for c in ExitCode} == {"OK": 0, "PROBLEMS": 1, "USAGE": 2, "INTERNAL": 3,
+                                                   "INTERRUPTED": 130}
+
+
+def test_a_memory_error_in_a_codec_is_an_internal_error_not_a_finding(monkeypatch) -> None:
+    # out of memory while inflating says nothing about the evidence: exit 3, one line, no finding
+    import cramjam
+
+    segment = LOGS / "metrics-0" / "00000000000000000000.log"
+
+    def out_of_memory(*args):
+        raise MemoryError("out of memory")
+
+    for library, call in ((cramjam.zstd, "decompress_into"), (cramjam.lz4, "decompress_block_into"),
+                          (cramjam.snappy, "decompress_raw_into")):
+        monkeypatch.setattr(library, call, out_of_memory)
+    monkeypatch.setattr(zlib, "decompressobj", out_of_memory)
+    result = CliRunner().invoke(app, ["inspect-log", str(segment), "--records", "-f", "ndjson"])
+    assert result.exit_code == 3, result.output
+    assert result.stderr.splitlines() == [
+        "kreplica: internal error: MemoryError: out of memory (run with --debug for the traceback)"]
+    assert '"decompression_error"' not in result.stdout

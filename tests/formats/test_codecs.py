@@ -13,6 +13,7 @@ import struct
 import tracemalloc
 import zlib
 
+import cramjam
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -536,3 +537,138 @@ def test_zstd_rle_gigabyte_is_a_bomb_not_an_allocation():
         tracemalloc.stop()
     assert codecs.is_bomb(got.error)
     assert peak < 3 * codecs.inflation_limit(len(frame))
+
+
+# -- bad data versus a bug: only the libraries' own errors become an error value ---------------
+
+DATA = bytes(range(256)) * 64
+
+
+def _spy(monkeypatch, module, name: str) -> list[type]:
+    """Wrap ``module.name`` so the exception types it raises are recorded (and still raised)."""
+    real = getattr(module, name)
+    raised: list[type] = []
+
+    def spy(*args, **kwargs):
+        try:
+            return real(*args, **kwargs)
+        except BaseException as exc:
+            raised.append(type(exc))
+            raise
+
+    monkeypatch.setattr(module, name, spy)
+    return raised
+
+
+def _spy_zstd_stream(monkeypatch) -> list[type]:
+    """Record what cramjam's streaming zstd decoder raises (its methods live on a builtin type)."""
+    real = cramjam.zstd.Decompressor
+    raised: list[type] = []
+
+    class Spy:
+        def __init__(self) -> None:
+            self._inner = real()
+
+        def decompress(self, data):
+            try:
+                return self._inner.decompress(data)
+            except BaseException as exc:
+                raised.append(type(exc))
+                raise
+
+        def flush(self):
+            return self._inner.flush()
+
+    monkeypatch.setattr(cramjam.zstd, "Decompressor", Spy)
+    return raised
+
+
+def _lz4_with_bad_block() -> bytes:
+    frame = bytearray(codecs.compress(codecs.LZ4, DATA * 4))
+    frame[11:15] = b"\xff\xff\xff\xff"  # the first block's first bytes: an impossible literal run
+    return bytes(frame)
+
+
+def _zstd_good_then_cut() -> bytes:
+    frame = codecs.compress(codecs.ZSTD, DATA)
+    return frame + frame[:len(frame) // 2]
+
+
+@pytest.mark.parametrize(("codec", "payload", "library", "raised", "words", "recovered"), [
+    pytest.param(codecs.GZIP, lambda: codecs.GZIP_HEADER_JDK + b"\xff" * 40, None, zlib.error,
+                 "gzip data does not decompress: Error -3 while decompressing data: invalid block type", 0,
+                 id="gzip-zlib.error"),
+    pytest.param(codecs.SNAPPY, lambda: bytes(cramjam.snappy.compress_raw(DATA))[:-5],
+                 (cramjam.snappy, "decompress_raw_into"), cramjam.DecompressionError,
+                 "raw snappy block does not decompress: snappy: corrupt input", 0,
+                 id="snappy-raw-cramjam.DecompressionError"),
+    pytest.param(codecs.SNAPPY, lambda: b"\xff" * 12,
+                 (cramjam.snappy, "decompress_raw_len"), cramjam.DecompressionError,
+                 "raw snappy block does not decompress: snappy: corrupt input (invalid header)", 0,
+                 id="snappy-length-cramjam.DecompressionError"),
+    pytest.param(codecs.SNAPPY, lambda: codecs.compress(codecs.SNAPPY, DATA)[:-5] + b"\xff" * 5,
+                 (cramjam.snappy, "decompress_raw_into"), cramjam.DecompressionError,
+                 "snappy chunk at byte 20 does not decompress: snappy: corrupt input", 0,
+                 id="snappy-chunk-cramjam.DecompressionError"),
+    pytest.param(codecs.LZ4, _lz4_with_bad_block, (cramjam.lz4, "decompress_block_into"), cramjam.DecompressionError,
+                 "lz4: block at byte 11 does not decompress: ", 0, id="lz4-cramjam.DecompressionError"),
+    pytest.param(codecs.ZSTD, lambda: codecs.compress(codecs.ZSTD, DATA)[:100], (cramjam.zstd, "decompress_into"),
+                 cramjam.DecompressionError, "zstd data does not decompress: incomplete frame", None,
+                 id="zstd-cramjam.DecompressionError"),
+])
+def test_each_library_error_on_damaged_input_is_an_error_value(monkeypatch, codec, payload, library, raised, words,
+                                                               recovered):
+    seen = _spy(monkeypatch, *library) if library is not None else None
+    got = codecs.decompress(codec, payload())
+    assert got.error is not None and got.error.startswith(words), got.error
+    if seen is not None:
+        assert raised in seen  # the library itself refused the data, not a check of kreplica's
+    if recovered is not None:
+        assert len(got.data) == recovered
+
+
+def test_zstd_stream_decoder_error_keeps_the_frames_before_the_damage(monkeypatch):
+    # the one-shot decoder refuses the whole payload; the streaming one (OSError) yields the good frame
+    one_shot = _spy(monkeypatch, cramjam.zstd, "decompress_into")
+    stream = _spy_zstd_stream(monkeypatch)
+    got = codecs.decompress(codecs.ZSTD, _zstd_good_then_cut())
+    assert got.error == "zstd data does not decompress: incomplete frame"
+    assert got.data == DATA
+    assert one_shot == [cramjam.DecompressionError] and stream == [OSError]
+
+
+def _raise(exc: BaseException):
+    def fail(*args, **kwargs):
+        raise exc
+    return fail
+
+
+#: The call each codec's reader makes first for a well-formed payload.
+_CODEC_CALL = [
+    pytest.param(codecs.GZIP, (zlib, "decompressobj"), id="gzip"),
+    pytest.param(codecs.SNAPPY, (cramjam.snappy, "decompress_raw_into"), id="snappy"),
+    pytest.param(codecs.LZ4, (cramjam.lz4, "decompress_block_into"), id="lz4"),
+    pytest.param(codecs.ZSTD, (cramjam.zstd, "decompress_into"), id="zstd"),
+]
+
+
+@pytest.mark.parametrize(("codec", "call"), _CODEC_CALL)
+@pytest.mark.parametrize("exc", [pytest.param(MemoryError(), id="MemoryError"),
+                                 pytest.param(TypeError("a bug"), id="TypeError")])
+def test_memory_error_or_bug_in_a_codec_is_raised_not_an_error_value(monkeypatch, codec, call, exc):
+    # out of memory, or a programming error, says nothing about the evidence: it must reach the
+    # command runner (exit 3), not become a "does not decompress" finding
+    payload = codecs.compress(codec, DATA * 4)
+    monkeypatch.setattr(*call, _raise(exc))
+    with pytest.raises(type(exc)):
+        codecs.decompress(codec, payload)
+
+
+def test_zstd_stream_decoder_memory_error_is_raised(monkeypatch):
+    class OutOfMemory:
+        def decompress(self, data):
+            raise MemoryError
+
+    monkeypatch.setattr(cramjam.zstd, "Decompressor", OutOfMemory)
+    with pytest.raises(MemoryError):
+        codecs.decompress(codecs.ZSTD, _zstd_good_then_cut())

@@ -343,6 +343,24 @@ def test_crc_not_checked_when_switched_off():
     assert parse_header(bytes(data), 0, len(data), path=PATH, verify_crc=False).crc_valid is None
 
 
+@pytest.mark.parametrize("index", [
+    pytest.param(7, id="baseOffset"),
+    pytest.param(15, id="partitionLeaderEpoch"),
+    pytest.param(75, id="last-record-byte"),
+])
+def test_identity_tells_batches_apart_where_the_crc_cannot(index):
+    # offsets and epoch lie outside the CRC, the records inside it: the identity takes all four
+    batch = parse_header(TV3, 0, len(TV3), path=PATH)
+    assert batch.identity == (batch.base_offset, batch.last_offset, batch.partition_leader_epoch, batch.crc)
+    data = bytearray(TV3)
+    data[index] ^= 0x01
+    if index == 75:
+        struct.pack_into(">I", data, default_records.CRC_OFFSET, reference_crc32c(bytes(data[21:])))
+    other = parse_header(bytes(data), 0, len(data), path=PATH)
+    assert other.crc_valid is True and other.identity != batch.identity
+    assert batch._replace(path="elsewhere", position=99, after_break=True).identity == batch.identity
+
+
 def test_header_shorter_than_61_bytes_is_not_valid():
     short = bytearray(TV6[:50])
     struct.pack_into(">i", short, 8, 38)

@@ -8,18 +8,24 @@ an incomplete final entry is a silent stop, magic > 2 is read as v2).
 
 from __future__ import annotations
 
+import mmap
 import random
 import struct
+import zlib
 
+import cramjam
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kreplica.formats import codecs
+from kreplica.formats.errors import DecompressionError, Malformed, Truncated
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import NewRecord, RecordBatch
 from kreplica.formats.checksums import reference_crc32c
 from kreplica.formats.findings import KINDS, Finding
-from kreplica.formats.log.segment import SegmentEnd, find_next_batch, is_plausible_batch, iter_segment
+from kreplica.formats.mapped import PageReleaser
+from kreplica.formats.log.segment import SegmentEnd, find_next_batch, is_plausible_batch, iter_segment, records_finding
 
 TS = 1700000000000
 PATH = "/data/t-0/00000000000000000000.log"
@@ -271,6 +277,85 @@ def test_undecompressable_legacy_wrapper_gives_a_decompression_finding():
     assert _kinds(findings) == [("decompression_error", 0)]
 
 
+def test_legacy_wrapper_memory_error_is_raised_not_a_finding(monkeypatch):
+    # running out of memory while inflating says nothing about the evidence (exit 3, not a finding)
+    wrapper = legacy_records.build_wrapper([NewRecord(o, TS, None, b"x") for o in (0, 1)], magic=1, compression=1)
+
+    def out_of_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(zlib, "decompressobj", out_of_memory)
+    with pytest.raises(MemoryError):
+        _walk(wrapper)
+
+
+def _with_records_section(batch: bytes, section: bytes) -> bytes:
+    """``batch`` with its records section replaced by ``section`` (length field adjusted)."""
+    out = bytearray(batch[:default_records.RECORDS_OFFSET] + section)
+    struct.pack_into(">i", out, struct.calcsize(">q"), len(out) - default_records.LOG_OVERHEAD)  # batchLength
+    return bytes(out)
+
+
+def _lz4_bad_block(data: bytes) -> bytes:
+    frame = bytearray(codecs.compress(codecs.LZ4, data))
+    frame[11:15] = b"\xff\xff\xff\xff"
+    return bytes(frame)
+
+
+@pytest.mark.parametrize(("codec", "damage"), [
+    pytest.param(codecs.GZIP, lambda data: codecs.GZIP_HEADER_JDK + b"\xff" * 40, id="gzip"),
+    pytest.param(codecs.SNAPPY, lambda data: codecs.compress(codecs.SNAPPY, data)[:-5] + b"\xff" * 5, id="snappy"),
+    pytest.param(codecs.LZ4, _lz4_bad_block, id="lz4"),
+    pytest.param(codecs.ZSTD, lambda data: codecs.compress(codecs.ZSTD, data)[:20], id="zstd"),
+])
+def test_damaged_compressed_records_are_a_decompression_error_finding(codec, damage):
+    records = [NewRecord(i, TS + i, b"k%d" % i, bytes(range(200))) for i in range(20)]
+    whole = default_records.build_batch(records, base_offset=0, compression=codec)
+    plain = default_records.build_batch(records, base_offset=0)
+    buf = _with_records_section(whole, damage(plain[default_records.RECORDS_OFFSET:]))
+    batch = default_records.parse_header(buf, 0, len(buf), path=PATH)
+    with pytest.raises(DecompressionError) as raised:
+        list(default_records.iter_records(buf, batch))
+    finding = records_finding(batch, raised.value)
+    assert (finding.kind, finding.position, finding.details) == ("decompression_error", 0, {"field": "records"})
+    assert finding.message.startswith("batch at byte 0 (offsets 0-19): records do not decompress: ")
+
+
+def test_compressed_records_memory_error_is_raised_not_an_error(monkeypatch):
+    records = [NewRecord(i, TS + i, None, b"v") for i in range(3)]
+    buf = default_records.build_batch(records, base_offset=0, compression=codecs.ZSTD)
+    batch = default_records.parse_header(buf, 0, len(buf), path=PATH)
+
+    def out_of_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(cramjam.zstd, "decompress_into", out_of_memory)
+    with pytest.raises(MemoryError):
+        list(default_records.iter_records(buf, batch))
+
+
+_B = default_records.parse_header(TV3, 0, len(TV3), path=PATH)
+
+
+@pytest.mark.parametrize(("error", "wrapper", "kind", "message"), [
+    pytest.param(DecompressionError("records do not decompress: zstd data does not decompress: x", field="records"),
+                 False, "decompression_error",
+                 "batch at byte 0 (offsets 0-0): records do not decompress: zstd data does not decompress: x",
+                 id="decompression-error"),
+    pytest.param(Malformed("Found invalid record structure (cannot decompress a varint)", field="record 0"),
+                 False, "invalid_record",
+                 "batch at byte 0 (offsets 0-0): Found invalid record structure (cannot decompress a varint)",
+                 id="malformed-whose-words-say-decompress"),
+    pytest.param(Truncated("Found invalid record structure (a field runs past the end)"), True, "invalid_record",
+                 "wrapper message at byte 0 (offset 0): Found invalid record structure (a field runs past the end)",
+                 id="truncated-wrapper"),
+])
+def test_records_finding_kind_follows_the_error_type_not_its_words(error, wrapper, kind, message):
+    finding = records_finding(_B, error, wrapper=wrapper)
+    assert (finding.kind, finding.path, finding.position, finding.message) == (kind, PATH, 0, message)
+    assert finding.details == ({"field": error.field} if error.field else {})
+
+
 def test_verify_crc_off():
     bad = bytearray(B2)
     bad[-3] ^= 0x40
@@ -485,6 +570,48 @@ def test_a_long_hole_is_searched_with_its_pages_released(monkeypatch):
         released = sum(length for _, length in mapping.released)
         assert released >= hole - 2 * (1 << 16)  # all but the last window or two
         assert all(start + length <= len(B1) + hole for start, length in mapping.released)
+
+
+@pytest.mark.skipif(not hasattr(mmap, "MADV_DONTNEED"), reason="no madvise(MADV_DONTNEED) here")
+def test_the_walk_hands_back_the_pages_behind_it_a_step_at_a_time(monkeypatch):
+    from kreplica.formats.log import segment
+    step = 4 * mmap.PAGESIZE
+    monkeypatch.setattr(segment, "RELEASE_STEP", step)
+    data = b"".join(_batch(3 * i, value=bytes(300)) for i in range(200))
+    mapping = _Mapping(data)
+    seen = []
+    for item in segment._walk(memoryview(data), mapping, path=PATH, verify_crc=True, max_bytes=None):
+        if isinstance(item, RecordBatch):
+            seen.append((item.position, sum(length for _, length in mapping.released)))
+    assert len(seen) == 200
+    # whole pages, in order, each run at least a step long, never the page before the batch being read
+    done = 0
+    for start, length in mapping.released:
+        assert start == done and start % mmap.PAGESIZE == 0 and length >= step
+        done = start + length
+    assert all(released <= max(position - mmap.PAGESIZE, 0) for position, released in seen)
+    assert done >= len(data) - 2 * step - 2 * mmap.PAGESIZE
+
+
+def test_page_releaser_next_due_is_where_upto_first_acts():
+    class Mapping:
+        def __init__(self):
+            self.calls = []
+
+        def madvise(self, option, start, length):
+            self.calls.append((start, length))
+
+    page = mmap.PAGESIZE
+    for start, step in ((0, 4 * page), (3 * page + 5, 2 * page), (7, None)):
+        mapping = Mapping()
+        releaser = PageReleaser(mapping, start)
+        due = releaser.next_due(step)
+        releaser.upto(due - 1, step)
+        assert mapping.calls == [] or not hasattr(mmap, "MADV_DONTNEED")
+        releaser.upto(due, step)
+        if hasattr(mmap, "MADV_DONTNEED"):
+            assert len(mapping.calls) == 1
+    assert PageReleaser(None).next_due() > 1 << 62
 
 
 # -- a segment walked in stretches split at batch boundaries (the fleet scan's chunks) --------

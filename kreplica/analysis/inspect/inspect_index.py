@@ -17,6 +17,7 @@ from kreplica.formats.findings import Finding
 from kreplica.formats.log.offset_index import IndexEnd, iter_offset_index
 from kreplica.formats.log.time_index import iter_time_index
 from kreplica.formats.log.txn_index import iter_txn_index
+from kreplica.formats.logdir.naming import segment_file_name
 from kreplica.model.batch_order import PartitionContext
 from kreplica.model.index_files import IndexFile, mapped_index
 from kreplica.model.log_dir import SegmentFiles
@@ -67,7 +68,7 @@ def inspect_index(f: IndexFile, *, verify: bool = True, sanity: bool = True) -> 
                 entries += 1
             yield item
     if verify and f.segment is None:
-        yield Finding("index_entry_mismatch", f.path, 0, f"no segment {f.base_offset:020d}.log beside this index: "
+        yield Finding("index_entry_mismatch", f.path, 0, f"no segment {segment_file_name(f.base_offset)} beside this index: "
                       "its entries cannot be verified", severity="warning")
     yield IndexSummary(f.path, f.index, f.segment, entries, end.slots if end else None,
                        end.padding_slots if end else None, verdict, segment is not None, problems)

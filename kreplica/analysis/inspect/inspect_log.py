@@ -18,7 +18,7 @@ from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import Record, RecordBatch
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.log.segment import SegmentEnd, iter_segment
+from kreplica.formats.log.segment import SegmentEnd, iter_segment, records_finding
 from kreplica.formats.mapped import Buffer
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.segments import SegmentFile, SegmentGroup, mapped_segments
@@ -211,8 +211,4 @@ def _records_of(buf, batch: RecordBatch) -> Iterator[Record | Finding]:
                                   details={"field": field, "offset": rec.offset})
                 damaged.clear()
     except FormatError as exc:
-        kind = "decompression_error" if "decompress" in exc.reason else "invalid_record"
-        yield Finding(kind, batch.path, batch.position,
-                      f"batch at byte {batch.position} (offsets {batch.base_offset}-{batch.last_offset}): "
-                      f"{exc.reason}",
-                      details={"field": exc.field} if exc.field else {})
+        yield records_finding(batch, exc)

@@ -63,10 +63,6 @@ class Divergence:
         return any(r.kind != SAME_RECORDS for r in self.ranges)
 
 
-def _key(b: RecordBatch) -> tuple:
-    return (b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc)
-
-
 def _per_record(b: RecordBatch) -> tuple:
     """What a batch gives each of its records besides the record's own fields."""
     return (b.timestamp_type, b.partition_leader_epoch, b.producer_id, b.producer_epoch, b.is_transactional,
@@ -150,7 +146,6 @@ def _classify(a: PartitionLog, xs: Sequence[RecordBatch], b: PartitionLog, ys: S
         return [(lo, outcome.last_common, SAME_RECORDS), (outcome.last_common + 1, hi, f"only_{outcome.longer}")], None
     return [(lo, hi, SAME_RECORDS if outcome else DIVERGENT)], None
 
-
 def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
     """Compare two replicas over the whole of both logs: batches (sorted by offset), then, where
     they differ, the records of those batches."""
@@ -188,7 +183,7 @@ def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
             add(y.base_offset, y.last_offset, f"only_{b.label}")
             j += 1
             continue
-        if _key(x) == _key(y):
+        if x.identity == y.identity:
             i += 1
             j += 1
             continue

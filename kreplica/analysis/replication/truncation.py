@@ -312,11 +312,10 @@ def _still_divergent(leader: ReplicaState, follower: ReplicaState) -> list[Range
     """Offset ranges the follower keeps that the leader holds differently (or not at all): data
     the truncation leaves inconsistent, as when a divergent middle is followed by an identical
     tail (KAFKA-6880). Offsets below the leader's log start are out of its reach and left out."""
-    have = {(b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) for b in leader.batches}
+    have = {b.identity for b in leader.batches}
     out: list[Range] = []
     for b in sorted(follower.batches, key=lambda b: (b.base_offset, b.position)):
-        if b.last_offset < leader.log_start_offset or (b.base_offset, b.last_offset, b.partition_leader_epoch,
-                                                        b.crc) in have:
+        if b.last_offset < leader.log_start_offset or b.identity in have:
             continue
         _extend(out, b.base_offset, b.last_offset)
     return out
@@ -350,7 +349,7 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     replica's high watermark is not counted — the committed data at those offsets is the other
     replica's, which the follower fetches.
     """
-    keyed = {r.label: {(b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) for b in r.replica.batches} for r in others}
+    keyed = {r.label: {b.identity for b in r.replica.batches} for r in others}
     hws = {r.label: r.replica.high_watermark for r in others}
     own_hw = follower_before.replica.high_watermark
     lost = []
@@ -361,8 +360,7 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     for b in plan.discarded:
         if b.last_offset < leader_log_start:
             continue
-        key = (b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc)
-        marks = [own_hw] + [hws[label] for label, have in keyed.items() if key in have]
+        marks = [own_hw] + [hws[label] for label, have in keyed.items() if b.identity in have]
         if any(hw is not None and b.base_offset < hw for hw in marks):
             lost.append(b)
     if lost:
@@ -371,7 +369,7 @@ def annotate(plan: TruncationPlan, follower_before: ReplicaState, others: list[R
     for rng in plan.ranges:
         in_range = [b for b in plan.discarded if rng.first <= b.base_offset <= rng.last]
         holders = tuple(label for label, have in keyed.items()
-                        if all((b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc) in have for b in in_range))
+                        if all(b.identity in have for b in in_range))
         plan.held_elsewhere.append((rng, holders))
     for b in plan.discarded:
         marker = follower_before.replica.marker(b) if b.is_control else None

@@ -67,6 +67,13 @@ class RecordBatch(NamedTuple):
         """File position just past this batch."""
         return self.position + self.size
 
+    @property
+    def identity(self) -> tuple[int, int, int, int]:
+        """``(base_offset, last_offset, partition_leader_epoch, crc)``: two replicas hold the same
+        batch when these agree. The CRC covers the records and the rest of the header, but not
+        the offsets or the epoch, which a broker writes in place on append; hence all four."""
+        return (self.base_offset, self.last_offset, self.partition_leader_epoch, self.crc)
+
 
 class Header(NamedTuple):
     """A record header: the key as Kafka decodes it (UTF-8), the value raw (``None`` = null)."""

@@ -59,7 +59,7 @@ from kreplica.formats.log.batch import (
 )
 from kreplica.formats._compiled import forced_python, import_compiled
 from kreplica.formats.checksums import crc32c
-from kreplica.formats.errors import FormatError, Malformed, Truncated
+from kreplica.formats.errors import DecompressionError, FormatError, Malformed, Truncated
 from kreplica.formats.mapped import PAGE, RELEASE_WINDOW, PageReleaser
 from kreplica.formats.varint import build_varint, build_varlong, read_unsigned_varint, read_varlong
 
@@ -104,8 +104,14 @@ LOG_OVERHEAD = struct.calcsize(">qi")                    # 12: offset + length p
 MAGIC_OFFSET = struct.calcsize(">qii")                   # 16
 CRC_OFFSET = struct.calcsize(">qiib")                    # 17
 ATTRIBUTES_OFFSET = struct.calcsize(">qiibI")            # 21: the CRC covers from here
+#: The header from ``attributes`` to ``recordCount``: the part the CRC covers.
+HEADER_FROM_ATTRIBUTES = struct.Struct(">" + HEADER.format[len(">qiibI"):])
 RECORDS_OFFSET = RECORD_BATCH_OVERHEAD                   # 61
 MIN_BATCH_LENGTH = RECORD_BATCH_OVERHEAD - LOG_OVERHEAD  # 49
+
+#: The smallest record: Length, Attributes, TimestampDelta, OffsetDelta, KeyLength, ValueLength
+#: and HeaderCount, one byte each (varints of small values; key and value null, no headers).
+MIN_RECORD_SIZE = 7
 
 COMPRESSION_CODEC_MASK = 0x07
 TIMESTAMP_TYPE_MASK = 0x08
@@ -192,7 +198,8 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
     Kafka checks "no bytes left" when it reads the last declared record and throws instead of
     returning it, so a batch with bytes to spare yields every record but the last, then raises.
     Raises :class:`FormatError` (position = the batch) at the first record Kafka cannot read,
-    after yielding the ones before it. A control batch's records carry their control type and,
+    after yielding the ones before it: a :class:`DecompressionError` when that is where the
+    compressed data breaks. A control batch's records carry their control type and,
     for transaction markers, the coordinator epoch. When ``buf`` is an mmap and the batch is
     uncompressed and longer than :data:`~kreplica.formats.mapped.RELEASE_WINDOW`, the pages the
     decoder has passed are handed back to the kernel as it goes (and the rest at the end), so a
@@ -248,16 +255,20 @@ def iter_records(buf, batch: RecordBatch) -> Iterator[Record]:
             )
         except FormatError as exc:
             if inflated.error is not None:
-                raise Malformed(f"records do not decompress: {inflated.error}", path=batch.path,
-                                position=batch.position, field="records") from exc
+                raise _not_inflated(inflated.error, path=batch.path, position=batch.position, field="records") from exc
             raise exc.at(path=batch.path, offset=batch.position + RECORDS_OFFSET
                          if batch.compression == codecs.NONE else 0) from exc
         if inflated.error is not None:
-            raise Malformed(f"records do not decompress: {inflated.error}", path=batch.path,
-                            position=batch.position, field="records")
+            raise _not_inflated(inflated.error, path=batch.path, position=batch.position, field="records")
     finally:
         if releaser is not None:  # the pages the decoder passed last (fewer than a window)
             releaser.upto(batch.end + PAGE, 0)
+
+
+def _not_inflated(error: str, *, path: str | None = None, position: int, field: str) -> DecompressionError:
+    """The error a reader raises where it reaches the end of what the codec could inflate
+    (``error``: the :class:`~kreplica.formats.codecs.Inflated` error, in the codec's words)."""
+    return DecompressionError(f"records do not decompress: {error}", path=path, position=position, field=field)
 
 
 def _record_uvarint(buf, pos: int, end: int) -> tuple[int, int]:
@@ -481,7 +492,7 @@ def _decode_span(buf: bytes, last_end: int, count: int, base_offset: int, base_t
                 raise Malformed("Incorrect declared batch size, records still remaining in file",
                                 position=pos, field=f"record {index}")
             if tail_error is not None:
-                raise Malformed(f"records do not decompress: {tail_error}", position=pos, field=f"record {index}")
+                raise _not_inflated(tail_error, position=pos, field=f"record {index}")
         timestamp = log_append_time if log_append_time is not None else base_timestamp + ts_delta
         if not -_I64 <= timestamp < _I64:
             timestamp = _i64(timestamp)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from kreplica.formats import codecs
 from kreplica.formats.log.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE, NewRecord, Record, RecordBatch
 from kreplica.formats.checksums import crc32
-from kreplica.formats.errors import FormatError, Malformed
+from kreplica.formats.errors import DecompressionError, FormatError, Malformed
 from kreplica.formats.mapped import RELEASE_WINDOW, PageReleaser
 
 V0_HEADER = struct.Struct(
@@ -38,15 +38,23 @@ V0_HEADER = struct.Struct(
     "b"  # attributes
 )
 V1_TIMESTAMP = struct.Struct(">q")  # timestamp, right after attributes in v1
-LOG_OVERHEAD = struct.calcsize(">qi")                  # 12
+LENGTH = struct.Struct(">i")        # KeyLength or ValueLength (-1 = null)
+ENTRY_PREFIX = struct.Struct(
+    ">"
+    "q"  # offset
+    "i"  # message size
+)
+LOG_OVERHEAD = ENTRY_PREFIX.size                       # 12
 CRC_OFFSET = LOG_OVERHEAD                              # 12
 MAGIC_OFFSET = struct.calcsize(">qiI")                 # 16: the CRC covers from here
-ATTRIBUTES_OFFSET = MAGIC_OFFSET + 1                   # 17
-TIMESTAMP_OFFSET = ATTRIBUTES_OFFSET + 1               # 18 (v1)
-KEY_SIZE_OFFSET_V0 = ATTRIBUTES_OFFSET + 1             # 18
+ATTRIBUTES_OFFSET = struct.calcsize(">qiIb")           # 17
+TIMESTAMP_OFFSET = struct.calcsize(">qiIbb")           # 18 (v1)
+KEY_SIZE_OFFSET_V0 = TIMESTAMP_OFFSET                  # 18: v0 has no timestamp
 KEY_SIZE_OFFSET_V1 = TIMESTAMP_OFFSET + V1_TIMESTAMP.size  # 26
-RECORD_OVERHEAD_V0 = 14  # crc + magic + attributes + key length + value length
-RECORD_OVERHEAD_V1 = 22  # ... + timestamp
+#: The smallest message (``LegacyRecord.RECORD_OVERHEAD_V0``/``_V1``): crc, magic, attributes,
+#: (v1: timestamp,) key length and value length, with a null key and value.
+RECORD_OVERHEAD_V0 = struct.calcsize(">Ibbii")         # 14
+RECORD_OVERHEAD_V1 = struct.calcsize(">Ibbqii")        # 22
 
 COMPRESSION_CODEC_MASK = 0x07
 TIMESTAMP_TYPE_MASK = 0x08
@@ -126,12 +134,12 @@ def _key_value_partial(msg: bytes, magic: int, where: int, path: str,
     pos = (KEY_SIZE_OFFSET_V0 if magic == 0 else KEY_SIZE_OFFSET_V1) - LOG_OVERHEAD
     out: list[bytes | None] = []
     for name in ("key", "value"):
-        if pos + 4 > len(msg):
+        if pos + LENGTH.size > len(msg):
             error = Malformed(f"{name} length runs past the end of the message", path=path,
                               position=where + pos, field=name)
             return (out[0] if out else None), None, error
-        (n,) = struct.unpack_from(">i", msg, pos)
-        pos += 4
+        (n,) = LENGTH.unpack_from(msg, pos)
+        pos += LENGTH.size
         if n < 0:
             out.append(None)
             continue
@@ -152,7 +160,8 @@ def iter_records(buf, batch: RecordBatch, *,
     entries are read first (so an inner error raises before any record is yielded), then the
     records follow with absolute offsets and, in v1, the wrapper's timestamp when it says
     LogAppendTime. An inner message that is itself compressed raises when it is reached, so
-    wrappers never nest: the inner value is not inflated again, whatever its depth.
+    wrappers never nest: the inner value is not inflated again, whatever its depth. A wrapper
+    value that does not inflate raises :class:`DecompressionError`.
 
     A message whose key or value length is impossible raises :class:`Malformed` by default.
     With ``on_damage``, it is yielded as Kafka's iterator yields it, with the key when that can
@@ -194,7 +203,7 @@ def iter_records(buf, batch: RecordBatch, *,
     inner: list[tuple[int, memoryview]] = []
     pos = 0
     while len(data) - pos >= LOG_OVERHEAD:
-        offset, size = struct.unpack_from(">qi", data, pos)
+        offset, size = ENTRY_PREFIX.unpack_from(data, pos)
         if size < RECORD_OVERHEAD_V0:
             raise Malformed(f"Record size {size} is less than the minimum record overhead ({RECORD_OVERHEAD_V0})",
                             path=path, position=position, field=f"inner message at inflated byte {pos}")
@@ -203,8 +212,8 @@ def iter_records(buf, batch: RecordBatch, *,
         inner.append((offset, view[pos + LOG_OVERHEAD:pos + LOG_OVERHEAD + size]))
         pos += LOG_OVERHEAD + size
     if inflated.error is not None:
-        raise Malformed(f"wrapper value does not decompress: {inflated.error}", path=path, position=position,
-                        field="value")
+        raise DecompressionError(f"wrapper value does not decompress: {inflated.error}", path=path,
+                                 position=position, field="value")
     if not inner:
         raise Malformed("Found invalid compressed record set with no inner records", path=path, position=position)
     wrapper_offset = batch.last_offset
@@ -221,13 +230,15 @@ def iter_records(buf, batch: RecordBatch, *,
                     "and it is not zero.", path=path, position=position, field="offset")
             base = wrapper_offset - last_inner
     wrapper_log_append = batch.magic == 1 and batch.timestamp_type == LOG_APPEND_TIME
+    # an inner body starts at its CRC: positions in it are the entry's less the 12-byte prefix
+    magic_at, attributes_at = MAGIC_OFFSET - LOG_OVERHEAD, ATTRIBUTES_OFFSET - LOG_OVERHEAD
     for offset, body in inner:
-        imagic = body[4] if len(body) > 4 else 0
+        imagic = body[magic_at] if len(body) > magic_at else 0
         if imagic > 127:
             imagic -= 256
         if base >= 0:
             offset = base + offset
-        if len(body) > 5 and body[5] & COMPRESSION_CODEC_MASK:
+        if len(body) > attributes_at and body[attributes_at] & COMPRESSION_CODEC_MASK:
             raise Malformed("Inner messages must not be compressed", path=path, position=position,
                             field=f"inner message at offset {offset}")
         if imagic == 0:
@@ -236,7 +247,8 @@ def iter_records(buf, batch: RecordBatch, *,
             timestamp = batch.max_timestamp
         else:
             at = TIMESTAMP_OFFSET - LOG_OVERHEAD
-            (timestamp,) = V1_TIMESTAMP.unpack_from(body if len(body) >= at + 8 else bytes(body) + bytes(8), at)
+            (timestamp,) = V1_TIMESTAMP.unpack_from(body if len(body) >= at + V1_TIMESTAMP.size
+                                                    else bytes(body) + bytes(V1_TIMESTAMP.size), at)
         key, value, error = _key_value_partial(body, imagic, position, path)
         record = Record(position, offset, timestamp, -1, key, value, ())
         if error is not None:
@@ -264,9 +276,9 @@ def build_message(offset: int, key: bytes | None, value: bytes | None, *, magic:
     if magic == 1:
         body += V1_TIMESTAMP.pack(timestamp)
     for blob in (key, value):
-        body += struct.pack(">i", -1) if blob is None else struct.pack(">i", len(blob)) + blob
+        body += LENGTH.pack(-1) if blob is None else LENGTH.pack(len(blob)) + blob
     message = struct.pack(">I", crc32(body)) + body
-    return struct.pack(">qi", offset, len(message)) + message
+    return ENTRY_PREFIX.pack(offset, len(message)) + message
 
 
 def build_wrapper(records: Sequence[NewRecord], *, magic: int, compression: int,

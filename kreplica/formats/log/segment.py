@@ -23,16 +23,16 @@ those batches ``after_break``. Every problem becomes a :class:`Finding`; nothing
 
 from __future__ import annotations
 
-import mmap
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
+from kreplica.formats import codecs
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.formats.checksums import crc32, crc32c
-from kreplica.formats.errors import Truncated
+from kreplica.formats.errors import DecompressionError, FormatError, Truncated
 from kreplica.formats.findings import Finding
 from kreplica.formats.mapped import PageReleaser, data_extent
 
@@ -47,7 +47,7 @@ HEADER_SIZE_UP_TO_MAGIC = PREFIX.size            # 17
 LOG_OVERHEAD = struct.calcsize(">qi")            # 12
 MIN_ENTRY_SIZE = legacy_records.RECORD_OVERHEAD_V0  # 14: Kafka's minimum record overhead
 
-PAGE = mmap.PAGESIZE
+#: How far the walk gets ahead of the pages it hands back (formats/mapped.py, PageReleaser).
 RELEASE_STEP = 64 * 1024 * 1024
 
 STOP_END_OF_FILE = "end_of_file"
@@ -63,7 +63,7 @@ _CANDIDATE = re.compile(
     rb"(?:[\x01-\x7f].{3}|\x00[\x01-\xff].{2}|\x00\x00[\x01-\xff].|\x00\x00\x00[\x0e-\xff])"
     rb".{4}(?:\x02|[\x00\x01][\x00-\x03\x08-\x0b]))"
 )
-_V2_TAIL = struct.Struct(">hiqqqhii")  # attributes .. recordCount, after the CRC
+_CRC = struct.Struct(">I")  # crc: v2 at default_records.CRC_OFFSET, v0/v1 at legacy_records.CRC_OFFSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,27 +129,29 @@ def is_plausible_batch(buf, pos: int, end: int, budget: list[int] | None = None)
         if size < default_records.MIN_BATCH_LENGTH:
             return False
         (attributes, last_delta, base_ts, max_ts, producer_id, producer_epoch, base_sequence,
-         count) = _V2_TAIL.unpack_from(buf, pos + default_records.ATTRIBUTES_OFFSET)
-        if (attributes & 0x07) > 4 or count < 0 or last_delta < 0 or last_delta < count - 1:
+         count) = default_records.HEADER_FROM_ATTRIBUTES.unpack_from(
+            buf, pos + default_records.ATTRIBUTES_OFFSET)
+        codec = attributes & default_records.COMPRESSION_CODEC_MASK
+        if codec > codecs.ZSTD or count < 0 or last_delta < 0 or last_delta < count - 1:
             return False
         if max_ts < -1 or producer_id < -1 or producer_epoch < -1 or base_sequence < -1:
             return False
-        if attributes & 0x07 == 0 and count * 7 > size - default_records.MIN_BATCH_LENGTH:
+        if codec == codecs.NONE and count * default_records.MIN_RECORD_SIZE > size - default_records.MIN_BATCH_LENGTH:
             return False
-        (stored,) = struct.unpack_from(">I", buf, pos + default_records.CRC_OFFSET)
+        (stored,) = _CRC.unpack_from(buf, pos + default_records.CRC_OFFSET)
         return crc32c(buf[pos + default_records.ATTRIBUTES_OFFSET:stop]) == stored
     if magic in (0, 1):
         overhead = legacy_records.RECORD_OVERHEAD_V0 if magic == 0 else legacy_records.RECORD_OVERHEAD_V1
         if size < overhead:
             return False
         key_at = pos + (legacy_records.KEY_SIZE_OFFSET_V0 if magic == 0 else legacy_records.KEY_SIZE_OFFSET_V1)
-        (key_len,) = struct.unpack_from(">i", buf, key_at)
+        (key_len,) = legacy_records.LENGTH.unpack_from(buf, key_at)
         if key_len < -1 or overhead + max(key_len, 0) > size:
             return False
-        (value_len,) = struct.unpack_from(">i", buf, key_at + 4 + max(key_len, 0))
+        (value_len,) = legacy_records.LENGTH.unpack_from(buf, key_at + legacy_records.LENGTH.size + max(key_len, 0))
         if value_len < -1 or overhead + max(key_len, 0) + max(value_len, 0) != size:
             return False
-        (stored,) = struct.unpack_from(">I", buf, pos + legacy_records.CRC_OFFSET)
+        (stored,) = _CRC.unpack_from(buf, pos + legacy_records.CRC_OFFSET)
         return crc32(buf[pos + legacy_records.MAGIC_OFFSET:stop]) == stored
     return False
 
@@ -236,128 +238,172 @@ def iter_segment(buf, *, path: str, verify_crc: bool = True, max_bytes: int | No
                 pass
 
 
+class _KafkaStop:
+    """Where Kafka's reader stops, and why: the first break the walk meets (the walk itself may
+    go on past it, resynchronising; later breaks are kreplica's alone)."""
+
+    __slots__ = ("at", "why")
+
+    def __init__(self) -> None:
+        self.at: int | None = None
+        self.why = STOP_END_OF_FILE
+
+    def here(self, pos: int, why: str) -> None:
+        if self.at is None:
+            self.at, self.why = pos, why
+
+
 def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, start: int = 0,
           stop: int | None = None) -> Iterator[RecordBatch | Finding | SegmentEnd]:
+    """:func:`iter_segment` over ``buf`` (``mapping``: the mmap under it, or ``None``): Kafka's
+    rules 1-4 in order, each break handed to the step that reports it and says where to resume."""
     file_size = len(buf)
     end = file_size if max_bytes is None else min(file_size, max_bytes)
     limited = end < file_size
     pos = start
     stop = end + 1 if stop is None else stop
-    kafka_end: int | None = None
-    stopped_by = STOP_END_OF_FILE
+    kafka = _KafkaStop()
     after_break = False
     # NOTE: on an mmap, pages already walked are handed back to the kernel every RELEASE_STEP bytes,
-    # so resident memory stays flat however large the segment (they fault in again if revisited).
-    release = getattr(mapping, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
-    released = start & ~(PAGE - 1)
+    # so resident memory stays flat however large the segment (they fault in again if revisited);
+    # the loop compares one int per batch and calls the releaser once per step.
+    release = PageReleaser(mapping, start)
+    release_at = release.next_due(RELEASE_STEP)
     parse_v2 = default_records.parse_header
     parse_legacy = legacy_records.parse_entry
     unpack_prefix = PREFIX.unpack_from
-
-    def break_here(at: int, why: str) -> None:
-        nonlocal kafka_end, stopped_by
-        if kafka_end is None:
-            kafka_end, stopped_by = at, why
+    max_codec = codecs.ZSTD
+    v2_minimum = default_records.MIN_BATCH_LENGTH
 
     while pos < stop:
         remaining = end - pos
-        if remaining <= HEADER_SIZE_UP_TO_MAGIC:
+        if remaining <= HEADER_SIZE_UP_TO_MAGIC:  # rule 1
             if limited:
-                break_here(pos, STOP_MAX_BYTES)
+                kafka.here(pos, STOP_MAX_BYTES)
             elif remaining > 0:
-                break_here(pos, STOP_INCOMPLETE)
+                kafka.here(pos, STOP_INCOMPLETE)
                 yield _tail_finding(buf, path, pos, end)
             break
         offset, size, magic = unpack_prefix(buf, pos)
-        if size < MIN_ENTRY_SIZE:
-            break_here(pos, STOP_EXCEPTION)
-            if _all_zero(buf, pos, end, mapping):
-                yield Finding("trailing_zeros", path, pos,
-                              f"{end - pos} zero bytes from byte {pos} to the end of the file "
-                              "(preallocated space); Kafka's reader fails here with 'Found record size 0 "
-                              "smaller than minimum record overhead (14)'",
-                              details={"length": end - pos})
+        if size < MIN_ENTRY_SIZE or size > remaining - LOG_OVERHEAD:
+            if size < MIN_ENTRY_SIZE:  # rule 2: Kafka's reader throws
+                kafka.here(pos, STOP_EXCEPTION)
+                nxt = yield from _below_minimum(buf, mapping, path, pos, end, size)
+            elif limited:  # a batch cut by the max_bytes limit is not damage
+                kafka.here(pos, STOP_MAX_BYTES)
                 break
-            yield Finding("invalid_length", path, pos,
-                          f"entry size {size} is below the minimum record overhead ({MIN_ENTRY_SIZE}); "
-                          "Kafka's reader throws CorruptRecordException here",
-                          details={"size": size, "minimum": MIN_ENTRY_SIZE})
-            nxt = find_next_batch(buf, pos + 1, end, mapping)
+            else:  # rule 3: Kafka's reader silently stops
+                kafka.here(pos, STOP_INCOMPLETE)
+                nxt = yield from _past_the_end(buf, mapping, path, pos, end, size)
             if nxt is None:
                 break
-            yield _resync_finding(buf, path, pos, nxt)
             pos, after_break = nxt, True
             continue
-        if size > remaining - LOG_OVERHEAD:
-            if limited:
-                break_here(pos, STOP_MAX_BYTES)
-                break
-            break_here(pos, STOP_INCOMPLETE)
-            nxt = find_next_batch(buf, pos + 1, end, mapping)
-            if nxt is None:
-                yield Finding("truncated_tail", path, pos,
-                              f"the batch at byte {pos} declares {LOG_OVERHEAD + size} bytes but only "
-                              f"{remaining} remain: the last batch is cut off ({remaining} bytes); "
-                              "Kafka's reader silently ignores it",
-                              details={"declared_size": LOG_OVERHEAD + size, "available": remaining})
-                break
-            yield Finding("invalid_length", path, pos,
-                          f"batch length {size} at byte {pos} runs past the end of the file although a "
-                          f"valid batch follows at byte {nxt}; Kafka's reader silently stops here and "
-                          f"never reads the {end - pos} bytes after it",
-                          details={"size": size, "available": remaining - LOG_OVERHEAD})
-            yield _resync_finding(buf, path, pos, nxt)
-            pos, after_break = nxt, True
-            continue
+        if pos >= release_at:
+            release.upto(pos, RELEASE_STEP)
+            release_at = release.next_due(RELEASE_STEP)
         entry_size = LOG_OVERHEAD + size
-        if release is not None and pos - released >= RELEASE_STEP:
-            upto = (pos - PAGE) & ~(PAGE - 1)
-            if upto > released:
-                release(mmap.MADV_DONTNEED, released, upto - released)
-                released = upto
-        if magic < 2:
+        if magic < 2:  # rule 4
             batch, error = parse_legacy(buf, pos, entry_size, path=path, verify_crc=verify_crc,
                                         after_break=after_break, mapping=mapping)
             yield batch
-            if magic < 0:
-                yield Finding("invalid_magic", path, pos + legacy_records.MAGIC_OFFSET,
-                              f"magic byte {magic} at byte {pos + legacy_records.MAGIC_OFFSET} is not 0, 1 "
-                              "or 2; Kafka's file reader treats magic values below 2 as legacy messages",
-                              details={"magic": magic})
-            if batch.crc_valid is False:
-                yield _crc_finding(buf, batch, mapping)
-            if error is not None:
-                yield _inner_finding(batch, error)
+            if magic < 0 or batch.crc_valid is False or error is not None:
+                yield from _legacy_findings(buf, mapping, batch, error)
         else:
             batch = parse_v2(buf, pos, entry_size, path=path, verify_crc=verify_crc, after_break=after_break,
                              mapping=mapping)
             yield batch
-            if magic > 2:
-                yield Finding("invalid_magic", path, pos + default_records.MAGIC_OFFSET,
-                              f"magic byte {magic} at byte {pos + default_records.MAGIC_OFFSET} is not 0, 1 "
-                              "or 2; the magic lies outside the v2 CRC, so Kafka's file reader reads this "
-                              "as a v2 batch (only its network reader rejects it)",
-                              details={"magic": magic})
-            if size < default_records.MIN_BATCH_LENGTH:
-                yield Finding("invalid_length", path, pos,
-                              f"batch length {size} is below the v2 minimum "
-                              f"{default_records.MIN_BATCH_LENGTH}: 'Record batch is corrupt (the size "
-                              f"{entry_size} is smaller than the minimum allowed overhead "
-                              f"{default_records.RECORD_BATCH_OVERHEAD})'",
-                              details={"size": size, "minimum": default_records.MIN_BATCH_LENGTH})
-            elif batch.crc_valid is False:
-                yield _crc_finding(buf, batch, mapping)
-            if batch.compression > 4:
-                yield Finding("unknown_codec", path, pos + default_records.ATTRIBUTES_OFFSET,
-                              f"compression codec id {batch.compression} is not defined "
-                              "(Kafka: 'Unknown compression type id')",
-                              details={"codec": batch.compression})
+            if magic > 2 or size < v2_minimum or batch.crc_valid is False or batch.compression > max_codec:
+                yield from _v2_findings(buf, mapping, batch)
         pos += entry_size
     else:  # a stretch's walk reached its stop
         end = pos
-    if kafka_end is None:
-        kafka_end = pos
-    yield SegmentEnd(path, file_size, end, kafka_end, stopped_by)
+    yield SegmentEnd(path, file_size, end, pos if kafka.at is None else kafka.at, kafka.why)
+
+
+def _below_minimum(buf, mapping, path: str, pos: int, end: int, size: int) -> Generator[Finding, None, int | None]:
+    """Rule 2, an entry size below Kafka's minimum record overhead (where Kafka's reader throws):
+    preallocated zeros to the end, or damage; yields the findings and returns where the next
+    plausible batch starts (``None``: nowhere, the walk ends)."""
+    if _all_zero(buf, pos, end, mapping):
+        yield Finding("trailing_zeros", path, pos,
+                      f"{end - pos} zero bytes from byte {pos} to the end of the file "
+                      "(preallocated space); Kafka's reader fails here with 'Found record size 0 "
+                      "smaller than minimum record overhead (14)'",
+                      details={"length": end - pos})
+        return None
+    yield Finding("invalid_length", path, pos,
+                  f"entry size {size} is below the minimum record overhead ({MIN_ENTRY_SIZE}); "
+                  "Kafka's reader throws CorruptRecordException here",
+                  details={"size": size, "minimum": MIN_ENTRY_SIZE})
+    nxt = find_next_batch(buf, pos + 1, end, mapping)
+    if nxt is not None:
+        yield _resync_finding(buf, path, pos, nxt)
+    return nxt
+
+
+def _past_the_end(buf, mapping, path: str, pos: int, end: int, size: int) -> Generator[Finding, None, int | None]:
+    """Rule 3, an entry that runs past the end of the file (where Kafka's reader silently stops):
+    the cut-off last batch, or a damaged length with valid batches after it; yields the findings
+    and returns where the next plausible batch starts (``None``: nowhere, the walk ends)."""
+    remaining = end - pos
+    nxt = find_next_batch(buf, pos + 1, end, mapping)
+    if nxt is None:
+        yield Finding("truncated_tail", path, pos,
+                      f"the batch at byte {pos} declares {LOG_OVERHEAD + size} bytes but only "
+                      f"{remaining} remain: the last batch is cut off ({remaining} bytes); "
+                      "Kafka's reader silently ignores it",
+                      details={"declared_size": LOG_OVERHEAD + size, "available": remaining})
+        return None
+    yield Finding("invalid_length", path, pos,
+                  f"batch length {size} at byte {pos} runs past the end of the file although a "
+                  f"valid batch follows at byte {nxt}; Kafka's reader silently stops here and "
+                  f"never reads the {end - pos} bytes after it",
+                  details={"size": size, "available": remaining - LOG_OVERHEAD})
+    yield _resync_finding(buf, path, pos, nxt)
+    return nxt
+
+
+def _legacy_findings(buf, mapping, batch: RecordBatch, error: FormatError | None) -> Iterator[Finding]:
+    """What is wrong with a magic 0/1 entry: a negative magic, its CRC, inner messages that
+    cannot be read (``error``, from reading the wrapper's base offset)."""
+    if batch.magic < 0:
+        at = batch.position + legacy_records.MAGIC_OFFSET
+        yield Finding("invalid_magic", batch.path, at,
+                      f"magic byte {batch.magic} at byte {at} is not 0, 1 "
+                      "or 2; Kafka's file reader treats magic values below 2 as legacy messages",
+                      details={"magic": batch.magic})
+    if batch.crc_valid is False:
+        yield _crc_finding(buf, batch, mapping)
+    if error is not None:
+        yield records_finding(batch, error, wrapper=True)
+
+
+def _v2_findings(buf, mapping, batch: RecordBatch) -> Iterator[Finding]:
+    """What is wrong with an entry read as v2: a magic above 2, a length below the v2 header, its
+    CRC (not reported for a too-short batch, whose CRC cannot hold), an undefined codec id."""
+    size = batch.size - LOG_OVERHEAD
+    if batch.magic > 2:
+        at = batch.position + default_records.MAGIC_OFFSET
+        yield Finding("invalid_magic", batch.path, at,
+                      f"magic byte {batch.magic} at byte {at} is not 0, 1 "
+                      "or 2; the magic lies outside the v2 CRC, so Kafka's file reader reads this "
+                      "as a v2 batch (only its network reader rejects it)",
+                      details={"magic": batch.magic})
+    if size < default_records.MIN_BATCH_LENGTH:
+        yield Finding("invalid_length", batch.path, batch.position,
+                      f"batch length {size} is below the v2 minimum "
+                      f"{default_records.MIN_BATCH_LENGTH}: 'Record batch is corrupt (the size "
+                      f"{batch.size} is smaller than the minimum allowed overhead "
+                      f"{default_records.RECORD_BATCH_OVERHEAD})'",
+                      details={"size": size, "minimum": default_records.MIN_BATCH_LENGTH})
+    elif batch.crc_valid is False:
+        yield _crc_finding(buf, batch, mapping)
+    if batch.compression > codecs.ZSTD:
+        yield Finding("unknown_codec", batch.path, batch.position + default_records.ATTRIBUTES_OFFSET,
+                      f"compression codec id {batch.compression} is not defined "
+                      "(Kafka: 'Unknown compression type id')",
+                      details={"codec": batch.compression})
 
 
 def _tail_finding(buf, path: str, pos: int, end: int) -> Finding:
@@ -371,7 +417,7 @@ def _tail_finding(buf, path: str, pos: int, end: int) -> Finding:
 
 
 def _resync_finding(buf, path: str, start: int, nxt: int) -> Finding:
-    (offset,) = struct.unpack_from(">q", buf, nxt)
+    offset, _, _ = PREFIX.unpack_from(buf, nxt)
     return Finding("resynchronised", path, start,
                    f"skipped {nxt - start} unreadable bytes from byte {start}; a valid batch "
                    f"(offset {offset}) starts at byte {nxt}, and batches from there on are "
@@ -395,11 +441,16 @@ def _crc_finding(buf, batch: RecordBatch, mapping=None) -> Finding:
                             "base_offset": batch.base_offset, "last_offset": batch.last_offset})
 
 
-def _inner_finding(batch: RecordBatch, error) -> Finding:
-    kind = "decompression_error" if "decompress" in error.reason else "invalid_record"
-    return Finding(kind, batch.path, batch.position,
-                   f"wrapper message at byte {batch.position} (offset {batch.last_offset}): {error.reason}",
+def records_finding(batch: RecordBatch, error: FormatError, *, wrapper: bool = False) -> Finding:
+    """The finding for a batch whose records Kafka's reader cannot read, ``error`` being what the
+    record reader raised: ``decompression_error`` for a :class:`DecompressionError`, else
+    ``invalid_record``. ``wrapper`` words it for a legacy wrapper whose inner messages the walk
+    itself reads (for the wrapper's base offset); otherwise it names the batch's offsets."""
+    kind = "decompression_error" if isinstance(error, DecompressionError) else "invalid_record"
+    where = (f"wrapper message at byte {batch.position} (offset {batch.last_offset})" if wrapper
+             else f"batch at byte {batch.position} (offsets {batch.base_offset}-{batch.last_offset})")
+    return Finding(kind, batch.path, batch.position, f"{where}: {error.reason}",
                    details={"field": error.field} if error.field else {})
 
 
-__all__ = ["SegmentEnd", "iter_segment", "find_next_batch", "is_plausible_batch", "Truncated"]
+__all__ = ["SegmentEnd", "iter_segment", "find_next_batch", "is_plausible_batch", "records_finding", "Truncated"]
