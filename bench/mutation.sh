@@ -19,7 +19,13 @@ if [[ "${1:-}" == "--show" ]]; then
     mutmut results | awk '/: survived/ {print $1}' | while read -r name; do mutmut show "$name"; done
     exit 0
 fi
-mutmut run --max-children "${KREPLICA_MUTATION_JOBS:-$(nproc)}" "$@" | tr "\r" "\n" | grep -v "^ *[⠀-⣿]" || true
+# mutmut redraws one progress line with \r: keep its last state, and every other line it prints
+set +e
+mutmut run --max-children "${KREPLICA_MUTATION_JOBS:-$(nproc)}" "$@" 2>&1 | tr '\r' '\n' \
+    | awk '/🎉/ {last = $0; next} NF {print} END {if (last) print last}'
+status=${PIPESTATUS[0]}
+set -e
+[[ $status == 0 ]] || exit "$status"
 mutmut results --all true > bench/results/mutation-all.txt
 awk '/: survived/ {print $1}' bench/results/mutation-all.txt > bench/results/mutation-survivors.txt
 awk -F': ' 'NF == 2 {n[$2]++} END {for (s in n) printf "%-12s %6d\n", s, n[s]}' bench/results/mutation-all.txt \
