@@ -10,7 +10,9 @@ import pytest
 from kreplica.formats import checksums
 
 ROOT = Path(__file__).resolve().parents[1]
-ORACLE = ROOT.parent / "shared" / "oracle"
+#: ../shared/oracle beside the repository; KREPLICA_ORACLE names it when the tests run from a copy
+#: of the tree elsewhere (bench/mutation.sh runs them from mutmut's mutants/ folder)
+ORACLE = Path(os.environ.get("KREPLICA_ORACLE") or ROOT.parent / "shared" / "oracle")
 FIXTURES = ROOT / "fixtures"
 
 

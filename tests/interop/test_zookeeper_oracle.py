@@ -34,9 +34,8 @@ from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk
 from kreplica.model.zookeeper import ZkFiles, find_zk_files, replay
 from kreplica.report.cluster_state import cluster_state_to_dict
-from tests.conftest import oracle_dir
+from tests.conftest import ORACLE, oracle_dir
 
-ORACLE = Path(__file__).resolve().parents[2].parent / "shared" / "oracle"
 ZK = ORACLE / "zookeeper"
 CASES = sorted(p for p in ZK.iterdir() if p.is_dir()) if ZK.is_dir() else []
 SNAPSHOTS = sorted(p for c in CASES for p in c.iterdir() if zks.parse_snapshot_name(p.name))

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Mutation testing of Kafka's decisions: mutmut changes analysis/ one operator, constant or
+# guard at a time ([tool.mutmut] in pyproject.toml) and runs the tests that reach the changed
+# function; a mutant that every test survives is a rule no test guards (a missing counter-case)
+# or an equivalent mutant, listed with its reason in bench/README.md ("Mutation testing").
+# Not part of CI: a whole run takes about an hour on two cores.
+#
+#   bench/mutation.sh                                   # every module of analysis/
+#   bench/mutation.sh 'kreplica.analysis.election.*'    # one package (mutmut's name globs)
+#   bench/mutation.sh --show                            # the survivors of the last run, with diffs
+#
+# KREPLICA_MUTATION_JOBS sets the parallel workers (default: the cores). The survivors' names go to
+# bench/results/mutation-survivors.txt and the counts to bench/results/mutation-summary.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# the tests run from mutmut's copy of the tree (mutants/), where ../shared is not beside them
+export KREPLICA_ORACLE="${KREPLICA_ORACLE:-$(cd .. && pwd)/shared/oracle}"
+if [[ "${1:-}" == "--show" ]]; then
+    mutmut results | awk '/: survived/ {print $1}' | while read -r name; do mutmut show "$name"; done
+    exit 0
+fi
+# mutmut redraws one progress line with \r: keep its last state, and every other line it prints
+set +e
+mutmut run --max-children "${KREPLICA_MUTATION_JOBS:-$(nproc)}" "$@" 2>&1 | tr '\r' '\n' \
+    | awk '/🎉/ {last = $0; next} NF {print} END {if (last) print last}'
+status=${PIPESTATUS[0]}
+set -e
+[[ $status == 0 ]] || exit "$status"
+mutmut results --all true > bench/results/mutation-all.txt
+awk '/: survived/ {print $1}' bench/results/mutation-all.txt > bench/results/mutation-survivors.txt
+awk -F': ' 'NF == 2 {n[$2]++} END {for (s in n) printf "%-12s %6d\n", s, n[s]}' bench/results/mutation-all.txt \
+    | sort > bench/results/mutation-summary.txt
+cat bench/results/mutation-summary.txt
