@@ -4,7 +4,6 @@ fleet-wide on Apache Spark (embedded local mode by default, a cluster with ``--m
 from __future__ import annotations
 
 import json
-import sys
 from functools import partial
 from typing import Annotated, Optional
 
@@ -14,7 +13,7 @@ from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.runner import runs_command
 from kreplica.cli.truncate_plan import AUTO, _protocol
-from kreplica.report.output import resolve_format
+from kreplica.report.output import resolve_format, text_console
 
 app = typer.Typer(help="Fleet-scale forensics on Apache Spark: scan many brokers' copies into Parquet tables, "
                        "then analyse every partition across its replicas.", no_args_is_help=True)
@@ -137,9 +136,7 @@ def analyze(
                                             render=partial(report.partition_objects, kafka_version=version))
         summary, worst = report.emit_analysis(rows, fmt, top=TOP)
     if fmt.value == "text":
-        from rich.console import Console
-
-        report.render_ranking(worst, summary, Console(file=sys.stdout, highlight=False, soft_wrap=True))
+        report.render_ranking(worst, summary, text_console())
     bad = summary["committed_loss_partitions"] or summary["divergent_partitions"]
     return ExitCode.PROBLEMS if bad else ExitCode.OK
 

@@ -83,7 +83,9 @@ def inspect_log(
     with byte_progress("inspect-log", total) as advance:
         events = inspect_groups(groups, options, progress=advance)
         if fmt is OutputFormat.text:
-            errors = report.render_text(events, text_console(), payload)
+            from kreplica.report.inspect_log_text import render_text
+
+            errors = render_text(events, text_console(), payload)
         else:
             emitter = Emitter(fmt)
             errors = report.emit_events(events, emitter, payload)
