@@ -34,7 +34,7 @@ from kreplica.report.inspect_log import finding_object
 from kreplica.report.numbers import count
 from kreplica.report.output import Emitter, OutputFormat, text_console
 from kreplica.report.safe_text import escape
-from kreplica.report.text_layout import Column, Units, fit_table, print_wrapped
+from kreplica.report.text_layout import Column, Units, fit_table, print_table, print_wrapped
 
 
 def lineage_objects(lineage: tuple[LineageEntry, ...]) -> list[dict]:
@@ -187,8 +187,8 @@ def render_truncation(o: dict, console: Console) -> None:
                            f"{d['first_offset']}-{d['last_offset']}; {loss}", 4)
     rows = [[f"{h['first']}-{h['last']}", Units(tuple(escape(r) for r in h["replicas"]), ", ", "[red]no other replica[/]")]
             for h in o["held_elsewhere"]]
-    console.print(fit_table(console, [Column("offsets"), Column("held identically by")], rows,
-                            show_header=True, header_style="bold").table)
+    print_table(console, [Column("offsets"), Column("held identically by")], rows, show_header=True,
+                header_style="bold")
     _render_after(o["after"], console)
     for tx in o["reopened_transactions"]:
         print_wrapped(console, f"  [yellow]the {tx['marker'].upper()} marker of producer {tx['producer_id']} at "
@@ -219,4 +219,4 @@ def render_divergence(o: dict, console: Console) -> None:
     columns = [Column("offsets", 2), Column("kind", 1), *[Column(escape(f"below HW of {x}"), wrap=True) for x in (a, b)]]
     rows = [[f"{r['first']}-{r['last']}", r["kind"], *["yes" if r["below_high_watermark"].get(x) else "no"
                                                        for x in (a, b)]] for r in o["ranges"]]
-    console.print(fit_table(console, columns, rows, show_header=True, header_style="bold").table)
+    print_table(console, columns, rows, show_header=True, header_style="bold")

@@ -130,7 +130,7 @@ def print_wrapped(console: Console, markup: str | Text, hang: int | None = None)
 
 @dataclass(frozen=True)
 class Units:
-    """A cell of several parts (partition names, endpoints, ``0-9 (2 batches)`` and ``checkpoint 0``),
+    """A cell of several parts (partition names, endpoints, ``0-9 (2 batches)`` and ``ckpt 0``),
     joined by ``sep`` while they fit the column and put on separate lines when they do not: a part
     is never split."""
 
