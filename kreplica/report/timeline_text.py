@@ -13,10 +13,10 @@ block needs more room, so the verdict, which needs the whole history, comes last
 
 The table fits the terminal. When it is wide enough, each event is one row with its evidence
 wrapped in the last column (at least :data:`_MIN_EVIDENCE` cells, and as wide as its longest
-word); when it is not, the evidence goes on the lines under the row,
-indented, and so do the ISR, the epoch and the leader, in that order, as the width requires
-(``isr 1,2,3→1, epoch 0; leader 1 removed [2,3]``): time, position, what and cause always stay
-on the row.
+word); when it is not, the evidence goes on the lines under the row, indented, and so do the
+ISR, the epoch and the leader, in that order, as the width requires (``leader 1, epoch 0, isr
+1,2,3→1; leader 1 removed [2,3]``), and last the cause: time, position and what always stay on
+the row.
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ BLOCK = 1024
 _COLUMNS = ("time (UTC)", "position", "what", "cause / event", "leader", "epoch", "isr", "evidence")
 #: A controller event's leader and epoch cells hold the controller and its epoch.
 _CONTROLLER_DETAILS = ("", "", "", "", "controller", "controller epoch", "", "")
-#: Columns that stay on the row however narrow the terminal: time, position, what, cause.
-_KEY_COLUMNS = 4
+#: Columns that stay on the row however narrow the terminal: time, position, what; the cause
+#: (column :data:`_CAUSE`) too unless even those four are wider than the terminal.
+_KEY_COLUMNS = 3
+_CAUSE = 3
 _GAP = "   "
 #: the narrowest the evidence column is folded to; with less room, it goes under the row
 _MIN_EVIDENCE = 24
@@ -242,15 +244,18 @@ class EventTable:
 
     def _detail_rows(self, rows: list[tuple[list[str], str]], shown: int, out: list[str]) -> None:
         """Rows of the first ``shown`` columns, each followed by the lines of what is left off it:
-        the other columns by name, then the evidence."""
+        the cause (bare), the other columns by name, then the evidence."""
         widths = self._widths[:shown]
         width = self._console.width
         for cells, style in rows:
-            line = " " + _GAP.join(_pad(c, w) for c, w in zip(cells[:shown], widths))
-            out.append(self._styled(line.rstrip(), style))
+            line = (" " + _GAP.join(_pad(c, w) for c, w in zip(cells[:shown], widths))).rstrip()
+            lines = [line] if cell_width(line) <= width else wrap_plain(line, width, DETAIL_INDENT)
+            out.extend(self._styled(ln, style) for ln in lines)
             names = _CONTROLLER_DETAILS if cells[2] == "controller" else _COLUMNS
-            details = ", ".join(f"{names[i]} {cells[i]}" for i in range(shown, len(_COLUMNS) - 1) if cells[i])
-            text = "; ".join(part for part in (details, cells[-1]) if part)
+            cause = cells[_CAUSE] if shown <= _CAUSE else ""
+            details = ", ".join(f"{names[i]} {cells[i]}" for i in range(max(shown, _CAUSE + 1), len(_COLUMNS) - 1)
+                                if cells[i])
+            text = "; ".join(part for part in (cause, details, cells[-1]) if part)
             if text:
                 out.extend(self._styled(ln, style)
                            for ln in wrap_plain(" " * DETAIL_INDENT + text, width, DETAIL_INDENT + 2))

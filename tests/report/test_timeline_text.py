@@ -95,6 +95,15 @@ def test_columns_leave_the_row_isr_first(width, on_the_row):
     assert max(map(len, _render(_events(), width=width).splitlines())) <= width
 
 
+def test_the_cause_goes_under_the_row_last_when_even_four_columns_are_too_wide():
+    """``__consumer_offsets-49`` and ``unclean_leader_election`` do not fit 80 columns beside the
+    time and position (a real KRaft history's did not): the cause leads the lines under the row."""
+    text = _render(_events("__consumer_offsets"), width=80)
+    assert text.splitlines()[1].split() == ["time", "(UTC)", "position", "what"]
+    assert "\n    unclean_leader_election; leader 1→2, epoch 1, isr 1→2; new leader 2" in text
+    assert max(map(len, text.splitlines())) <= 80
+
+
 def test_a_block_that_no_longer_fits_starts_a_narrower_table(monkeypatch):
     """A later block with a partition name too long for the layout chosen so far moves columns
     under the rows from there on, under a header of its own; nothing goes past the width."""
