@@ -48,8 +48,7 @@ COMMANDS = [
                  id="plan-reassign-phases"),
 ]
 ORACLE_COMMANDS = [
-    pytest.param(["cluster-state", "zookeeper/gz-snapshot-plus-logs", "--at-time", "2026-11-22T07:34:11Z"],
-                 id="cluster-state-endpoints"),
+    pytest.param(["cluster-state", "zookeeper/gz-snapshot-plus-logs"], id="cluster-state-endpoints"),
     pytest.param(["timeline", "zookeeper/snapshot-plus-logs"], id="timeline-paths"),
     pytest.param(["plan-reassign", "zookeeper/snapshot-plus-logs", "verify"], id="plan-reassign-verify"),
 ]
