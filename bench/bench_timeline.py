@@ -15,7 +15,7 @@ Cases, each in a fresh process (min and median of ``--runs``, interleaved), wall
 
   walk     the analysis alone: ``iter_zookeeper_timeline`` consumed (events counted)
   ndjson   ``kreplica timeline DIR -f ndjson > /dev/null``
-  text     ``kreplica timeline DIR -f text > /dev/null`` (the streamed table, 160 columns)
+  text     ``kreplica timeline DIR -f text > /dev/null`` (the streamed table, ``COLUMNS=160``)
 
 Flat memory: the same cases on a history a tenth as long (``--txns / 10``) must peak at about
 the same RSS; both figures are printed. CPU time is the figure to compare on a shared machine
@@ -207,7 +207,7 @@ def _case(case: str, data: Path, tree: str | None) -> dict:
         res["maxrss_kib"] = max(res["maxrss_kib"], maxrss)
         return res
     wall, cpu, maxrss, _ = _timed(["sh", "-c", f'exec "{KREPLICA}" timeline "{data}" -f {case} > /dev/null'],
-                                  {"PYTHONPATH": tree} if tree else {})
+                                  {"COLUMNS": "160", **({"PYTHONPATH": tree} if tree else {})})
     return {"seconds": wall, "cpu_seconds": cpu, "maxrss_kib": maxrss}
 
 

@@ -6,7 +6,8 @@ Shared by ``tests/cli/test_examples.py`` (the man pages' EXAMPLES) and ``tests/t
 A line with nothing for a shell to do (no pipe, redirection, brace, glob or unknown variable
 outside quotes) runs in-process through the CLI's entry point; any other line runs under
 ``bash -o pipefail`` with this environment's ``kreplica`` first on PATH, so a pipeline ends with
-kreplica's status whenever kreplica's is not 0.
+kreplica's status whenever kreplica's is not 0. Either way the terminal is :data:`COLUMNS` wide,
+whatever the one running the tests is: text output shown is what an 80-column terminal shows.
 
 A fleet line starts Spark (seconds). When the lines run before it in the same folder and the line
 itself repeat a sequence already run in this test session (the man page's ``fleet scan`` example
@@ -37,6 +38,8 @@ from kreplica.cli.main import app
 from tests.conftest import ORACLE, ROOT
 
 OUTPUT_PREFIX = "/tmp/"
+#: the width of the terminal documented text output is shown at
+COLUMNS = "80"
 _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 _SHELL_SYNTAX = re.compile(r"[|&;<>(){}\[\]*?$`]")
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
@@ -124,7 +127,8 @@ def _run(line: str, out_dir: Path, variables: dict[str, str]) -> Ran:
         if needs_shell(expanded):
             assigned = "".join(f"{k}={shlex.quote(v.replace(OUTPUT_PREFIX, f'{out_dir}/'))}\n"
                                for k, v in variables.items())
-            env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+            env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+                       COLUMNS=COLUMNS)
             proc = subprocess.run(["bash", "-o", "pipefail", "-c", assigned + typed], env=env,
                                   capture_output=True, text=True, timeout=600, check=False)
             ran = Ran(proc.returncode, proc.stdout, proc.stderr)
@@ -134,7 +138,7 @@ def _run(line: str, out_dir: Path, variables: dict[str, str]) -> Ran:
             if argv[1] == "fleet" and (where := _spark_elsewhere()):
                 pytest.skip(f"this test process started Spark in {where}, where relative paths would resolve; "
                             f"run the fleet examples from {ROOT}")
-            result = CliRunner().invoke(app, argv[1:])
+            result = CliRunner().invoke(app, argv[1:], env={"COLUMNS": COLUMNS})
             ran = Ran(result.exit_code, result.stdout, result.stderr)
     created = [w for w in new_here if (ROOT / w).exists()]
     assert not created, f"{line!r} wrote {created} into the source tree: documented outputs go under /tmp"

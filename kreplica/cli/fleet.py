@@ -4,7 +4,6 @@ fleet-wide on Apache Spark (embedded local mode by default, a cluster with ``--m
 from __future__ import annotations
 
 import json
-import sys
 from functools import partial
 from importlib.util import find_spec
 from typing import Annotated, Optional
@@ -17,7 +16,7 @@ from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, 
 from kreplica.cli.runner import error_line, runs_command
 from kreplica.cli.sources import ChrootOption
 from kreplica.cli.truncate_plan import AUTO, _protocol
-from kreplica.report.output import resolve_format
+from kreplica.report.output import resolve_format, text_console
 
 #: What the fleet commands need beyond kreplica's own dependencies (about 500 MB, so an extra:
 #: no other command imports them), and how to install it.
@@ -172,9 +171,7 @@ def analyze(
                                             render=partial(report.partition_objects, kafka_version=version))
         summary, worst = report.emit_analysis(rows, fmt, top=TOP)
     if fmt.value == "text":
-        from rich.console import Console
-
-        report.render_ranking(worst, summary, Console(file=sys.stdout, highlight=False, soft_wrap=True))
+        report.render_ranking(worst, summary, text_console())
     bad = summary["committed_loss_partitions"] or summary["divergent_partitions"]
     return ExitCode.PROBLEMS if bad else ExitCode.OK
 

@@ -113,7 +113,9 @@ def inspect_log(
         if first is not None or last is not None:
             events = _within_the_log(events, first, last)
         if fmt is OutputFormat.text:
-            errors = report.render_text(events, text_console(), payload)
+            from kreplica.report.inspect_log_text import render_text
+
+            errors = render_text(events, text_console(), payload)
         else:
             emitter = Emitter(fmt)
             errors = report.emit_events(events, emitter, payload)

@@ -136,8 +136,6 @@ def timeline(
         from kreplica.report.timeline_text import TextReport
 
         console = text_console()
-        if not console.is_terminal:
-            console.width = max(console.width, 160)   # a file or a pipe: room for the evidence column
         emitter = None
         report = TextReport(console, per_partition=per_partition)
         out = report.event

@@ -29,6 +29,7 @@ from collections import Counter
 from kreplica.analysis.election.common import KINDS, Election
 from kreplica.analysis.election.loss import LossRanking
 from kreplica.analysis.election.scenarios import ElectionPlan
+from kreplica.report.numbers import count, number
 
 
 def _record(p, *, recovery: bool = False) -> dict:
@@ -94,80 +95,88 @@ def _sorted_rows(objs: list[dict]) -> list[dict]:
 
 
 def render_text(elections: list[dict], rankings: list[dict], summary: dict, console) -> None:
-    """The plan for people: one verdict line, the election table, each candidate ranking."""
+    """The plan for people: one verdict line, the election table, each candidate ranking, fitted
+    to the console's width."""
     from rich import box
     from rich.markup import escape
-    from rich.table import Table
+
+    from kreplica.report.text_layout import Column, print_table, print_wrapped
 
     n_off, n_unclean = summary["offline"], summary["unclean"]
     head = (f"{summary['rules']} controller rules, Kafka {summary['kafka_version']}: "
-            f"{summary['elections']} election(s), {summary['elected']} elect a leader")
+            f"{count(summary['elections'], 'election')}, {number(summary['elected'])} "
+            f"{'elects' if summary['elected'] == 1 else 'elect'} a leader")
     if n_off or n_unclean:
-        console.print(f"[bold red]{escape(head)}; {n_off} leave the partition offline, {n_unclean} unclean[/]")
+        print_wrapped(console, f"[bold red]{escape(head)}; {number(n_off)} "
+                               f"{'leaves its' if n_off == 1 else 'leave their'} partition offline, "
+                               f"{number(n_unclean)} unclean[/]")
     else:
-        console.print(f"[bold green]{escape(head)}; none offline, none unclean[/]")
+        print_wrapped(console, f"[bold green]{escape(head)}; none offline, none unclean[/]")
     if elections:
-        t = Table(box=box.SIMPLE_HEAD, show_header=True, header_style="bold")
-        for col in ("partition", "kind", "leader", "epoch", "isr", "unclean", "health"):
-            t.add_column(col, no_wrap=True)
-        rows = _sorted_rows(elections)
-        for o in rows:
+        rows, styles = [], []
+        for o in _sorted_rows(elections):
             b, a = o["before"], o["after"]
             health = "OFFLINE" if o["offline"] else ("MIN-ISR" if o["under_min_isr"] else "ok")
-            style = "red" if o["offline"] or o["unclean"] else ("yellow" if o["under_min_isr"] else "")
-            t.add_row(escape(o["partition"]), o["kind"], f"{b['leader']} → {a['leader']}",
-                      f"{b['leader_epoch']} → {a['leader_epoch']}", f"{_ids(b['isr'])} → {_ids(a['isr'])}",
-                      "UNCLEAN" if o["unclean"] else "", health, style=style)
-        console.print(t)
-        for o in rows:
-            console.print(f"  {escape(o['partition'])} ({o['kind']}): {escape(o['reason'])}")
+            styles.append("red" if o["offline"] or o["unclean"] else ("yellow" if o["under_min_isr"] else ""))
+            rows.append([escape(o["partition"]), o["kind"], f"{b['leader']} → {a['leader']}",
+                         f"{b['leader_epoch']} → {a['leader_epoch']}", f"{_ids(b['isr'])} → {_ids(a['isr'])}",
+                         "UNCLEAN" if o["unclean"] else "", health])
+        print_table(console, [Column("partition"), Column("kind", 5), Column("leader", 6), Column("epoch", 2),
+                              Column("isr", 4), Column("unclean", 3), Column("health", 5)],
+                    rows, styles, box=box.SIMPLE_HEAD, show_header=True, header_style="bold")
+        for o in _sorted_rows(elections):
+            print_wrapped(console, f"  {escape(o['partition'])} ({o['kind']}): {escape(o['reason'])}", 4)
     for r in rankings:
-        console.print(f"[bold]{escape(r['partition'])}[/]: candidates by KIP-966 recovery order "
-                      f"(last epoch, log end offset); best [bold]{r['best']}[/]"
-                      + (f", the plan elects {r['planned_leader']}" if r['planned_leader'] != r['best'] else ""))
-        t = Table(box=box.SIMPLE_HEAD, show_header=True, header_style="bold")
-        for col in ("rank", "broker", "epoch", "log end", "hw", "can lead", "others lose", "committed"):
-            t.add_column(col, no_wrap=True)
-        for c in r["candidates"]:
-            t.add_row(str(c["rank"]), str(c["broker"]), str(c["last_epoch"]), str(c["log_end_offset"]),
-                      str(c["high_watermark"]), "yes" if c["electable"] else "no", str(c["records_lost"]),
-                      "YES" if c["committed_loss"] else "no", style="red" if c["committed_loss"] else "")
-        console.print(t)
+        print_wrapped(console, f"[bold]{escape(r['partition'])}[/]: candidates by KIP-966 recovery order "
+                               f"(last epoch, log end offset); best [bold]{r['best']}[/]"
+                               + (f", the plan elects {r['planned_leader']}" if r['planned_leader'] != r['best'] else ""))
+        rows = [[str(c["rank"]), str(c["broker"]), str(c["last_epoch"]), str(c["log_end_offset"]),
+                 str(c["high_watermark"]), "yes" if c["electable"] else "no", number(c["records_lost"]),
+                 "YES" if c["committed_loss"] else "no"] for c in r["candidates"]]
+        print_table(console, [Column("rank"), Column("broker", 7), Column("epoch", 5), Column("log end", 4, wrap=True),
+                              Column("hw", 3), Column("can lead", 6, wrap=True), Column("others lose", 2, wrap=True),
+                              Column("committed", 6)],
+                    rows, ["red" if c["committed_loss"] else "" for c in r["candidates"]],
+                    box=box.SIMPLE_HEAD, show_header=True, header_style="bold")
         for c in r["candidates"]:
             lost = [f"{x['broker']} loses " + ", ".join(f"{f}-{l}" for f, l in x["ranges"])
-                    + f" ({x['records']}{', committed' if x['committed'] else ''})"
+                    + f" ({number(x['records'])}{', committed' if x['committed'] else ''})"
                     for x in c["losses"] if x["records"]]
-            console.print(f"  if {c['broker']} leads: " + (escape("; ".join(lost)) if lost else "nobody loses anything"))
+            print_wrapped(console, f"  if {c['broker']} leads: " + (escape("; ".join(lost)) if lost
+                                                                      else "nobody loses anything"), 4)
         for s in r["steps"]:
-            console.print(f"  → {escape(s)}")
+            print_wrapped(console, f"  → {escape(s)}", 4)
     for n in summary["notes"]:
-        console.print(f"[dim]{escape(n)}[/]")
+        print_wrapped(console, f"[dim]{escape(n)}[/]")
     if summary["offline_after"]:
-        console.print(f"offline afterwards: {escape(', '.join(summary['offline_after']))}")
+        print_wrapped(console, f"offline afterwards: {escape(', '.join(summary['offline_after']))}")
     if summary["under_min_isr_after"]:
-        console.print(f"under min ISR afterwards: {escape(', '.join(summary['under_min_isr_after']))}")
+        print_wrapped(console, f"under min ISR afterwards: {escape(', '.join(summary['under_min_isr_after']))}")
 
 
 def render_sweep(objs: list[dict], summary: dict, console) -> None:
     """The what-if sweep for people: combinations by impact."""
     from rich import box
     from rich.markup import escape
-    from rich.table import Table
 
-    console.print(f"[bold]{summary['combinations']} combination(s) of up to {summary['max_failures']} failed "
-                  f"{'racks' if summary['by_rack'] else 'brokers'}[/] ({summary['rules']} rules, Kafka "
-                  f"{summary['kafka_version']}); {summary['harmful']} cause offline, unclean or under-min-ISR "
-                  "partitions")
-    t = Table(box=box.SIMPLE_HEAD, show_header=True, header_style="bold")
-    for col in ("failed", "offline", "unclean", "under min isr", "partitions"):
-        t.add_column(col, no_wrap=col != "partitions", overflow="fold")
+    from kreplica.report.text_layout import Column, Units, print_table, print_wrapped
+
+    print_wrapped(console, f"[bold]{count(summary['combinations'], 'combination')} of up to "
+                           f"{summary['max_failures']} failed {'racks' if summary['by_rack'] else 'brokers'}[/] "
+                           f"({summary['rules']} rules, Kafka {summary['kafka_version']}); "
+                           f"{number(summary['harmful'])} {'causes' if summary['harmful'] == 1 else 'cause'} offline, "
+                           "unclean or under-min-ISR partitions")
+    rows = []
     for o in objs:
         names = [*o["offline"], *o["unclean"]] or o["under_min_isr"]
-        shown = ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
-        t.add_row(escape(_ids(o.get("racks", o.get("failed")))), str(len(o["offline"])), str(len(o["unclean"])),
-                  str(len(o["under_min_isr"])), escape(shown),
-                  style="red" if o["offline"] or o["unclean"] else "yellow")
-    console.print(t)
+        more = [f"… ({number(len(names) - 8)} more)"] if len(names) > 8 else []
+        rows.append([Units(tuple(escape(str(u)) for u in o.get("racks", o.get("failed"))), ","),
+                     number(len(o["offline"])), number(len(o["unclean"])), number(len(o["under_min_isr"])),
+                     Units(tuple(escape(n) for n in names[:8]) + tuple(more), ", ")])
+    print_table(console, [Column("failed"), Column("offline", 4), Column("unclean", 3),
+                          Column("under min isr", 2, wrap=True), Column("partitions", 5)],
+                rows, ["red" if o["offline"] or o["unclean"] else "yellow" for o in objs],
+                box=box.SIMPLE_HEAD, show_header=True, header_style="bold")
 
 
 def sweep_object(r, by_rack: bool) -> dict:

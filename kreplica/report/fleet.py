@@ -14,11 +14,12 @@ same replicas — ``epochs`` (with its findings), ``truncation``, ``divergence``
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from kreplica.report.inspect_log import finding_object
+from kreplica.report.numbers import count, number
 from kreplica.report.replication import divergence_object, epochs_object, truncation_object
 from kreplica.report.safe_text import escape
+from kreplica.report.text_layout import Column, Units, print_table, print_wrapped
 
 
 def partition_objects(analysis, kafka_version) -> tuple[dict, ...]:
@@ -56,29 +57,34 @@ def risk_key(row: dict) -> tuple:
 
 
 def render_ranking(worst: list[dict], summary: dict, console: Console) -> None:
-    """The partitions with committed data at risk, worst first, and the totals."""
-    console.print(f"[bold]{summary['partitions']}[/] partitions analysed: "
-                  f"{summary['committed_loss_partitions']} would lose committed data "
-                  f"({summary['committed_loss_records']} records), {summary['divergent_partitions']} have divergent "
-                  "replicas", highlight=False)
+    """The partitions with committed data at risk, worst first, and the totals, fitted to the
+    console's width (the leader's source and the lesser columns go first on a narrow one)."""
+    print_wrapped(console, f"[bold]{count(summary['partitions'], 'partition')}[/] analysed: "
+                           f"{number(summary['committed_loss_partitions'])} would lose committed data "
+                           f"({count(summary['committed_loss_records'], 'record')}), "
+                           f"{number(summary['divergent_partitions'])} "
+                           f"{'has' if summary['divergent_partitions'] == 1 else 'have'} divergent replicas")
     if not worst:
         return
-    t = Table(title="partitions at risk, worst first", header_style="bold")
-    for c in ("partition", "leader", "committed records lost", "followers losing committed", "divergent pairs",
-              "offline", "under min ISR"):
-        t.add_column(c)
+    rows = []
     for r in worst:
         lost = r["committed_loss_records"]
-        t.add_row(escape(r["partition"]), escape(f"{r['leader']} ({r['leader_source']})"),
-                  f"[bold red]{lost}[/]" if lost else "0", escape(", ".join(r["followers_losing_committed"])) or "-",
-                  str(r["divergent_pairs"]), _yes_no(r["offline"]), _yes_no(r["under_min_isr"]))
-    console.print(t)
+        rows.append([escape(r["partition"]), "-" if r["leader"] is None else str(r["leader"]),
+                     escape(r["leader_source"] or "-"),
+                     f"[bold red]{number(lost)}[/]" if lost else "0",
+                     Units(tuple(escape(f) for f in r["followers_losing_committed"]), ", "),
+                     number(r["divergent_pairs"]), _yes_no(r["offline"]), _yes_no(r["under_min_isr"])])
+    print_table(console, [Column("partition"), Column("leader", 6), Column("leader from", 1, wrap=True),
+                          Column("committed records lost", 7, wrap=True), Column("followers losing committed", 5, wrap=True),
+                          Column("divergent pairs", 4, wrap=True), Column("offline", 3), Column("under min ISR", 2, wrap=True)],
+                rows, title="partitions at risk, worst first", header_style="bold")
 
 
 def render_scan(obj: dict, console: Console) -> None:
-    console.print(f"scanned {obj['replicas']} replicas, {obj['segments']} segments ({obj['bytes']:,} bytes), "
-                  f"{obj['batches']:,} batches, {obj['records']:,} records into {escape(obj['out'])}: "
-                  f"{obj['findings']} findings ({obj['errors']} errors)", highlight=False)
+    print_wrapped(console, f"scanned {count(obj['replicas'], 'replica')}, {count(obj['segments'], 'segment')} "
+                           f"({count(obj['bytes'], 'byte')}), {count(obj['batches'], 'batch')}, "
+                           f"{count(obj['records'], 'record')} into {escape(obj['out'])}: "
+                           f"{count(obj['findings'], 'finding')} ({count(obj['errors'], 'error')})")
 
 
 def _yes_no(value: bool | None) -> str:

@@ -22,8 +22,10 @@ from kreplica.formats.log.offset_index import OffsetIndexEntry
 from kreplica.formats.log.time_index import TimeIndexEntry
 from kreplica.formats.log.txn_index import AbortedTxn
 from kreplica.report.inspect_log import finding_object
+from kreplica.report.numbers import count, number
 from kreplica.report.output import Emitter
 from kreplica.report.safe_text import escape
+from kreplica.report.text_layout import print_wrapped
 
 
 def entry_object(item, path: str) -> dict:
@@ -64,18 +66,18 @@ def render_text(items: Iterable[tuple[str, object]], console: Console, *, entrie
         if isinstance(item, Finding):
             errors += item.is_error
             style = "bold red" if item.is_error else "yellow"
-            console.print(f"  [{style}]{item.severity.upper()} {item.kind}[/] {escape(item.message)}", highlight=False)
+            print_wrapped(console, f"  [{style}]{item.severity.upper()} {item.kind}[/] {escape(item.message)}", 4)
         elif isinstance(item, IndexSummary):
             sanity = "" if item.sanity is None else (
                 "; Kafka's sanityCheck passes" if item.sanity.error is None else f"; Kafka's sanityCheck: {item.sanity.error}")
-            pad = f", {item.padding_slots} zero slots of preallocation" if item.padding_slots else ""
+            pad = f", {count(item.padding_slots, 'zero slot')} of preallocation" if item.padding_slots else ""
             status = "[bold red]PROBLEMS[/]" if item.problems else "[green]OK[/]"
             checked = "checked against " + escape(item.segment) if item.verified else "not verified (no segment)"
-            console.print(f"{status} {escape(item.path)}: {item.entries} {item.index}-index entries{pad}; {checked}"
-                          f"{escape(sanity)}", highlight=False)
+            print_wrapped(console, f"{status} {escape(item.path)}: {count(item.entries, f'{item.index}-index entry')}"
+                                   f"{pad}; {checked}{escape(sanity)}")
         elif entries:
             if isinstance(item, OffsetIndexEntry):
-                console.print(f"  [{item.slot}] offset {item.offset} → byte {item.position}", highlight=False)
+                console.print(f"  [{item.slot}] offset {item.offset} → byte {number(item.position)}", highlight=False)
             elif isinstance(item, TimeIndexEntry):
                 console.print(f"  [{item.slot}] timestamp {item.timestamp} → offset {item.offset}", highlight=False)
             elif isinstance(item, AbortedTxn):

@@ -1,4 +1,5 @@
-"""The ``inspect-log`` output: schema version 1 (ARCHITECTURE.md) and the text report.
+"""The ``inspect-log`` output: schema version 1 (ARCHITECTURE.md); the text report is
+:mod:`kreplica.report.inspect_log_text`.
 
 The machine objects are built here and nowhere else::
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import binascii
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from kreplica.analysis.inspect.inspect_log import Event, SegmentStart, SegmentSummary
 from kreplica.formats._compiled import forced_python, import_compiled
@@ -32,9 +32,6 @@ from kreplica.formats.findings import Finding
 from kreplica.report import describe
 from kreplica.report.output import Emitter, OutputFormat, Payload, dumps, dumps_str
 from kreplica.report.payload import encoder, json_literals
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 SCHEMA_VERSION = 1
 
@@ -361,92 +358,4 @@ def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) ->
             emit(summary_object(ev))
     if pending:
         flush(pending)
-    return errors
-
-
-# -- text ------------------------------------------------------------------------------------
-
-
-def escape(text: str) -> str:
-    """Evidence made safe for a terminal (:func:`kreplica.report.safe_text.escape`)."""
-    from kreplica.report.safe_text import escape as safe_escape
-
-    return safe_escape(text)
-
-
-_FLAGS = (("T", "is_transactional"), ("C", "is_control"))
-
-
-def _batch_line(b: RecordBatch) -> str:
-    flags = "".join(letter for letter, attr in _FLAGS if getattr(b, attr)) or "-"
-    if b.crc_valid is None:
-        crc = "[dim]crc ?[/]"
-    elif b.crc_valid:
-        crc = "crc ok"
-    else:
-        crc = "[bold red]CRC BAD[/]"
-    count = "-" if b.count is None else str(b.count)
-    producer = "" if b.producer_id < 0 else f" pid {b.producer_id}/{b.producer_epoch} seq {b.base_sequence}"
-    mark = " [yellow](after break)[/]" if b.after_break else ""
-    return (f"  {b.position:>11,}  {b.base_offset:>10}-{b.last_offset:<10} n={count:<5} "
-            f"e={b.partition_leader_epoch:<4} v{b.magic} {describe.compression(b.compression)!s:<6} "
-            f"{flags:<2} {crc}{producer}{mark}")
-
-
-def _record_line(r: Record, enc: Callable[[bytes | None], str | None]) -> str:
-    def show(b: bytes | None) -> str:
-        value = enc(b)
-        if value is None:
-            return "null" if b is None else "…"
-        return value if len(value) <= 48 else value[:47] + "…"
-
-    extra = ""
-    if r.control_type is not None:
-        extra = f" control={describe.control_type(r.control_type)}"
-        if r.coordinator_epoch is not None:
-            extra += f" coordinator_epoch={r.coordinator_epoch}"
-    headers = f" headers={len(r.headers)}" if r.headers else ""
-    return escape(f"      @{r.offset} ts={r.timestamp} seq={r.sequence} key={show(r.key)} "
-                  f"value={show(r.value)}{headers}{extra}")
-
-
-def verdict_line(s: SegmentSummary) -> str:
-    """The one-line verdict of a segment."""
-    span = "no batches" if s.first_offset is None else f"offsets {s.first_offset}-{s.last_offset}"
-    head = f"{s.batches} batches, {s.records} records, {span}, {s.file_size:,} bytes"
-    if s.recovery is None:
-        rec = "recovery not judged (CRC checks off or read limited)"
-    elif s.recovery.truncated_bytes == 0:
-        rec = "recovery keeps everything"
-    else:
-        rec = (f"recovery truncates {s.recovery.truncated_bytes:,} bytes at byte {s.recovery.valid_bytes:,}")
-    if s.errors:
-        return f"[bold red]DAMAGED[/] {escape(s.path)}: {head}; {s.errors} problem(s); {rec}"
-    if s.findings:
-        return f"[yellow]WARN[/] {escape(s.path)}: {head}; {s.findings} warning(s); {rec}"
-    return f"[green]OK[/] {escape(s.path)}: {head}; {rec}"
-
-
-def render_text(events: Iterable[Event], console: Console, payload: Payload) -> int:
-    """Print the events for people: per segment a table of batches, findings inline, and a
-    verdict line. Returns the number of error findings."""
-    enc = encoder(payload if payload is not Payload.none else Payload.utf8)
-    errors = 0
-    for ev in events:
-        if isinstance(ev, RecordBatch):
-            console.print(_batch_line(ev), highlight=False)
-        elif isinstance(ev, Record):
-            console.print(_record_line(ev, enc), highlight=False)
-        elif isinstance(ev, Finding):
-            errors += ev.is_error
-            style = "bold red" if ev.is_error else "yellow"
-            console.print(f"  [{style}]{ev.severity.upper()} {ev.kind}[/] at byte {ev.position:,}: "
-                          f"{escape(ev.message)}", highlight=False)
-        elif isinstance(ev, SegmentStart):
-            base = "unknown base offset" if ev.base_offset is None else f"base offset {ev.base_offset}"
-            console.print(f"[bold]{escape(ev.path)}[/] ({base}, {ev.size:,} bytes)", highlight=False)
-            console.print(f"[dim]  {'position':>11}  {'offsets':^21} {'count':<7} {'epoch':<6} {'fmt':<2} "
-                          f"{'codec':<6} {'fl':<2} crc[/]", highlight=False)
-        elif isinstance(ev, SegmentSummary):
-            console.print(verdict_line(ev), highlight=False)
     return errors

@@ -138,10 +138,12 @@ class _TextConsole:
         return cls.cls(file=stream if stream is not None else sys.stdout, highlight=False, soft_wrap=soft_wrap)
 
 
-def text_console(stream: IO | None = None, *, soft_wrap: bool = True):
-    """The console every text report prints to: stdout (or ``stream``), no highlighting, long
-    lines not wrapped (unless ``soft_wrap=False``); a closed pipe raises :class:`BrokenPipeError`
-    for the runner instead of rich's exit 1."""
+def text_console(stream: IO | None = None, *, soft_wrap: bool = False):
+    """The console every text report prints to: stdout (or ``stream``), no highlighting, as wide
+    as the terminal (``COLUMNS``, else 80 when there is none), a line longer than that wrapped
+    at spaces (reports lay out their own lines with :mod:`kreplica.report.text_layout`; with
+    ``soft_wrap=True`` rich leaves long lines as they are); a closed pipe raises
+    :class:`BrokenPipeError` for the runner instead of rich's exit 1."""
     return _TextConsole.make(stream, soft_wrap)
 
 

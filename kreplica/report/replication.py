@@ -33,15 +33,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.table import Table
 
 from kreplica.analysis.replication.divergence import BATCHES_DIFFER, SAME_RECORDS, Divergence
 from kreplica.analysis.replication.offset_for_epoch import OffsetForLeaderEpochAnswer
 from kreplica.analysis.replication.truncation import TruncationPlan
 from kreplica.model.lineage import LineageEntry
 from kreplica.report.inspect_log import finding_object
+from kreplica.report.numbers import count
 from kreplica.report.output import Emitter, OutputFormat, text_console
 from kreplica.report.safe_text import escape
+from kreplica.report.text_layout import Column, Units, fit_table, print_table, print_wrapped
 
 
 def lineage_objects(lineage: tuple[LineageEntry, ...]) -> list[dict]:
@@ -107,34 +108,38 @@ def divergence_object(d: Divergence) -> dict:
 # -- text ----------------------------------------------------------------------------------------
 
 def render_epochs(objs: list[dict], findings: dict[str, list], console: Console) -> None:
-    """Several replicas side by side: one column per replica."""
-    table = Table(title="leader epochs", show_lines=False)
-    table.add_column("")
-    for o in objs:
-        table.add_column(escape(o["replica"]))
-
-    def row(name, fn):
-        table.add_row(name, *[fn(o) for o in objs])
-
-    row("log start / end", lambda o: f"{o['log_start_offset']} / {o['log_end_offset']}")
-    row("high watermark", lambda o: str(o["high_watermark"]))
+    """Several replicas side by side, one column per replica; when they do not all fit the
+    console's width, as many as fit per table, the row names repeated."""
     epochs = sorted({e["epoch"] for o in objs for e in o["lineage"]} |
                     {e for o in objs for e, _ in (o["checkpoint"] or [])})
-    for epoch in epochs:
-        def cell(o, epoch=epoch):
-            runs = [e for e in o["lineage"] if e["epoch"] == epoch]
-            ck = [s for e, s in (o["checkpoint"] or []) if e == epoch]
-            parts = [f"{r['start_offset']}-{r['last_offset']} ({r['batches']} b)" for r in runs]
-            if ck:
-                parts.append(f"ckpt {ck[0]}")
-            return "; ".join(parts) or "-"
-        row(f"epoch {epoch}", cell)
-    row("broker loads", lambda o: ", ".join(f"{e}@{s}" for e, s in o["loaded_cache"]) or "empty")
-    console.print(table)
+
+    def cell(o: dict, epoch: int) -> Units:
+        parts = [f"{r['start_offset']}-{r['last_offset']} ({count(r['batches'], 'batch')})"
+                 for r in o["lineage"] if r["epoch"] == epoch]
+        ck = [s for e, s in (o["checkpoint"] or []) if e == epoch]
+        if ck:
+            parts.append(f"ckpt {ck[0]}")
+        return Units(tuple(parts), "; ")
+
+    rows = [("log start / end", lambda o: f"{o['log_start_offset']} / {o['log_end_offset']}"),
+            ("high watermark", lambda o: str(o["high_watermark"])),
+            *[(f"epoch {epoch}", lambda o, epoch=epoch: cell(o, epoch)) for epoch in epochs],
+            ("broker loads", lambda o: Units(tuple(f"{e}@{s}" for e, s in o["loaded_cache"]), ", ", "empty"))]
+
+    def table(group: list[dict]):
+        columns = [Column(""), *[Column(escape(o["replica"])) for o in group]]
+        return fit_table(console, columns, [[name, *[fn(o) for o in group]] for name, fn in rows],
+                         title="leader epochs", show_lines=False)
+
+    per_table = len(objs)
+    while per_table > 1 and table(objs[:per_table]).hidden:
+        per_table -= 1
+    for first in range(0, len(objs), per_table):
+        console.print(table(objs[first:first + per_table]).table)
     for label, fs in findings.items():
         for f in fs:
             style = "bold red" if f.is_error else "yellow"
-            console.print(f"[{style}]{escape(label)}: {f.kind}[/] {escape(f.message)}", highlight=False)
+            print_wrapped(console, f"[{style}]{escape(label)}: {f.kind}[/] {escape(f.message)}")
 
 
 def write_epochs(objs: list[dict], findings: dict[str, list], fmt: OutputFormat) -> None:
@@ -156,11 +161,12 @@ def write_offset_for_epoch(replica: str, answers, kafka_version, fmt: OutputForm
     carry an error."""
     failed = 0
     if fmt is OutputFormat.text:
-        console = text_console(soft_wrap=False)
+        console = text_console()
         for a in answers:
             failed += a.error != "NONE"
             cur = a.current_leader_epoch
-            console.print(f"{replica}: epoch {a.requested_epoch}" + (f" (current leader epoch {cur})" if cur is not None else "")
+            print_wrapped(console, f"{escape(replica)}: epoch {a.requested_epoch}"
+                          + (f" (current leader epoch {cur})" if cur is not None else "")
                           + f" → leader_epoch {a.leader_epoch}, end_offset {a.end_offset}, error {a.error}")
         return failed
     emitter = Emitter(fmt)
@@ -172,40 +178,40 @@ def write_offset_for_epoch(replica: str, answers, kafka_version, fmt: OutputForm
 
 
 def render_truncation(o: dict, console: Console) -> None:
-    console.print(f"[bold]{escape(o['follower'])}[/] follows [bold]{escape(o['leader'])}[/] "
-                  f"({o['protocol']}, Kafka {o['kafka_version']}), log end {o['follower_log_end_before']}:")
+    print_wrapped(console, f"[bold]{escape(o['follower'])}[/] follows [bold]{escape(o['leader'])}[/] "
+                           f"({o['protocol']}, Kafka {o['kafka_version']}), log end {o['follower_log_end_before']}:")
     for r in o["rounds"]:
-        console.print(f"  asks for epoch {r['requested_epoch']} → leader answers epoch {r['leader_epoch']}, "
-                      f"end offset {r['end_offset']}", highlight=False)
+        print_wrapped(console, f"  asks for epoch {r['requested_epoch']} → leader answers epoch {r['leader_epoch']}, "
+                               f"end offset {r['end_offset']}", 4)
     for n in o["notes"]:
-        console.print(f"  [dim]{escape(n)}[/]")
+        print_wrapped(console, f"  [dim]{escape(n)}[/]", 4)
     d = o["discarded"]
     if not d["batches"]:
-        console.print(f"  truncates to {o['truncate_to']}: [green]nothing is discarded[/]")
+        print_wrapped(console, f"  truncates to {o['truncate_to']}: [green]nothing is discarded[/]", 4)
         _render_after(o["after"], console)
         return
     loss = "[bold red]COMMITTED DATA LOST[/]" if o["committed_loss"] else "nothing committed is lost"
-    console.print(f"  truncates to {o['truncate_to']}: discards {d['records']} records in {d['batches']} batches "
-                  f"({d['bytes']:,} bytes), offsets {d['first_offset']}-{d['last_offset']}; {loss}")
-    t = Table(show_header=True, header_style="bold")
-    for c in ("offsets", "held identically by"):
-        t.add_column(c)
-    for h in o["held_elsewhere"]:
-        t.add_row(f"{h['first']}-{h['last']}", ", ".join(h["replicas"]) or "[red]no other replica[/]")
-    console.print(t)
+    print_wrapped(console, f"  truncates to {o['truncate_to']}: discards {count(d['records'], 'record')} in "
+                           f"{count(d['batches'], 'batch')} ({count(d['bytes'], 'byte')}), offsets "
+                           f"{d['first_offset']}-{d['last_offset']}; {loss}", 4)
+    rows = [[f"{h['first']}-{h['last']}", Units(tuple(escape(r) for r in h["replicas"]), ", ", "[red]no other replica[/]")]
+            for h in o["held_elsewhere"]]
+    print_table(console, [Column("offsets"), Column("held identically by")], rows, show_header=True,
+                header_style="bold")
     _render_after(o["after"], console)
     for tx in o["reopened_transactions"]:
-        console.print(f"  [yellow]the {tx['marker'].upper()} marker of producer {tx['producer_id']} at offset "
-                      f"{tx['marker_offset']} goes: that transaction is open again[/]")
+        print_wrapped(console, f"  [yellow]the {tx['marker'].upper()} marker of producer {tx['producer_id']} at "
+                               f"offset {tx['marker_offset']} goes: that transaction is open again[/]", 4)
     for path in o["exported"]:
-        console.print(f"  wrote {escape(path)}", highlight=False)
+        print_wrapped(console, f"  wrote {escape(path)}", 4)
 
 
 def _render_after(after: dict, console: Console) -> None:
     """What remains once the follower has truncated and refetched: healed, or still different."""
+    refetch = count(after["refetch_records"], "offset")
     if after["heals"]:
-        console.print(f"  then refetches {after['refetch_records']} offsets up to the leader's log end "
-                      f"{after['leader_log_end']}: [green]the replicas end identical[/]")
+        print_wrapped(console, f"  then refetches {refetch} up to the leader's log end "
+                               f"{after['leader_log_end']}: [green]the replicas end identical[/]", 4)
         return
     problems = []
     if after["still_divergent"]:
@@ -214,8 +220,8 @@ def _render_after(after: dict, console: Console) -> None:
     if after["never_refetched"]:
         problems.append(f"[bold red]offsets {_offset_ranges(after['never_refetched'])} are never fetched "
                         "again[/] (the cut went inside a batch, below the new log end)")
-    console.print(f"  then refetches {after['refetch_records']} offsets up to {after['leader_log_end']}, but "
-                  + "; ".join(problems))
+    print_wrapped(console, f"  then refetches {refetch} up to {after['leader_log_end']}, but "
+                           + "; ".join(problems), 4)
 
 
 def _offset_ranges(ranges: list[list[int]]) -> str:
@@ -225,13 +231,13 @@ def _offset_ranges(ranges: list[list[int]]) -> str:
 def render_divergence(o: dict, console: Console) -> None:
     a, b = o["replicas"]
     if not o["ranges"]:
-        console.print(f"[green]{escape(a)} and {escape(b)} hold identical batches[/]")
+        print_wrapped(console, f"[green]{escape(a)} and {escape(b)} hold identical batches[/]")
         return
     kinds = {r["kind"] for r in o["ranges"]}
     if kinds == {SAME_RECORDS}:
-        console.print(f"[green]{escape(a)} and {escape(b)} hold the same records[/], in other batches at offsets "
-                      f"{_offset_ranges([[r['first'], r['last']] for r in o['ranges']])} (not divergence of data)",
-                      highlight=False)
+        print_wrapped(console, f"[green]{escape(a)} and {escape(b)} hold the same records[/], in other batches at "
+                               f"offsets {_offset_ranges([[r['first'], r['last']] for r in o['ranges']])} (not "
+                               "divergence of data)")
         return
     first = o["first_divergent_offset"]
     if first is not None:
@@ -240,13 +246,11 @@ def render_divergence(o: dict, console: Console) -> None:
         verdict = "the batches differ where the records could not be compared"
     else:
         verdict = "no conflicting offsets"
-    console.print(f"[bold]{escape(a)} vs {escape(b)}[/]: identical up to offset {o['common_prefix_end']}; {verdict}")
-    t = Table(show_header=True, header_style="bold")
-    for c in ("offsets", "kind", *[f"below HW of {x}" for x in (a, b)]):
-        t.add_column(escape(c))
-    for r in o["ranges"]:
-        t.add_row(f"{r['first']}-{r['last']}", r["kind"], *["yes" if r["below_high_watermark"].get(x) else "no"
-                                                              for x in (a, b)])
-    console.print(t)
+    print_wrapped(console, f"[bold]{escape(a)} vs {escape(b)}[/]: identical up to offset {o['common_prefix_end']}; "
+                           f"{verdict}")
+    columns = [Column("offsets", 2), Column("kind", 1), *[Column(escape(f"below HW of {x}"), wrap=True) for x in (a, b)]]
+    rows = [[f"{r['first']}-{r['last']}", r["kind"], *["yes" if r["below_high_watermark"].get(x) else "no"
+                                                       for x in (a, b)]] for r in o["ranges"]]
+    print_table(console, columns, rows, show_header=True, header_style="bold")
     if o["records_unread"]:
-        console.print(f"[yellow]records not compared: {escape(o['records_unread'])}[/]", highlight=False)
+        print_wrapped(console, f"[yellow]records not compared: {escape(o['records_unread'])}[/]")

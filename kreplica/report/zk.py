@@ -53,6 +53,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from rich.console import Console
 
@@ -60,9 +61,11 @@ from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.findings import Finding
 from kreplica.model.zookeeper import ZkNode, ZkState
 from kreplica.report.inspect_log import finding_object
+from kreplica.report.numbers import count, number
 from kreplica.report.output import Emitter, OutputFormat, Payload, dumps
 from kreplica.report.payload import encoder
 from kreplica.report.safe_text import escape
+from kreplica.report.text_layout import cell_width, clip, print_wrapped
 
 SCHEMA_VERSION = 1
 
@@ -229,14 +232,15 @@ def _when(ms: int | None) -> str:
         return str(ms)
 
 
-def _preview(data: bytes | None, payload: Payload, width: int = 72) -> str:
-    """A one-line look at the data: text when it is UTF-8, else per ``--payload``."""
+def _preview(data: bytes | None, payload: Payload, room: int) -> str:
+    """A one-line look at the data in at most ``room`` cells: text when it is UTF-8, else per
+    ``--payload`` (the machine formats carry it whole)."""
     if data is None:
         return "null"
     if not data:
         return '""'
     if payload is Payload.none:
-        return f"({len(data)} bytes)"
+        return f"({count(len(data), 'byte')})"
     try:
         text = bytes(data).decode("utf-8")
         if not text.isprintable():
@@ -244,7 +248,13 @@ def _preview(data: bytes | None, payload: Payload, width: int = 72) -> str:
     except ValueError:
         text = encoder(payload if payload is not Payload.utf8 else Payload.base64)(data) or ""
         text = f"<{payload.value if payload is not Payload.utf8 else 'base64'}> {text}"
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return clip(text, max(room, MIN_PREVIEW))
+
+
+#: The least room a data preview gets on its line; when a line leaves less, the data goes on a
+#: line of its own, indented by :data:`DATA_INDENT`.
+MIN_PREVIEW = 24
+DATA_INDENT = 4
 
 
 def _finding_line(f: Finding) -> str:
@@ -252,21 +262,39 @@ def _finding_line(f: Finding) -> str:
     return f"[{style}]{f.severity}[/{style}] {escape(f.kind)} {escape(f.path)}:{f.position}: {escape(f.message)}"
 
 
+def _with_data(console: Console, head: str, data: bytes | None, payload: Payload, *, tail: str = "",
+               gap: str = " ", markup: str | None = None) -> None:
+    """``head`` (plain text; ``markup`` is how it prints, when styled), then a preview of the
+    data filling the rest of the line, then ``tail``; the data on a line of its own when the
+    line leaves it less than :data:`MIN_PREVIEW` cells."""
+    width = console.width
+    room = width - cell_width(head) - len(gap) - cell_width(tail)
+    shown = markup if markup is not None else escape(head)
+    if room >= MIN_PREVIEW:
+        print_wrapped(console, f"{shown}{gap}{escape(_preview(data, payload, room))}{escape(tail)}")
+        return
+    print_wrapped(console, shown)
+    room = width - DATA_INDENT - cell_width(tail)
+    print_wrapped(console, " " * DATA_INDENT + escape(_preview(data, payload, room) + tail), DATA_INDENT + 2)
+
+
 def render_dump(state: ZkState, tree: Iterable[tuple[str, ZkNode]], console: Console, payload: Payload) -> int:
-    """The tree for people: one line per node (path, version, mzxid, owner, data), findings,
-    then where the replay stopped. Returns the number of error findings."""
+    """The tree for people: one line per node (path, version, mzxid, owner, then as much of the
+    data as the line has room for), findings, then where the replay stopped. Returns the number
+    of error findings."""
     listed = 0
     for path, n in tree:
         owner = f" ephemeral={n.ephemeral_owner:#x}" if n.ephemeral_owner else ""
-        console.print(f"[bold]{escape(path)}[/bold] v{n.version} mzxid={n.mzxid:#x}{owner}  "
-                      f"{escape(_preview(n.data, payload))}")
+        stat = f" v{n.version} mzxid={n.mzxid:#x}{owner}"
+        _with_data(console, f"{path}{stat}", n.data, payload, gap="  ", markup=f"[bold]{escape(path)}[/bold]{stat}")
         listed += 1
     for f in state.findings:
-        console.print(_finding_line(f))
+        print_wrapped(console, _finding_line(f))
     logs = ", ".join(state.logs) or "none"
-    console.print(f"zxid {state.zxid:#x} ({_when(state.time)}): {listed} of {len(state.nodes)} nodes listed, "
-                  f"{len(state.sessions)} open sessions; snapshot {escape(state.snapshot)} "
-                  f"({state.snapshot_zxid:#x}) + {state.applied} txns from {escape(logs)}")
+    print_wrapped(console, f"zxid {state.zxid:#x} ({_when(state.time)}): {number(listed)} of "
+                           f"{count(len(state.nodes), 'node')} listed, {count(len(state.sessions), 'open session')}; "
+                           f"snapshot {escape(state.snapshot)} ({state.snapshot_zxid:#x}) + "
+                           f"{count(state.applied, 'txn')} from {escape(logs)}")
     errors = sum(1 for f in state.findings if f.is_error)
     console.print("[red]problems found[/red]" if errors else "[green]no problems found[/green]")
     return errors
@@ -365,53 +393,87 @@ def emit_log(items: Iterable, emitter: Emitter, payload: Payload) -> int:
     return errors
 
 
-def _details(e: zkl.TxnEntry, payload: Payload) -> str:
+class _Piece(NamedTuple):
+    """What a text line says about one (sub-)transaction: ``head``, then its data if it has any,
+    then ``tail``."""
+
+    head: str
+    data: bytes | None = None
+    has_data: bool = False
+    tail: str = ""
+
+
+def _pieces(e: zkl.TxnEntry) -> tuple[str, list[_Piece]]:
+    """What follows the type on a transaction's line (``FAILED`` for a failed multi), and the
+    pieces after that."""
     body = e.body
     if isinstance(body, zkl.MultiTxn):
-        subs = "; ".join(f"{txn_type_name(t.type)} {_details_of(t.type, t.body, payload)}".rstrip()
-                         for t in body.txns)
-        return ("FAILED " if body.failed else "") + subs
+        return "FAILED" * body.failed, [_piece(t.type, t.body, f"{txn_type_name(t.type)} ") for t in body.txns]
     if body is None and e.body_error:
-        return f"(unreadable body: {e.body_error})"
-    return _details_of(e.type, body, payload)
+        return "", [_Piece(f"(unreadable body: {e.body_error})")]
+    return "", [_piece(e.type, body)]
 
 
-def _details_of(txn_type: int, body, payload: Payload) -> str:
+def _piece(txn_type: int, body, name: str = "") -> _Piece:
     if body is None:
-        return ""
+        return _Piece(name.rstrip())
     if isinstance(body, (zkl.CreateTxn, zkl.SetDataTxn)):
         extra = " ephemeral" if isinstance(body, zkl.CreateTxn) and body.ephemeral else ""
-        return f"{body.path} {_preview(body.data, payload, 60)}{extra}"
+        return _Piece(f"{name}{body.path}", body.data, True, extra)
     if isinstance(body, zkl.CreateSessionTxn):
-        return f"timeout {body.timeout}"
+        return _Piece(f"{name}timeout {body.timeout}")
     if isinstance(body, zkl.CloseSessionTxn):
-        return " ".join(body.paths or ())
+        return _Piece(f"{name}{' '.join(body.paths or ())}".rstrip())
     if isinstance(body, zkl.ErrorTxn):
-        return f"{body.err} {zkl.ERROR_CODES.get(body.err, '')}".rstrip()
+        return _Piece(f"{name}{body.err} {zkl.ERROR_CODES.get(body.err, '')}".rstrip())
     if isinstance(body, (zkl.SetACLTxn, zkl.CheckVersionTxn)):
-        return f"{body.path} version {body.version}"
-    return getattr(body, "path", "")
+        return _Piece(f"{name}{body.path} version {body.version}")
+    return _Piece(f"{name}{getattr(body, 'path', '')}".rstrip())
+
+
+def _piece_text(p: _Piece, payload: Payload, room: int) -> str:
+    """The plain text of a piece, its data previewed in what ``room`` leaves."""
+    if not p.has_data:
+        return p.head
+    return f"{p.head} {_preview(p.data, payload, room - cell_width(p.head) - 1 - cell_width(p.tail))}{p.tail}"
 
 
 def render_log(items: Iterable, console: Console, payload: Payload) -> int:
-    """The logs for people, one line per transaction, as TxnLogToolkit prints them (UTC times,
-    hex session/zxid); returns the error-finding count."""
+    """The logs for people, as TxnLogToolkit prints them (UTC times, hex session/zxid): one line
+    per transaction where the terminal is wide enough, else what it did on the lines under it, a
+    line per operation of a multi; data previews fill the line. Returns the error-finding count."""
     errors = 0
+    width = console.width
     for item in items:
         if isinstance(item, zkl.TxnEntry):
-            crc = "" if item.checksum_valid else " [red](bad checksum)[/red]"
-            console.print(f"{_when(item.time)} session {item.client_id:#x} cxid {item.cxid:#x} zxid {item.zxid:#x} "
-                          f"[bold]{escape(str(txn_type_name(item.type)))}[/bold] "
-                          f"{escape(_details(item, payload))}{crc}")
+            crc = "" if item.checksum_valid else " (bad checksum)"
+            flag, pieces = _pieces(item)
+            name = f"{txn_type_name(item.type)}{' ' * bool(flag)}{flag}"
+            head = f"{_when(item.time)} session {item.client_id:#x} cxid {item.cxid:#x} zxid {item.zxid:#x} "
+            marked = f"{head}[bold]{escape(name)}[/bold]"
+            pieces = [p for p in pieces if p.head or p.has_data]
+            room = width - cell_width(head + name) - 1 - len(crc)
+            one = "; ".join(_piece_text(p, payload, room) for p in pieces)
+            if cell_width(one) <= room and sum(p.has_data for p in pieces) <= 1:
+                print_wrapped(console, f"{marked}{' ' * bool(one)}{escape(one)}{_red(crc)}", DATA_INDENT)
+                continue
+            print_wrapped(console, f"{marked}{_red(crc)}", DATA_INDENT)
+            for p in pieces:
+                print_wrapped(console, " " * DATA_INDENT + escape(_piece_text(p, payload, width - DATA_INDENT)),
+                              DATA_INDENT + 2)
         elif isinstance(item, Finding):
             errors += item.is_error
-            console.print(_finding_line(item))
+            print_wrapped(console, _finding_line(item))
         elif isinstance(item, zkl.TxnLogHeader):
-            console.print(f"[bold]{escape(item.path)}[/bold]: txn log version {item.version}, dbid {item.dbid}")
+            print_wrapped(console, f"[bold]{escape(item.path)}[/bold]: txn log version {item.version}, dbid {item.dbid}")
         elif isinstance(item, zkl.TxnLogEnd):
-            console.print(f"{escape(item.path)}: {item.entries} txns, zxids {_hex(item.first_zxid)}.."
-                          f"{_hex(item.last_zxid)}, ended by {item.stopped_by} at byte {item.valid_bytes}"
-                          + (f" ({item.tail_bytes} bytes after)" if item.tail_bytes else ""))
+            print_wrapped(console, f"{escape(item.path)}: {count(item.entries, 'txn')}, zxids {_hex(item.first_zxid)}.."
+                                   f"{_hex(item.last_zxid)}, ended by {item.stopped_by} at byte "
+                                   f"{number(item.valid_bytes)}"
+                                   + (f" ({count(item.tail_bytes, 'byte')} after)" if item.tail_bytes else ""))
     console.print("[red]problems found[/red]" if errors else "[green]no problems found[/green]")
     return errors
 
+
+def _red(text: str) -> str:
+    return f"[red]{text}[/red]" if text else ""

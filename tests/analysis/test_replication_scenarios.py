@@ -205,8 +205,8 @@ def test_the_same_records_in_other_batches_are_not_a_divergence() -> None:
     assert (d["first_divergent_offset"], d["common_prefix_end"], d["records_unread"]) == (None, 10, None)
     text = CliRunner().invoke(app, ["diverge", "-f", "text", *args])
     assert text.exit_code == 0
-    assert text.stdout == ("broker-1 and broker-2 hold the same records, in other batches at offsets 0-9 "
-                           "(not divergence of data)\n")
+    assert text.stdout == ("broker-1 and broker-2 hold the same records, in other batches at offsets 0-9\n"
+                           "  (not divergence of data)\n")   # 80 columns: wrapped under a hanging indent
 
 
 def test_shorter_replica_is_an_only_range_not_a_divergence() -> None:

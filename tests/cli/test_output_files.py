@@ -22,7 +22,7 @@ SCENARIOS = FIXTURES / "scenarios"
 
 
 def run(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
+    return CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "1000"})   # text: one line each
 
 
 def ndjson(result) -> list[dict]:

@@ -204,7 +204,7 @@ def test_machine_formats_carry_the_same_objects() -> None:
 def test_text_output_names_the_verdict() -> None:
     result = run("--assignment", ASSIGNMENT, "--brokers", "1-6", "decommission", "4", "-f", "text")
     assert result.exit_code == 0
-    assert result.stdout.startswith("decommission: 9 move(s)")
+    assert result.stdout.startswith("decommission: 9 moves in 9 partitions")
 
 
 def test_options_may_come_before_or_after_the_action() -> None:

@@ -340,8 +340,8 @@ def test_text_output(zkdir: Path) -> None:
     assert '/json v1 mzxid=0x8  {"version":2}' in dump.stdout
     assert "zxid 0xa" in dump.stdout and "no problems found" in dump.stdout
     log = run("zk", "log", "-f", "text", zkdir)
-    assert "zxid 0x9 multi FAILED error -103 BADVERSION" in log.stdout
-    assert "5 txns, zxids 0x6..0xa" in log.stdout
+    assert "zxid 0x9 multi FAILED error -103 BADVERSION" in " ".join(log.stdout.split())
+    assert "5 txns, zxids 0x6..0xa" in " ".join(log.stdout.split())
 
 
 # -- usage errors and the evidence -------------------------------------------------------------

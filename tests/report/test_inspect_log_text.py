@@ -1,46 +1,99 @@
-"""The text report, rendered to a fixed-width console and compared whole (rich's practice).
+"""The text report, rendered to a fixed-width console and compared whole (rich's practice), and
+the fast ndjson lines checked against the objects they stand for.
 
 The expected text was checked by hand against the fixture's generator: batch 2 (byte 519,
 offsets 5-7) has one value byte flipped, so its CRC fails and recovery keeps 519 bytes."""
 
 from __future__ import annotations
 
-import io
+import re
 
-from rich.console import Console
+import pytest
 
 from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
 from kreplica.model.segments import find_segment_groups
-from kreplica.report.inspect_log import render_text
+from kreplica.report.inspect_log_text import render_text
 from kreplica.report.output import Payload
+from tests.conftest import ROOT
+from tests.report.text_width import render
 
-EXPECTED = """\
+EXPECTED = {120: """\
 fixtures/damaged/crc-flip-0/00000000000000000000.log (base offset 0, 1,852 bytes)
      position         offsets        count   epoch  fmt codec  fl crc
             0           0-4          n=5     e=0    v2 none   -  crc ok
-      @4 ts=1700000000044 seq=-1 key=null value={"id":4,"amount":148.04,"note":"charlie foxtrot… headers=3
+      @4 ts=1700000000044 seq=-1 key=null value={"id":4,"amount":148.04,"note":"charlie foxtrot india lima os… headers=3
           519           5-7          n=3     e=0    v2 none   -  CRC BAD
-      @5 ts=1700000000185 seq=-1 key=key-5 value={"id":5,"amount":185.05,"note":"juliet mike pap… headers=3
-      @6 ts=1700000000196 seq=-1 key=null value={"id":6,"amount":222.06,"note":"quebec tango wh…
-      @7 ts=1700000000207 seq=-1 key=key-7 value={"id":7,"amount":259.07,"note":"xray alpha delt… headers=3
-  ERROR crc_mismatch at byte 519: CRC-32C of the batch at byte 519 (offsets 5-7) does not match: stored 3662246888, computed 2131288470
+      @5 ts=1700000000185 seq=-1 key=key-5 value={"id":5,"amount":185.05,"note":"juliet mike papa sierra vict… headers=3
+      @6 ts=1700000000196 seq=-1 key=null value={"id":6,"amount":222.06,"note":"quebec tango whiskey zulu charlie foxtr…
+      @7 ts=1700000000207 seq=-1 key=key-7 value={"id":7,"amount":259.07,"note":"xray alpha delta golf juliet… headers=3
+  ERROR crc_mismatch at byte 519: CRC-32C of the batch at byte 519 (offsets 5-7) does not match: stored 3662246888,
+    computed 2131288470
           910           8-15         n=8     e=0    v2 none   -  crc ok
-      @8 ts=1700000000296 seq=-1 key=key-8 value={"id":8,"amount":296.08,"note":"echo hotel kilo… headers=3
-DAMAGED fixtures/damaged/crc-flip-0/00000000000000000000.log: 4 batches, 17 records, offsets 0-16, 1,852 bytes; 1 problem(s); recovery truncates 1,333 bytes at byte 519
-"""
+      @8 ts=1700000000296 seq=-1 key=key-8 value={"id":8,"amount":296.08,"note":"echo hotel kilo november que… headers=3
+DAMAGED fixtures/damaged/crc-flip-0/00000000000000000000.log: 4 batches, 17 records, offsets 0-16, 1,852 bytes;
+  1 problem; recovery truncates 1,333 bytes at byte 519
+""", 80: """\
+fixtures/damaged/crc-flip-0/00000000000000000000.log (base offset 0,
+  1,852 bytes)
+     position         offsets        count   epoch  fmt codec  fl crc
+            0           0-4          n=5     e=0    v2 none   -  crc ok
+      @4 ts=1700000000044 seq=-1 key=null value={"id":4,"amount":148.… headers=3
+          519           5-7          n=3     e=0    v2 none   -  CRC BAD
+      @5 ts=1700000000185 seq=-1 key=key-5 value={"id":5,"amount":185… headers=3
+      @6 ts=1700000000196 seq=-1 key=null value={"id":6,"amount":222.06,"note":…
+      @7 ts=1700000000207 seq=-1 key=key-7 value={"id":7,"amount":259… headers=3
+  ERROR crc_mismatch at byte 519: CRC-32C of the batch at byte 519 (offsets 5-7)
+    does not match: stored 3662246888, computed 2131288470
+          910           8-15         n=8     e=0    v2 none   -  crc ok
+      @8 ts=1700000000296 seq=-1 key=key-8 value={"id":8,"amount":296… headers=3
+DAMAGED fixtures/damaged/crc-flip-0/00000000000000000000.log: 4 batches,
+  17 records, offsets 0-16, 1,852 bytes; 1 problem; recovery truncates
+  1,333 bytes at byte 519
+"""}
 
 
-def test_text_report_of_a_damaged_segment(monkeypatch) -> None:
-    from tests.conftest import ROOT
+def _render(paths: list[str], options: InspectOptions, width: int, **console) -> tuple[str, int]:
+    def draw(c):
+        return render_text(inspect_groups(find_segment_groups(paths), options), c, Payload.utf8)
 
+    errors = []
+    text = render(lambda c: errors.append(draw(c)), width, **console)
+    return text, errors[0]
+
+
+@pytest.mark.parametrize("width", [pytest.param(120, id="120"), pytest.param(80, id="80")])
+def test_text_report_of_a_damaged_segment(width, monkeypatch) -> None:
+    """Records fill the line (their values cut to fit), findings and verdicts wrap at spaces under
+    a hanging indent, counts agree with their nouns ("1 problem")."""
     monkeypatch.chdir(ROOT)
-    out = io.StringIO()
-    console = Console(file=out, width=120, color_system=None, highlight=False, soft_wrap=True)
-    events = inspect_groups(find_segment_groups(["fixtures/damaged/crc-flip-0"]),
-                            InspectOptions(records=True, first_offset=4, last_offset=8))
-    errors = render_text(events, console, Payload.utf8)
+    text, errors = _render(["fixtures/damaged/crc-flip-0"], InspectOptions(records=True, first_offset=4, last_offset=8),
+                           width)
     assert errors == 1
-    assert out.getvalue() == EXPECTED
+    assert text == EXPECTED[width]
+
+
+def test_batch_and_record_lines_skip_rich(monkeypatch) -> None:
+    """Batch and record lines are written a block at a time, not printed through rich one by one
+    (which made ``--records -f text`` some sixty times slower than ndjson): rich prints only the
+    lines of the segment's heading, its column heads and its verdict, not one per batch or record."""
+    from rich.console import Console
+
+    printed = []
+    real = Console.print
+    monkeypatch.setattr(Console, "print", lambda self, *a, **k: (printed.append(a), real(self, *a, **k))[1])
+    monkeypatch.chdir(ROOT)
+    text, _ = _render(["fixtures/logs/payments-0"], InspectOptions(records=True), 80)
+    assert text.count("\n      @") == 21 and text.count("crc ok") == 9
+    assert len(printed) == 4   # heading, column heads, the verdict's two lines
+
+
+def test_colours_reach_a_colour_terminal_only(monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    plain, _ = _render(["fixtures/damaged/crc-flip-0"], InspectOptions(), 80)
+    coloured, _ = _render(["fixtures/damaged/crc-flip-0"], InspectOptions(), 80, color_system="standard",
+                          force_terminal=True)
+    assert "\x1b[1;31mCRC BAD\x1b[0m" in coloured
+    assert re.sub("\x1b\\[[0-9;]*m", "", coloured) == plain
 
 
 def test_fast_batch_line_is_exactly_the_json_of_the_batch_object() -> None:

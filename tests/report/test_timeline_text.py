@@ -1,6 +1,6 @@
 """The timeline's text report: the streamed event table rendered to a fixed-width console and
-compared whole (rich's practice), its columns across blocks, wide characters, styles, and
-evidence text made safe for a terminal."""
+compared whole (rich's practice), its columns across blocks, its layouts from 80 columns up,
+wide characters, styles, and evidence text made safe for a terminal."""
 
 from __future__ import annotations
 
@@ -57,8 +57,71 @@ EXPECTED = """\
 """
 
 
+NARROW = """\
+
+ time (UTC)                position   what       cause / event
+ ───────────────────────────────────────────────────────────────────────
+ 2023-11-14 22:13:20.000   0x11       broker 1   registered
+    broker epoch 17
+ 2023-11-14 22:13:20.001   0x13       orders-0   created
+    leader 1, epoch 0, isr 1,2,3; state created: leader 1, ISR [1, 2, 3]
+ 2023-11-14 22:13:21.002   0x14       orders-0   isr_shrink (leader)
+    leader 1, epoch 0, isr 1,2,3→1; leader 1 removed [2,3]
+ 2023-11-14 22:13:25.000   0x1b2      orders-0   unclean_leader_election
+    leader 1→2, epoch 1, isr 1→2; new leader 2 was not in the ISR [1]; the
+      leader is RECOVERING and this note is long enough to be folded
+
+"""
+
+
 def test_event_table_rendered_whole():
     assert _render(_events(), width=130) == EXPECTED
+
+
+def test_an_80_column_table_puts_what_does_not_fit_under_each_row():
+    """Time, position, what and cause stay on the row; leader, epoch, ISR and the evidence go on
+    the lines under it, wrapped at spaces, when the terminal is too narrow for them."""
+    assert _render(_events(), width=80) == NARROW
+
+
+@pytest.mark.parametrize("width, on_the_row", [
+    pytest.param(86, ["leader"], id="86"),
+    pytest.param(90, ["leader", "epoch"], id="90"),
+    pytest.param(100, ["leader", "epoch", "isr"], id="100"),
+])
+def test_columns_leave_the_row_isr_first(width, on_the_row):
+    header = _render(_events(), width=width).splitlines()[1].split()
+    assert header[header.index("event") + 1:] == on_the_row
+    assert max(map(len, _render(_events(), width=width).splitlines())) <= width
+
+
+def test_the_cause_goes_under_the_row_last_when_even_four_columns_are_too_wide():
+    """``__consumer_offsets-49`` and ``unclean_leader_election`` do not fit 80 columns beside the
+    time and position (a real KRaft history's did not): the cause leads the lines under the row."""
+    text = _render(_events("__consumer_offsets"), width=80)
+    assert text.splitlines()[1].split() == ["time", "(UTC)", "position", "what"]
+    assert "\n    unclean_leader_election; leader 1→2, epoch 1, isr 1→2; new leader 2" in text
+    assert max(map(len, text.splitlines())) <= 80
+
+
+def test_a_block_that_no_longer_fits_starts_a_narrower_table(monkeypatch):
+    """A later block with a partition name too long for the layout chosen so far moves columns
+    under the rows from there on, under a header of its own; nothing goes past the width."""
+    monkeypatch.setattr(timeline_text, "BLOCK", 2)
+    text = _render(_events("a") + _events("a-much-longer-topic-name"), width=110)
+    headers = [line.split() for line in text.splitlines() if line.startswith(" time (UTC)")]
+    assert len(headers) == 2 and "isr" in headers[0] and "isr" not in headers[1]
+    assert max(map(len, text.splitlines())) <= 110
+
+
+def test_evidence_wider_than_its_column_goes_under_the_row():
+    """A path in the evidence is never cut to fit the evidence column: the evidence goes under the
+    row instead, where it has the width."""
+    objs = _events()
+    objs[1]["evidence"] = "as ../shared/oracle/zookeeper/snapshot-plus-logs/snapshot.b6 holds it"
+    text = _render(objs, width=150)
+    assert "../shared/oracle/zookeeper/snapshot-plus-logs/snapshot.b6" in text
+    assert "evidence" not in text.splitlines()[1]
 
 
 def test_columns_widen_from_one_block_to_the_next(monkeypatch):
