@@ -29,6 +29,7 @@ from itertools import combinations, zip_longest
 
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.model.partition_log import PartitionLog, RecordsUnavailable, iter_batch_records
+from kreplica.analysis.replication.ranges import Range, extend
 from kreplica.model.replica import require_one_partition
 
 #: The replicas hold different records at these offsets.
@@ -152,14 +153,11 @@ def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
     xs = sorted(a.batches, key=lambda x: (x.base_offset, x.position))
     ys = sorted(b.batches, key=lambda x: (x.base_offset, x.position))
     hws = {a.label: a.high_watermark, b.label: b.high_watermark}
-    raw: list[list] = []  # [first, last, kind]
+    raw: list[Range] = []
     unread: str | None = None
 
     def add(first: int, last: int, kind: str) -> None:
-        if raw and raw[-1][2] == kind and first <= raw[-1][1] + 1:
-            raw[-1][1] = max(raw[-1][1], last)
-        else:
-            raw.append([first, last, kind])
+        extend(raw, first, last, kind)
 
     i = j = 0
     first_divergent = None
@@ -213,14 +211,14 @@ def compare(a: PartitionLog, b: PartitionLog, partition: str) -> Divergence:
             if first_divergent is None and kind == DIVERGENT:
                 first_divergent = since
             add(first, last, kind)
-    for first, last, kind in raw:
-        if prefix_end is None and kind != SAME_RECORDS and last >= start:
-            prefix_end = max(first, start)   # a range straddling the later start differs from there
+    for r in raw:
+        if prefix_end is None and r.kind != SAME_RECORDS and r.last >= start:
+            prefix_end = max(r.first, start)   # a range straddling the later start differs from there
     if prefix_end is None:
         prefix_end = min(a.log_end_offset, b.log_end_offset)
     ranges = tuple(
-        DivergentRange(first, last, kind, {label: (hw is not None and first < hw) for label, hw in hws.items()})
-        for first, last, kind in raw
+        DivergentRange(r.first, r.last, r.kind, {label: (hw is not None and r.first < hw) for label, hw in hws.items()})
+        for r in raw
     )
     return Divergence(partition, (a.label, b.label), first_divergent, prefix_end, ranges, hws, unread)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kreplica.analysis.log.replica_state import ReplicaState, replica_state
+from kreplica.analysis.replication.ranges import Range, extend
 from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
 from kreplica.model.epoch_cache import UNDEFINED_END_OFFSET, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EndOffset
 from kreplica.model.partition_log import PartitionLog
@@ -53,21 +54,6 @@ class Round:
     requested_epoch: int
     leader_epoch: int
     end_offset: int
-
-
-@dataclass(frozen=True, slots=True)
-class Range:
-    first: int
-    last: int
-
-
-def _extend(out: list[Range], first: int, last: int) -> None:
-    """Add ``first``-``last`` to ranges built in offset order, merging it into the last one
-    when they overlap or touch."""
-    if out and first <= out[-1].last + 1:
-        out[-1] = Range(out[-1].first, max(out[-1].last, last))
-    else:
-        out.append(Range(first, last))
 
 
 @dataclass
@@ -116,7 +102,7 @@ class TruncationPlan:
     def ranges(self) -> list[Range]:
         out: list[Range] = []
         for b in sorted(self.discarded, key=lambda b: b.base_offset):
-            _extend(out, b.base_offset, b.last_offset)
+            extend(out, b.base_offset, b.last_offset)
         return out
 
 
@@ -317,7 +303,7 @@ def _still_divergent(leader: ReplicaState, follower: ReplicaState) -> list[Range
     for b in sorted(follower.batches, key=lambda b: (b.base_offset, b.position)):
         if b.last_offset < leader.log_start_offset or b.identity in have:
             continue
-        _extend(out, b.base_offset, b.last_offset)
+        extend(out, b.base_offset, b.last_offset)
     return out
 
 
@@ -334,7 +320,7 @@ def _never_refetched(leader: ReplicaState, follower: ReplicaState) -> list[Range
     for b in sorted(leader.batches, key=lambda b: (b.base_offset, b.position)):
         if b.last_offset < lo or b.base_offset > hi:
             continue
-        _extend(out, max(b.base_offset, lo), min(b.last_offset, hi))
+        extend(out, max(b.base_offset, lo), min(b.last_offset, hi))
     return out
 
 
