@@ -79,3 +79,39 @@ def test_a_directory_skips_non_segments_with_a_note(tmp_path: Path) -> None:
 def test_a_directory_of_only_non_segments_names_one(tmp_path: Path) -> None:
     (tmp_path / "server.log").write_bytes(SERVER_LOG)
     one_line_error(run("inspect-log", tmp_path), "holds no segment files", "server.log is not a Kafka segment")
+
+
+def _zookeeper_data_dir(root: Path) -> Path:
+    data = root / "zookeeper"
+    (data / "version-2").mkdir(parents=True)
+    shutil.copy(next((FIXTURES / "timeline" / "zookeeper").rglob("snapshot.*")), data / "version-2" / "snapshot.0")
+    (data / "myid").write_text("1\n")
+    return data
+
+
+def test_inspect_dir_on_a_zookeeper_data_directory_says_what_it_is(tmp_path: Path) -> None:
+    """``version-2`` parses as partition 2 of topic ``version``; it was reported "OK version-2"."""
+    data = _zookeeper_data_dir(tmp_path)
+    one_line_error(run("inspect-dir", data), str(data), "ZooKeeper data directory", "cluster-state")
+    one_line_error(run("inspect-dir", data / "version-2"), "ZooKeeper data directory")
+
+
+@pytest.mark.parametrize(("files", "needle"), [
+    pytest.param({}, "empty directory", id="empty"),
+    pytest.param({"server.properties": "broker.id=1\n", "log4j.properties": ""}, "configuration files", id="config"),
+    pytest.param({"notes.txt": "x"}, "neither a partition directory nor a log directory", id="other"),
+])
+def test_inspect_dir_on_a_directory_without_log_data(tmp_path: Path, files: dict, needle: str) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    if files:
+        (tmp_path / "looks-0").mkdir()   # a name Kafka would parse, but no partition file in it
+    one_line_error(run("inspect-dir", tmp_path), str(tmp_path), needle)
+
+
+def test_inspect_dir_still_reads_a_kraft_metadata_partition() -> None:
+    meta = FIXTURES / "elections" / "kraft"
+    kraft = next(meta.rglob("__cluster_metadata-0"), None)
+    if kraft is None:
+        pytest.skip("no __cluster_metadata-0 in the fixtures")
+    assert run("inspect-dir", kraft).exit_code in (0, 1)
