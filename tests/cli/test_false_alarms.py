@@ -4,7 +4,9 @@ info level (the file named), and each message fits the shutdown it is printed un
 from __future__ import annotations
 
 import json
+import shutil
 
+import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
@@ -32,3 +34,21 @@ def test_preallocated_index_slots_are_info_in_inspect_index() -> None:
     result = run("inspect-index", ORDERS / "00000000000000000038.index", "-f", "ndjson")
     assert result.exit_code == 0, result.stderr
     assert [o["severity"] for o in map(json.loads, result.stdout.splitlines()) if o["type"] == "finding"] == ["info"]
+
+
+@pytest.mark.parametrize("shutdown", ["clean", "unclean"])
+def test_a_missing_epoch_checkpoint_is_explained_for_the_shutdown_judged(tmp_path, shutdown: str) -> None:
+    """It began "after a clean shutdown..." under the unclean header too."""
+    part = tmp_path / "orders-0"
+    shutil.copytree(ORDERS, part)
+    (part / "leader-epoch-checkpoint").unlink()
+    result = run("inspect-dir", part, "--shutdown", shutdown, "-f", "ndjson")
+    stale = [o for o in map(json.loads, result.stdout.splitlines())
+             if o["type"] == "finding" and o["kind"] == "epoch_checkpoint_stale"]
+    assert len(stale) == 1
+    message = stale[0]["message"]
+    assert f"after a {shutdown} shutdown" in message or f"after an {shutdown} shutdown" in message, message
+    other = "unclean" if shutdown == "clean" else "clean"
+    assert not message.split(": ", 1)[1].startswith(f"after a {other}"), message
+    if shutdown == "unclean":
+        assert "its epoch cache would be" in message
