@@ -39,7 +39,12 @@ def inspect_dir(
     restart would do: which segments it recovers, what it truncates, which indexes it rebuilds, the epoch
     cache it loads, and whether it would refuse to start.
 
-    Exit status: 0 nothing wrong, 1 problems found, 2 bad usage or unreadable input, 3 internal error.
+    A directory is read as a partition only when it holds partition files (segments, indexes,
+    checkpoints): a ZooKeeper data directory, a configuration directory or an empty one is exit 2,
+    saying what it is.
+
+    Exit status: 0 nothing wrong, 1 problems found, 2 bad usage or unreadable input (a path that is
+    not a log or partition directory), 3 internal error.
     """
     from kreplica.analysis.inspect.inspect_dir import inspect_log_dirs
     from kreplica.cli.progress import byte_progress

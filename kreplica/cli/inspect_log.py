@@ -91,12 +91,17 @@ def inspect_log(
     byte position, list the good data past the point where Kafka's reader stops, and say what a
     broker recovering each segment after an unclean shutdown would keep.
 
+    A *.log file whose name is not a segment's (server.log) and whose first bytes are not a log
+    entry's is not a segment: given by name it is exit 2, in a directory it is skipped with a note.
+
     Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input
-    (an --offsets range wholly before or beyond the offsets read), 3 internal error.
+    (an --offsets range wholly before or beyond the offsets read, a file that is not a segment),
+    3 internal error.
     """
     from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
     from kreplica.cli.progress import byte_progress
-    from kreplica.model.segments import find_segment_groups
+    from kreplica.cli.runner import error_line
+    from kreplica.model.segments import find_segments
     from kreplica.report import inspect_log as report
 
     first, last = offsets if offsets is not None else (None, None)
@@ -105,7 +110,10 @@ def inspect_log(
         producer_id=producer_id, leader_epoch=leader_epoch, transactional=transactional, control=control,
     )
     require_paths(paths, stdin=True)
-    groups = find_segment_groups(paths)
+    search = find_segments(paths)
+    for skipped in search.skipped:
+        error_line(f"kreplica: note: skipped {skipped.path}: {skipped.reason}")
+    groups = search.groups
     fmt = resolve_format(output_format)
     total = sum(g.size for g in groups)
     with byte_progress("inspect-log", total) as advance:

@@ -13,6 +13,9 @@ from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
+#: normal on healthy evidence, said so the reader knows what the bytes are; not counted as a
+#: warning in any verdict
+INFO = "info"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +146,10 @@ KINDS: dict[str, Kind] = {
         Kind("index_negative_entry", ERROR,
              "an index entry holds a negative relative offset or file position",
              "Kafka never writes one; the entry is damaged"),
-        Kind("index_preallocated", WARNING,
+        Kind("index_preallocated", INFO,
              "the index ends in zero-filled preallocated slots",
-             "the segment was active when copied or the broker did not shut down cleanly; not damage"),
+             "normal: the segment was active when copied, or the broker stopped before trimming it on close; "
+             "Kafka resizes the index on load and rebuilds it if its sanity check fails; not damage"),
         Kind("index_nonzero_after_end", ERROR,
              "non-zero bytes follow the first empty slot of an index",
              "Kafka counts every slot as an entry; the tail may hold stale or damaged entries"),
@@ -235,3 +239,8 @@ class Finding:
     @property
     def is_error(self) -> bool:
         return self.severity == ERROR
+
+    @property
+    def is_info(self) -> bool:
+        """Normal on healthy evidence: shown, never counted as a warning."""
+        return self.severity == INFO

@@ -30,6 +30,9 @@ CLEAN_SHUTDOWN = ".kafka_cleanshutdown"
 OFFSET_CHECKPOINTS = (REPLICATION_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
                       CLEANER_OFFSET_CHECKPOINT)
 LOG_DIR_MARKERS = (*OFFSET_CHECKPOINTS, META_PROPERTIES, CLEAN_SHUTDOWN)
+CONFIG_SUFFIX = ".properties"                      # server.properties, log4j.properties
+#: Leftover kinds that only a partition directory holds (``classify_partition_file``).
+PARTITION_LEFTOVERS = ("deleted", "cleaned", "swap", "tmp")
 #: Subdirectories a broker skips rather than parsing as partitions.
 IGNORED_SUBDIRS = ("remote-log-index-cache", "__cluster_metadata-0")
 
@@ -66,6 +69,14 @@ class PartitionDir:
     @property
     def label(self) -> str:
         return self.parsed.name if self.parsed else self.name
+
+    @property
+    def holds_partition_files(self) -> bool:
+        """Whether anything in it is a partition's (segments, indexes, producer snapshots,
+        checkpoints, leftovers of them): ``version-2`` parses as partition 2 of topic
+        ``version``, but a ZooKeeper data directory's holds none of these."""
+        return bool(self.segments or self.snapshots or self.leader_epoch_checkpoint or self.partition_metadata
+                    or self.orphan_indexes or any(kind in PARTITION_LEFTOVERS for _, kind in self.leftovers))
 
     @property
     def key(self) -> tuple[str, int] | None:
@@ -158,7 +169,7 @@ def _refuse_broker_folders(path: Path, log_dir: LogDir) -> None:
     """A folder of brokers (``broker-1/`` holding checkpoints and partition directories) is not a
     log directory, although ``broker-1`` parses as topic ``broker`` partition 1: say so."""
     for partition in log_dir.partitions:
-        if partition.segments or partition.leader_epoch_checkpoint or partition.partition_metadata:
+        if partition.holds_partition_files:
             continue
         inner = Path(partition.path)
         markers = _marker_files(inner)
@@ -169,11 +180,33 @@ def _refuse_broker_folders(path: Path, log_dir: LogDir) -> None:
                                 path=str(path))
 
 
+def _what_it_is(path: Path) -> str:
+    """What a directory that is neither a partition nor a log directory holds instead."""
+    from kreplica.model.zookeeper.files import find_zk_files
+
+    zk = find_zk_files([path])
+    if zk.snapshots or zk.logs:
+        return ("is a ZooKeeper data directory (snapshots and transaction logs), not a Kafka log directory: "
+                "try kreplica cluster-state")
+    names = sorted(e.name for e in os.scandir(path))
+    if not names:
+        return "is an empty directory, not a partition or log directory"
+    config = [n for n in names if n.endswith(CONFIG_SUFFIX)]
+    if config:
+        return (f"holds configuration files ({', '.join(config[:3])}), not log data: give a directory that "
+                "log.dirs names, or a partition directory in it")
+    return ("is neither a partition directory nor a log directory (no segments, checkpoints or partition "
+            "directories in it)")
+
+
 def find_log_dirs(paths: list[str]) -> list[LogDir]:
     """Resolve user paths (log directories or partition directories) to log directories.
 
     A partition directory is wrapped in a partial :class:`LogDir` for its parent, so the parent's
-    checkpoints still apply. Raises :class:`EvidenceError` for a path that is neither.
+    checkpoints still apply. A directory is a log directory when it holds a log directory's own
+    files or a subdirectory with partition files; one whose subdirectories merely parse as
+    partition names (a ZooKeeper data directory's ``version-2``) is not. Raises
+    :class:`EvidenceError` for a path that is neither, saying what it is.
     """
     out: list[LogDir] = []
     for raw in paths:
@@ -187,9 +220,8 @@ def find_log_dirs(paths: list[str]) -> list[LogDir]:
             continue
         log_dir = scan_log_dir(path)
         _refuse_broker_folders(path, log_dir)
-        if not log_dir.partitions and not log_dir.files:
-            raise EvidenceError("is neither a partition directory nor a log directory (no segments, "
-                                "checkpoints or partition directories in it)", path=raw)
+        if not log_dir.files and not any(p.holds_partition_files for p in log_dir.partitions):
+            raise EvidenceError(_what_it_is(path), path=raw)
         out.append(log_dir)
     return out
 

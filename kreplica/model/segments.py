@@ -3,6 +3,9 @@
 A partition directory contributes its ``*.log`` segments in base-offset order; a log directory
 contributes each partition directory in it, in name order. Anything else in a directory
 (indexes, checkpoints, ``.deleted`` leftovers) is not a segment and is left to other commands.
+A ``*.log`` file whose name is not a segment name (``server.log``, a copied ``README``) is a
+segment only when its first bytes are a log entry's (:func:`starts_like_segment`): given by
+name it is otherwise refused, and in a directory it is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kreplica.formats.logdir.naming import classify_partition_file, parse_partition_dir, segment_base_offset
+from kreplica.formats.log.segment import first_bytes_kind, starts_like_segment
+from kreplica.formats.logdir.naming import LOG_SUFFIX, classify_partition_file, parse_partition_dir, segment_base_offset
 from kreplica.formats.mapped import STDIN, Buffer, EvidenceError, open_buffer, refuse_special
 
 
@@ -48,6 +52,41 @@ class SegmentGroup:
         return total
 
 
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A ``*.log`` file that is not a Kafka segment, and what its first bytes are instead."""
+
+    path: str
+    first_bytes: str
+
+    @property
+    def reason(self) -> str:
+        return f"not a Kafka segment: it starts with {_START_WORDS[self.first_bytes]}, and its name is not a segment name"
+
+
+_START_WORDS = {"empty": "nothing (it is empty)", "zeros": "zero bytes", "text": "text", "binary": "bytes that are not a log entry"}
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentSearch:
+    """What user paths stand for: the segment groups, and the files skipped as not segments."""
+
+    groups: list[SegmentGroup]
+    skipped: tuple[SkippedFile, ...] = ()
+
+
+def not_a_segment(path: str) -> SkippedFile | None:
+    """Why a ``*.log`` file is not a segment, or ``None`` when it is read as one: a segment name
+    (``00000000000000000262.log``) always is, so a real segment whose first batch is damaged is
+    reported as damaged; another name is when the file starts like a log entry."""
+    if segment_base_offset(os.path.basename(path)) is not None:
+        return None
+    with open_buffer(path) as buf:
+        if starts_like_segment(buf):
+            return None
+        return SkippedFile(path, first_bytes_kind(buf))
+
+
 def mapped_segments(group: SegmentGroup) -> Iterator[tuple[SegmentFile, Buffer]]:
     """Each segment of ``group`` with a read-only buffer over it, in order: mapped when it is
     reached, unmapped when the next one is asked for (one segment mapped at a time)."""
@@ -56,21 +95,33 @@ def mapped_segments(group: SegmentGroup) -> Iterator[tuple[SegmentFile, Buffer]]
             yield segment, buf
 
 
-def _partition_segments(directory: Path) -> tuple[SegmentFile, ...]:
+def _partition_segments(directory: Path, skipped: list[SkippedFile]) -> tuple[SegmentFile, ...]:
     found = []
     for entry in os.scandir(directory):
-        if entry.is_file() and entry.name.endswith(".log"):
+        if entry.is_file() and entry.name.endswith(LOG_SUFFIX):
+            reason = not_a_segment(entry.path)
+            if reason is not None:
+                skipped.append(reason)
+                continue
             found.append(SegmentFile(entry.path, segment_base_offset(entry.name)))
     found.sort(key=lambda s: (s.base_offset is None, s.base_offset or 0, s.path))
     return tuple(found)
 
 
 def find_segment_groups(paths: list[str]) -> list[SegmentGroup]:
-    """Resolve user paths to segment groups, in the order given.
+    """The segment groups of :func:`find_segments`."""
+    return find_segments(paths).groups
 
-    Raises :class:`EvidenceError` for a path that does not exist or holds no segments.
+
+def find_segments(paths: list[str]) -> SegmentSearch:
+    """Resolve user paths to segment groups, in the order given, and the files in the
+    directories given that were skipped as not segments.
+
+    Raises :class:`EvidenceError` for a path that does not exist, holds no segments, or is a
+    file that is not a segment (:func:`not_a_segment`).
     """
     groups: list[SegmentGroup] = []
+    skipped: list[SkippedFile] = []
     for raw in paths:
         if raw == STDIN:
             groups.append(SegmentGroup(None, (SegmentFile(STDIN, None),)))
@@ -82,13 +133,17 @@ def find_segment_groups(paths: list[str]) -> list[SegmentGroup]:
             if kind in _NOT_SEGMENTS:
                 raise EvidenceError(f"is a {kind.replace('_', ' ')} file, not a segment "
                                     f"(use {_NOT_SEGMENTS[kind]})", path=raw)
+            refused = not_a_segment(raw)
+            if refused is not None:
+                raise EvidenceError(f"is {refused.reason}", path=raw)
             parent = parse_partition_dir(path.parent.name)
             groups.append(SegmentGroup(parent.name if parent else None,
                                        (SegmentFile(str(path), segment_base_offset(path.name)),)))
             continue
         if not path.is_dir():
             raise EvidenceError("no such file or directory", path=raw)
-        own = _partition_segments(path)
+        skipped_before = len(skipped)
+        own = _partition_segments(path, skipped)
         if own:
             name = parse_partition_dir(path.name)
             groups.append(SegmentGroup(name.name if name else None, own))
@@ -96,11 +151,13 @@ def find_segment_groups(paths: list[str]) -> list[SegmentGroup]:
         children = sorted((e for e in os.scandir(path) if e.is_dir()), key=lambda e: e.name)
         before = len(groups)
         for child in children:
-            segs = _partition_segments(Path(child.path))
+            segs = _partition_segments(Path(child.path), skipped)
             if segs:
                 name = parse_partition_dir(child.name)
                 groups.append(SegmentGroup(name.name if name else child.name, segs))
         if len(groups) == before:
-            raise EvidenceError("holds no segment files (*.log), directly or in partition directories",
-                                path=raw)
-    return groups
+            passed_over = skipped[skipped_before:]
+            raise EvidenceError("holds no segment files (*.log), directly or in partition directories"
+                                + (f" ({os.path.basename(passed_over[0].path)} is {passed_over[0].reason})"
+                                   if passed_over else ""), path=raw)
+    return SegmentSearch(groups, tuple(skipped))

@@ -102,7 +102,7 @@ def render_text(reports: Iterable[LogDirReport | PartitionReport], console: Cons
                                    f"{shutdown}")
             _findings(console, r.findings)
             continue
-        status = "[bold red]PROBLEMS[/]" if r.problems else ("[yellow]WARN[/]" if r.findings else "[green]OK[/]")
+        status = "[bold red]PROBLEMS[/]" if r.problems else ("[yellow]WARN[/]" if any(not f.is_info for f in r.findings) else "[green]OK[/]")
         print_wrapped(console, f"{status} [bold]{escape(r.name)}[/] ({escape(r.path)})")
         _findings(console, sorted(r.findings, key=lambda f: (not f.is_error, f.path, f.position)))
         hw = "?" if r.high_watermark is None else r.high_watermark
@@ -133,5 +133,5 @@ def _line(console: Console, markup: str) -> None:
 
 def _findings(console: Console, findings) -> None:
     for f in findings:
-        style = "bold red" if f.is_error else "yellow"
+        style = "bold red" if f.is_error else ("dim" if f.is_info else "yellow")
         _line(console, f"[{style}]{f.severity.upper()} {f.kind}[/] {escape(f.message)}")

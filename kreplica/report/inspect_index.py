@@ -65,7 +65,7 @@ def render_text(items: Iterable[tuple[str, object]], console: Console, *, entrie
     for path, item in items:
         if isinstance(item, Finding):
             errors += item.is_error
-            style = "bold red" if item.is_error else "yellow"
+            style = "bold red" if item.is_error else ("dim" if item.is_info else "yellow")
             print_wrapped(console, f"  [{style}]{item.severity.upper()} {item.kind}[/] {escape(item.message)}", 4)
         elif isinstance(item, IndexSummary):
             sanity = "" if item.sanity is None else (

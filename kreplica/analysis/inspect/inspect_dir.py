@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from kreplica.analysis.log.epoch_reconciliation import compare_checkpoint
 from kreplica.analysis.log.index_verification import verify_offset_index, verify_time_index, verify_txn_index
-from kreplica.analysis.log.log_loading import RestartVerdict, load_partition
+from kreplica.analysis.log.log_loading import CLEAN, RestartVerdict, load_partition
 from kreplica.formats.findings import Finding
 from kreplica.formats.log.offset_index import IndexEnd
 from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry
@@ -185,8 +185,7 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
     elif log.batch_cache:
         findings.append(Finding("epoch_checkpoint_stale", partition.path, 0,
                                 f"no leader-epoch-checkpoint although the batches carry epochs "
-                                f"{[e.epoch for e in log.batch_cache]}: after a clean shutdown the broker starts "
-                                "with an empty epoch cache; only recovery of unflushed segments re-adds epochs"))
+                                f"{[e.epoch for e in log.batch_cache]}: {_without_checkpoint(restart)}"))
 
     if hw is not None and hw > log_end:
         findings.append(Finding("high_watermark_beyond_log_end", partition.path, 0,
@@ -216,6 +215,16 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
         log_end, hw, rp, log.lineage, checkpoint_entries, snapshot, producers,
         tuple(sorted(open_txns.values(), key=lambda t: t.first_offset)), restart, tuple(findings),
     )
+
+
+def _without_checkpoint(restart: RestartVerdict) -> str:
+    """What the restart judged does with no leader-epoch-checkpoint, in the words of its own shutdown."""
+    if restart.shutdown == CLEAN:
+        return ("after a clean shutdown the broker recovers no segment and starts with an empty epoch cache; "
+                "only recovery after an unclean shutdown re-adds epochs")
+    cache = ", ".join(f"{e}@{o}" for e, o in restart.epoch_cache) or "empty"
+    return ("after an unclean shutdown the broker re-adds only the epochs of the segments it recovers "
+            f"(from the recovery point on): its epoch cache would be {cache}")
 
 
 def _verify_indexes(seg: SegmentLog, findings: list[Finding]) -> tuple[int | None, int | None, int | None]:

@@ -11,6 +11,7 @@ materialised as entries.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -89,8 +90,9 @@ def finish_walk(buf, *, path: str, index_kind: str, slot: int, slots: int, entry
         if _is_zero(buf, start, end):
             padding = slots - slot
             yield Finding("index_preallocated", path, start,
-                          f"{padding} zero-filled slot(s) ({padding * entry_size} bytes) follow the "
-                          f"{slot} real {index_kind} entries; Kafka counts all {slots} slots",
+                          f"{os.path.basename(path)}: {padding} zero-filled preallocated slot(s) "
+                          f"({padding * entry_size} bytes) follow the {slot} real {index_kind} entries, as Kafka "
+                          "leaves an active segment's index until it trims it on close; normal, not damage",
                           details={"entries": slot, "padding_slots": padding, "slots": slots})
             yield IndexEnd(path, slot, slots, padding, trailing, None)
             return

@@ -156,6 +156,41 @@ def is_plausible_batch(buf, pos: int, end: int, budget: list[int] | None = None)
     return False
 
 
+#: The magics Kafka writes; a file whose first entry carries another is not taken for a segment.
+WRITTEN_MAGICS = (0, 1, 2)
+#: How many leading bytes :func:`first_bytes_kind` looks at.
+SNIFF_BYTES = 64
+
+
+def starts_like_segment(buf) -> bool:
+    """Whether ``buf`` opens with the prefix of a log entry Kafka writes: offset >= 0, size >= 14
+    and magic 0, 1 or 2. Deliberately weaker than :func:`is_plausible_batch` (which also wants
+    the whole batch and its CRC), so that a segment whose first batch is damaged or cut off is
+    still read as one and its damage reported; text never passes, its byte 16 being a
+    character, not a magic."""
+    if len(buf) < HEADER_SIZE_UP_TO_MAGIC:
+        return False
+    offset, size, magic = PREFIX.unpack_from(buf, 0)
+    return offset >= 0 and size >= MIN_ENTRY_SIZE and magic in WRITTEN_MAGICS
+
+
+def first_bytes_kind(buf) -> str:
+    """What the first bytes of a file look like, in a word: ``empty``, ``zeros``, ``text`` (UTF-8
+    without control characters other than whitespace) or ``binary``."""
+    head = bytes(buf[:SNIFF_BYTES])
+    if not head:
+        return "empty"
+    if _NONZERO.search(head) is None:
+        return "zeros"
+    for cut in range(4):  # the window may cut a multi-byte character in two
+        try:
+            text = head[:len(head) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return "text" if all(c.isprintable() or c in "\t\r\n" for c in text) else "binary"
+    return "binary"
+
+
 #: A search checksums at most this many times the bytes it searches (plus 1 MiB).
 SEARCH_CRC_BUDGET_FACTOR = 16
 
@@ -453,4 +488,5 @@ def records_finding(batch: RecordBatch, error: FormatError, *, wrapper: bool = F
                    details={"field": error.field} if error.field else {})
 
 
-__all__ = ["SegmentEnd", "iter_segment", "find_next_batch", "is_plausible_batch", "records_finding", "Truncated"]
+__all__ = ["SegmentEnd", "iter_segment", "find_next_batch", "is_plausible_batch", "starts_like_segment",
+           "first_bytes_kind", "records_finding", "Truncated"]
