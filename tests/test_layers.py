@@ -48,3 +48,18 @@ def test_analysis_reads_no_files_itself() -> None:
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open":
                 offences.append(f"{module.name}: line {node.lineno} calls open()")
     assert offences == []
+
+
+def test_every_package_docstring_names_its_modules() -> None:
+    # HOUSE-STYLE 11: a package's __init__ says what it holds; a module added without a line there
+    # (or a line left for a module gone) makes the map false
+    import ast
+
+    missing = []
+    for init in sorted((ROOT / "kreplica").rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        names = {p.stem for p in init.parent.glob("*.py")} - {"__init__", "__main__"}
+        names |= {p.name for p in init.parent.iterdir() if (p / "__init__.py").is_file()}
+        missing += [f"{init.parent.relative_to(ROOT)}: {n}" for n in sorted(names) if f"``{n}``" not in doc
+                    and f".{n}`" not in doc]
+    assert missing == []

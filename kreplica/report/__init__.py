@@ -1,1 +1,15 @@
-"""Rendering only: text for people; json, ndjson and msgpack for programs. One place per schema."""
+"""Rendering only: text for people; json, ndjson and msgpack for programs. One place per schema.
+
+* ``output``: the output contract shared by every command (formats, the emitter, one serialiser
+  rule);
+* one schema module per command or family, with its text report beside it where it is long:
+  ``inspect_log`` (and ``inspect_log_text``), ``inspect_index``, ``inspect_dir``,
+  ``replication`` (epochs, offset-for-epoch, truncate-plan, diverge), ``zk``, ``cluster_state``
+  (and ``cluster_state_text``), ``election``, ``reassignment``, ``timeline`` (and
+  ``timeline_text``), ``fleet``;
+* ``salvage``: the files ``truncate-plan --export`` writes;
+* ``describe``: words for the raw codes the formats layer yields;
+* ``payload``: byte payloads per ``--payload``; ``safe_text``: evidence made safe for a terminal;
+* ``numbers`` and ``text_layout``: numbers written one way, and text laid out for the terminal's
+  width.
+"""
