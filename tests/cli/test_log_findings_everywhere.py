@@ -117,3 +117,33 @@ def test_healthy_replicas_say_nothing_more(command: str) -> None:
 ])
 def test_which_findings_bear_on_the_answer(finding: Finding, bears: bool) -> None:
     assert bears_on_answer(finding) is bears
+
+
+def test_fleet_analyze_prints_the_same_log_findings_first(root: Path) -> None:
+    """``fleet analyze`` runs these analyses on a partition rebuilt from the scan's rows: its
+    objects for the partition begin with the same finding objects as ``epochs`` (checked row by
+    row, without Spark; tests/pipeline/test_fleet.py runs the whole pipeline)."""
+    pytest.importorskip("pyarrow", reason="the fleet tables are Parquet (the fleet extra)")
+    from kreplica.model.replica import read_replicas
+    from kreplica.model.versions import DEFAULT_VERSION, Protocol
+    from kreplica.pipeline import analyze, tables
+    from kreplica.report.fleet import partition_objects
+
+    logs = read_replicas([str(root / f"broker-{b}" / "orders-0") for b in (1, 2)], None, {})
+    replicas, segments, batches, markers, findings = [], [], [], [], []
+    for log in logs:
+        key = (log.broker_id, log.log_dir.path, *log.key)
+        replicas.append(tables.replica_row(key, "meta.properties", log))
+        for s in log.segments:
+            segments.append(tables.segment_row(key, s.files, s.file_size, s.valid_bytes, s.stopped_by,
+                                               len(s.findings), s.txn_index_below_base))
+            batches.extend(dict(zip(tables.BATCHES.names, tables.batch_row(key, b))) for b in s.batches)
+            markers.extend(tables.marker_row(key, s.path, m) for m in s.markers.values())
+            findings.extend(tables.finding_row(key, f) for f in s.findings)
+    result = analyze.analyze_partition("orders", 0, replicas, segments, batches, markers, findings, facts=None,
+                                       facts_source=None, protocol=Protocol.DIVERGING_EPOCH,
+                                       kafka_version=DEFAULT_VERSION)
+    objs = partition_objects(result, DEFAULT_VERSION)
+    epochs = [json.loads(line) for line in run("epochs", *(log.path for log in logs), "-f", "ndjson").stdout.splitlines()]
+    assert [o for o in objs if o["type"] in ("epochs", "finding")] == epochs
+    assert objs[0]["kind"] == KIND
