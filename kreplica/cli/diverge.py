@@ -8,9 +8,9 @@ import typer
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption
-from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
+from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas, log_has_errors
 from kreplica.cli.runner import runs_command
-from kreplica.report.output import resolve_format, write_objects
+from kreplica.report.output import resolve_format
 
 app = typer.Typer()
 
@@ -32,16 +32,19 @@ def diverge(
     each annotated with the replicas' high watermarks. Where the batches differ, their records decide:
     the same records in other batches (cut or compressed otherwise) are "same_records", not divergence.
 
-    Exit status: 0 identical data (batches may differ), 1 divergence found, 2 bad usage or unreadable
+    The findings of the replicas' logs that bear on the comparison (errors, warnings about epochs) come first.
+
+    Exit status: 0 identical data (batches may differ), 1 divergence found or a log has error findings, 2 bad usage or unreadable
     input, 3 internal error.
     """
     from kreplica.analysis.replication.divergence import compare_all
     from kreplica.report import replication as report
+    from kreplica.report.log_findings import write_with_log_findings
 
     if len(replicas) < 2:
         raise typer.BadParameter("give at least two replicas", param_hint="REPLICA")
     loaded = load_replicas(replicas, partition, hw)
     results = compare_all(loaded)
     objs = [report.divergence_object(d) for d in results]
-    write_objects(objs, resolve_format(output_format), report.render_divergence)
-    return ExitCode.PROBLEMS if any(d.differs for d in results) else ExitCode.OK
+    write_with_log_findings(objs, resolve_format(output_format), report.render_divergence, loaded)
+    return ExitCode.PROBLEMS if any(d.differs for d in results) or log_has_errors(loaded) else ExitCode.OK

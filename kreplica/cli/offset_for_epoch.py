@@ -10,7 +10,7 @@ import typer
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, require_paths
-from kreplica.cli.replicas import PartitionOption, load_replicas
+from kreplica.cli.replicas import PartitionOption, load_replicas, log_has_errors
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import DEFAULT_VERSION
 from kreplica.report.output import resolve_format
@@ -40,7 +40,9 @@ def offset_for_epoch(
     an epoch older than the first entry with the first start offset; 2.0 answers -1; 0.11-1.1 answers an
     offset only).
 
-    Exit status: 0 answered without error, 1 an answer carries an error, 2 bad usage or unreadable
+    The findings of the replica's log that bear on the answer (errors, warnings about epochs) come first.
+
+    Exit status: 0 answered without error, 1 an answer carries an error or the log has error findings, 2 bad usage or unreadable
     input, 3 internal error.
     """
     from kreplica.analysis.replication.offset_for_epoch import answer_queries
@@ -70,5 +72,5 @@ def offset_for_epoch(
                     raise Malformed(f"query is not an object with an integer \"epoch\": {exc}",
                                     path=epochs_from, position=n, field="line") from None
     answers = answer_queries(r, queries, kafka_version=kafka_version)
-    failed = report.write_offset_for_epoch(r.label, answers, kafka_version, resolve_format(output_format))
-    return ExitCode.PROBLEMS if failed else ExitCode.OK
+    failed = report.write_offset_for_epoch(r, answers, kafka_version, resolve_format(output_format))
+    return ExitCode.PROBLEMS if failed or log_has_errors([r]) else ExitCode.OK

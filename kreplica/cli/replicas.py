@@ -59,3 +59,12 @@ def _check_partition(paths: list[str], partition: str) -> None:
         if log_dir.is_whole:
             raise unknown_name("--partition", "partition directory", partition,
                                sorted(pd.name for pd in log_dir.partitions), where=raw)
+
+
+def log_has_errors(replicas: list) -> bool:
+    """Whether a replica's log has an error finding bearing on the answer
+    (:func:`kreplica.analysis.log.log_findings.log_findings`): the command exits 1, as
+    ``inspect-log`` and ``inspect-dir`` do on the same bytes."""
+    from kreplica.analysis.log.log_findings import log_findings
+
+    return any(f.is_error for r in replicas for f in log_findings(r))

@@ -11,10 +11,10 @@ from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.names import choice_message
 from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.output_dirs import OVERWRITE_OPTION, listing, own_files, remove_earlier, require_writable_dir
-from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas
+from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas, log_has_errors
 from kreplica.cli.runner import runs_command
 from kreplica.model.versions import Protocol
-from kreplica.report.output import resolve_format, write_objects
+from kreplica.report.output import resolve_format
 
 app = typer.Typer()
 
@@ -62,11 +62,14 @@ def truncate_plan(
     markers go. --export writes the discarded records so they can be re-produced, and refuses to write
     over an earlier export unless --overwrite.
 
-    Exit status: 0 nothing committed is lost, 1 committed data would be lost, 2 bad usage or unreadable
+    The findings of the replicas' logs that bear on the plan (errors, warnings about epochs) come first.
+
+    Exit status: 0 nothing committed is lost, 1 committed data would be lost or a log has error findings, 2 bad usage or unreadable
     input, 3 internal error.
     """
     from kreplica.analysis.replication.truncation import plan_truncations, resolve_protocol
     from kreplica.report import replication as report
+    from kreplica.report.log_findings import write_with_log_findings
 
     proto, version = resolve_protocol(protocol, kafka_version)
     if export is not None:
@@ -81,8 +84,8 @@ def truncate_plan(
         remove_earlier(earlier)
         exported = write_truncation_export(plans, export, replicas[0].name)
     objs = [report.truncation_object(p, exported.get(p.follower, ())) for p in plans]
-    write_objects(objs, resolve_format(output_format), report.render_truncation)
-    return ExitCode.PROBLEMS if any(p.committed_loss for p in plans) else ExitCode.OK
+    write_with_log_findings(objs, resolve_format(output_format), report.render_truncation, replicas)
+    return ExitCode.PROBLEMS if any(p.committed_loss for p in plans) or log_has_errors(replicas) else ExitCode.OK
 
 
 def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]:

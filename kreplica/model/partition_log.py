@@ -327,11 +327,12 @@ def partition_log_from_rows(partition: PartitionDir, log_dir: LogDir, cps: LogDi
                             segment_rows: Iterable[Mapping], batch_rows: Iterable[Mapping], *,
                             marker_rows: Iterable[Mapping] = (), label: str | None = None,
                             epoch_checkpoint: SmallFile | None = None, partition_metadata: SmallFile | None = None,
-                            broker_id: int | None = None) -> PartitionLog:
+                            broker_id: int | None = None, findings: Iterable[Finding] = ()) -> PartitionLog:
     """The same value from table rows: ``segment_rows`` carry ``path``, ``file_size``,
     ``valid_bytes``, ``stopped_by`` and optionally ``txn_index_below_base``; ``batch_rows`` carry
     :data:`BATCH_COLUMNS`; optional ``marker_rows`` carry :class:`ControlMarker` fields plus
-    ``path``. Findings are not rebuilt from rows (the table of findings is their home)."""
+    ``path``. ``findings`` (from the table of findings, their home) join the segment they name,
+    in position order; others are left out, as the walk gives only its segments' findings."""
     by_path: dict[str, list[RecordBatch]] = {}
     for row in batch_rows:
         b = RecordBatch(*(row[c] for c in BATCH_COLUMNS))
@@ -341,13 +342,18 @@ def partition_log_from_rows(partition: PartitionDir, log_dir: LogDir, cps: LogDi
         m = ControlMarker(*(row[c] for c in ControlMarker.__dataclass_fields__))
         markers.setdefault(row["path"], {})[m.position] = m
     files = {f.log: f for f in partition.segments}
+    by_segment: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_segment.setdefault(f.path, []).append(f)
     segments = []
     for row in segment_rows:
         path = row["path"]
         seg_files = files.get(path) or SegmentFiles(_base_offset_of(path), path)
         segments.append(SegmentLog(seg_files, row["file_size"], row["valid_bytes"], row["stopped_by"],
                                    tuple(sorted(by_path.get(path, ()), key=lambda b: b.position)),
-                                   markers.get(path, {}), (), bool(row.get("txn_index_below_base"))))
+                                   markers.get(path, {}),
+                                   tuple(sorted(by_segment.get(path, ()), key=lambda f: f.position)),
+                                   bool(row.get("txn_index_below_base"))))
     segments.sort(key=lambda s: s.base_offset)
     return assemble_partition_log(partition, log_dir, cps, tuple(segments), label=label,
                                   epoch_checkpoint=epoch_checkpoint, partition_metadata=partition_metadata,

@@ -1,7 +1,8 @@
 """``fleet analyze``: per partition, across its replicas, the analyses of the single-partition
 commands, run on partition logs rebuilt from the scan's table rows.
 
-Spark groups the ``replicas``, ``segments``, ``batches`` and ``markers`` tables by topic-partition;
+Spark groups the ``replicas``, ``segments``, ``batches``, ``markers`` and ``findings`` tables by
+topic-partition;
 each group becomes one :class:`~kreplica.model.partition_log.PartitionLog` per replica
 (:func:`~kreplica.pipeline.tables.replica_log_from_rows`) and is handed to the same ``analysis/``
 functions ``epochs``, ``truncate-plan`` and ``diverge`` call, with replicas in broker-id order.
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 
 from kreplica.analysis.replication.divergence import Divergence, compare_all
 from kreplica.analysis.log.epoch_reconciliation import EpochsVerdict, reconcile_epochs
+from kreplica.analysis.log.log_findings import log_findings
+from kreplica.formats.findings import Finding
 from kreplica.analysis.replication.truncation import TruncationPlan, plan_truncations
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, Protocol
@@ -58,6 +61,9 @@ class PartitionAnalysis:
     followers_losing_committed: tuple[str, ...]
     facts: PartitionFacts | None
     notes: tuple[str, ...]
+    #: the findings of the replicas' segments that bear on the answers
+    #: (:func:`~kreplica.analysis.log.log_findings.log_findings`), replica by replica
+    log_findings: tuple[Finding, ...] = ()
 
     @property
     def name(self) -> str:
@@ -84,11 +90,12 @@ def _evidence_leader(logs: list[PartitionLog]) -> PartitionLog:
 
 
 def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], segments: Iterable[Mapping],
-                      batches: Iterable[Mapping], markers: Iterable[Mapping], *, facts: PartitionFacts | None,
+                      batches: Iterable[Mapping], markers: Iterable[Mapping], findings: Iterable[Mapping] = (), *,
+                      facts: PartitionFacts | None,
                       facts_source: str | None, protocol: Protocol, kafka_version: KafkaVersion) -> PartitionAnalysis:
     """Everything ``fleet analyze`` says about one partition, from its rows."""
     name = f"{topic}-{partition}"
-    segs, bats, marks = _by_replica(segments), _by_replica(batches), _by_replica(markers)
+    segs, bats, marks, finds = _by_replica(segments), _by_replica(batches), _by_replica(markers), _by_replica(findings)
     notes: list[str] = []
     by_broker: dict[int, list] = {}
     for row in sorted(replicas, key=lambda r: (r["broker"], r["log_dir"])):
@@ -104,7 +111,8 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
                          f"({', '.join(r['log_dir'] for r in rows)}); the first is analysed")
         row = rows[0]
         rk = (row["broker"], row["log_dir"])
-        logs.append(replica_log_from_rows(row, segs.get(rk, ()), bats.get(rk, ()), marks.get(rk, ())))
+        logs.append(replica_log_from_rows(row, segs.get(rk, ()), bats.get(rk, ()), marks.get(rk, ()),
+                                          finds.get(rk, ())))
     epochs = tuple(reconcile_epochs(log, kafka_version) for log in logs)
 
     leader, source = None, LEADER_FROM_EVIDENCE
@@ -140,7 +148,8 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
             losing.append(p.follower)
     return PartitionAnalysis(topic, partition, tuple(log.label for log in logs), epochs,
                              leader.label if leader is not None else None, source, tuple(plans), tuple(divergences),
-                             lost, tuple(losing), facts, tuple(notes))
+                             lost, tuple(losing), facts, tuple(notes),
+                             tuple(f for log in logs for f in log_findings(log)))
 
 
 def facts_from_leaders(document: Mapping) -> dict[tuple[str, int], PartitionFacts]:
@@ -168,9 +177,9 @@ def facts_from_cluster_state(state) -> dict[tuple[str, int], PartitionFacts]:
 def run_partitions(groups: Iterator, facts: Mapping, facts_source: str | None, protocol: Protocol,
                    kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]) -> Iterator[object]:
     """Spark task body: ``render`` of one :class:`PartitionAnalysis` per ``((topic, partition),
-    (replicas, segments, batches, markers))`` group."""
-    for (topic, partition), (replicas, segments, batches, markers) in groups:
-        yield render(analyze_partition(topic, partition, replicas, segments, batches, markers,
+    (replicas, segments, batches, markers, findings))`` group."""
+    for (topic, partition), (replicas, segments, batches, markers, findings) in groups:
+        yield render(analyze_partition(topic, partition, replicas, segments, batches, markers, findings,
                                        facts=facts.get((topic, partition)), facts_source=facts_source,
                                        protocol=protocol, kafka_version=kafka_version))
 
@@ -189,7 +198,7 @@ def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | Non
     sc = spark.sparkContext
     sc.setJobDescription("kreplica fleet analyze")
     facts_b = sc.broadcast(dict(facts))
-    grouped = keyed("replicas").groupWith(keyed("segments"), keyed("batches"), keyed("markers"))
+    grouped = keyed("replicas").groupWith(keyed("segments"), keyed("batches"), keyed("markers"), keyed("findings"))
     return (grouped.filter(lambda kv: len(kv[1][0]) > 0).sortByKey()
             .mapPartitions(lambda it: run_partitions(it, facts_b.value, facts_source, protocol, kafka_version, render)))
 
@@ -200,7 +209,7 @@ def check_scan_dir(scan_dir: str) -> None:
 
     from kreplica.formats.mapped import EvidenceError
 
-    missing = [t for t in ("replicas", "segments", "batches", "markers") if not (Path(scan_dir) / t).is_dir()]
+    missing = [t for t in ("replicas", "segments", "batches", "markers", "findings") if not (Path(scan_dir) / t).is_dir()]
     if missing:
         raise EvidenceError(f"is not the output of kreplica fleet scan (no {', '.join(missing)} table)", path=scan_dir)
 

@@ -142,8 +142,9 @@ class _Present:
 
 
 def replica_log_from_rows(replica: Mapping, segments: Iterable[Mapping], batches: Iterable[Mapping],
-                          markers: Iterable[Mapping]) -> PartitionLog:
-    """The :class:`PartitionLog` of one replica from its table rows."""
+                          markers: Iterable[Mapping], findings: Iterable[Mapping] = ()) -> PartitionLog:
+    """The :class:`PartitionLog` of one replica from its table rows (its segments' findings
+    among ``findings``)."""
     seg_rows = sorted(segments, key=lambda r: r["base_offset"])
     seg_files = tuple(SegmentFiles(r["base_offset"], r["file"], r["index"], r["timeindex"], r["txnindex"])
                       for r in seg_rows)
@@ -182,4 +183,5 @@ def replica_log_from_rows(replica: Mapping, segments: Iterable[Mapping], batches
     marker_rows = ({"path": r["file"], **{c: r[c] for c in ControlMarker.__dataclass_fields__}} for r in markers)
     return partition_log_from_rows(partition, log_dir, cps, segment_rows, batch_rows, marker_rows=marker_rows,
                                    label=f"broker-{replica['broker']}", epoch_checkpoint=epoch_checkpoint,
-                                   partition_metadata=metadata, broker_id=replica["broker"])
+                                   partition_metadata=metadata, broker_id=replica["broker"],
+                                   findings=map(finding_from_row, findings))

@@ -1,8 +1,11 @@
 """Output of ``fleet scan`` and ``fleet analyze``.
 
 Per partition, ``fleet analyze`` prints the objects the single-partition commands print for the
-same replicas — ``epochs`` (with its findings), ``truncation``, ``divergence`` — then one
-``fleet_partition`` object; the run ends with a ``fleet_summary``::
+same replicas — the ``finding`` objects of their segments that bear on the answers (the
+log-directory checkpoint findings a single-partition command adds are kept in the scan's
+``findings`` table, not joined to each partition), ``epochs`` (with its findings),
+``truncation``, ``divergence`` — then one ``fleet_partition`` object; the run ends with a
+``fleet_summary``::
 
     fleet_partition  {type, partition, replicas, leader, leader_source, committed_loss_records,
                       followers_losing_committed, divergent_pairs, offline, under_min_isr, notes}
@@ -24,8 +27,9 @@ from kreplica.report.text_layout import Column, Units, print_table, print_wrappe
 
 def partition_objects(analysis, kafka_version) -> tuple[dict, ...]:
     """The objects of one partition, in the order ``epochs``, ``truncate-plan`` and ``diverge``
-    print them, then its ``fleet_partition`` object."""
-    out: list[dict] = []
+    print them (the replicas' log findings first, as those commands begin), then its
+    ``fleet_partition`` object."""
+    out: list[dict] = [finding_object(f) for f in analysis.log_findings]
     for verdict in analysis.epochs:
         out.append(epochs_object(verdict.state, verdict.checkpoint, kafka_version))
         out.extend(finding_object(f) for f in verdict.findings)

@@ -38,9 +38,11 @@ from kreplica.analysis.replication.divergence import BATCHES_DIFFER, SAME_RECORD
 from kreplica.analysis.replication.offset_for_epoch import OffsetForLeaderEpochAnswer
 from kreplica.analysis.replication.truncation import TruncationPlan
 from kreplica.model.lineage import LineageEntry
+from kreplica.model.partition_log import PartitionLog
 from kreplica.report.inspect_log import finding_object
+from kreplica.report.log_findings import begin_output
 from kreplica.report.numbers import count
-from kreplica.report.output import Emitter, OutputFormat, text_console
+from kreplica.report.output import Emitter, OutputFormat
 from kreplica.report.safe_text import escape
 from kreplica.report.text_layout import Column, Units, fit_table, print_table, print_wrapped
 
@@ -142,13 +144,15 @@ def render_epochs(objs: list[dict], findings: dict[str, list], console: Console)
             print_wrapped(console, f"[{style}]{escape(label)}: {f.kind}[/] {escape(f.message)}")
 
 
-def write_epochs(objs: list[dict], findings: dict[str, list], fmt: OutputFormat) -> None:
-    """``epochs`` output: a side-by-side table for people; for programs each replica's object
-    followed by its findings."""
-    if fmt is OutputFormat.text:
-        render_epochs(objs, findings, text_console())
+def write_epochs(objs: list[dict], findings: dict[str, list], fmt: OutputFormat,
+                 replicas: Sequence[PartitionLog]) -> None:
+    """``epochs`` output, after the replicas' log findings: a side-by-side table for people; for
+    programs each replica's object followed by its findings."""
+    out = begin_output(fmt, replicas)
+    if not isinstance(out, Emitter):
+        render_epochs(objs, findings, out)
         return
-    emitter = Emitter(fmt)
+    emitter = out
     for o in objs:
         emitter.emit(o)
         for f in findings[o["replica"]]:
@@ -156,24 +160,25 @@ def write_epochs(objs: list[dict], findings: dict[str, list], fmt: OutputFormat)
     emitter.close()
 
 
-def write_offset_for_epoch(replica: str, answers, kafka_version, fmt: OutputFormat) -> int:
-    """One line per answer (text) or one ``offset_for_leader_epoch`` object each; returns how many
-    carry an error."""
+def write_offset_for_epoch(replica: PartitionLog, answers, kafka_version, fmt: OutputFormat) -> int:
+    """After the replica's log findings, one line per answer (text) or one
+    ``offset_for_leader_epoch`` object each; returns how many carry an error."""
     failed = 0
-    if fmt is OutputFormat.text:
-        console = text_console()
+    out = begin_output(fmt, [replica])
+    label = replica.label
+    if not isinstance(out, Emitter):
+        console = out
         for a in answers:
             failed += a.error != "NONE"
             cur = a.current_leader_epoch
-            print_wrapped(console, f"{escape(replica)}: epoch {a.requested_epoch}"
+            print_wrapped(console, f"{escape(label)}: epoch {a.requested_epoch}"
                           + (f" (current leader epoch {cur})" if cur is not None else "")
                           + f" → leader_epoch {a.leader_epoch}, end_offset {a.end_offset}, error {a.error}")
         return failed
-    emitter = Emitter(fmt)
     for a in answers:
         failed += a.error != "NONE"
-        emitter.emit(offset_for_epoch_object(replica, a, kafka_version))
-    emitter.close()
+        out.emit(offset_for_epoch_object(label, a, kafka_version))
+    out.close()
     return failed
 
 

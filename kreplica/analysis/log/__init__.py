@@ -5,5 +5,6 @@ partition at start-up, and the replica (log end offset, epoch cache) it then hol
 * ``log_loading``: start-up: which segments are recovered, what is deleted (``LogLoader``);
 * ``replica_state``: the replica after loading: log end offset and epoch cache, per Kafka version;
 * ``epoch_reconciliation``: the ``leader-epoch-checkpoint`` against the lineage the batches show;
+* ``log_findings``: which findings of a log bear on the replication commands' answers;
 * ``index_verification``: index files checked against their segment (``--verify-index-only``).
 """
