@@ -151,8 +151,8 @@ def analyze(
     highest (last epoch, log end offset), and each result says which. Results also go to DIR/analysis
     as Parquet; text output ranks the worst partitions.
 
-    Exit status: 0 no committed data at risk and no divergence, 1 some partition would lose committed
-    data or has divergent replicas, 2 bad usage or unreadable input (no java on PATH or no fleet
+    Exit status: 0 no committed data at risk, no divergence and no damage, 1 some partition would
+    lose committed data, has divergent replicas or an error finding in a replica's log, 2 bad usage or unreadable input (no java on PATH or no fleet
     extra included), 3 internal error.
     """
     from kreplica.analysis.replication.truncation import resolve_protocol
@@ -172,7 +172,7 @@ def analyze(
         summary, worst = report.emit_analysis(rows, fmt, top=TOP)
     if fmt.value == "text":
         report.render_ranking(worst, summary, text_console())
-    bad = summary["committed_loss_partitions"] or summary["divergent_partitions"]
+    bad = summary["committed_loss_partitions"] or summary["divergent_partitions"] or summary["damaged_partitions"]
     return ExitCode.PROBLEMS if bad else ExitCode.OK
 
 

@@ -10,7 +10,9 @@ log-directory checkpoint findings a single-partition command adds are kept in th
     fleet_partition  {type, partition, replicas, leader, leader_source, committed_loss_records,
                       followers_losing_committed, divergent_pairs, offline, under_min_isr, notes}
     fleet_summary    {type, partitions, committed_loss_partitions, committed_loss_records,
-                      divergent_partitions}
+                      divergent_partitions, damaged_partitions}
+
+``damaged_partitions`` counts the partitions with an error finding in a replica's log.
     fleet_scan       {type, out, replicas, segments, bytes, batches, records, findings, errors}
 """
 
@@ -102,8 +104,10 @@ def emit_analysis(results, fmt, *, top: int) -> tuple[dict, list[dict]]:
 
     emitter = Emitter(fmt) if fmt is not OutputFormat.text else None
     worst: list[dict] = []
-    rows = {"partitions": 0, "committed_loss_partitions": 0, "committed_loss_records": 0, "divergent_partitions": 0}
+    rows = {"partitions": 0, "committed_loss_partitions": 0, "committed_loss_records": 0, "divergent_partitions": 0,
+            "damaged_partitions": 0}
     for objs in results:
+        rows["damaged_partitions"] += any(o["type"] == "finding" and o["severity"] == "error" for o in objs)
         for o in objs:
             if emitter is not None:
                 emitter.emit(o)

@@ -35,3 +35,22 @@ def test_ranking_uses_a_wide_terminal() -> None:
     wide = _ranking(160)
     assert_readable(wide, _ranking(UNWRAPPED), 160)
     assert "left out" not in wide and "leader from" in wide
+
+
+def _partition(name: str, *findings: dict) -> list[dict]:
+    return [*findings, {"type": "fleet_partition", "partition": name, "replicas": ["broker-1"], "leader": "broker-1",
+                        "leader_source": "highest", "committed_loss_records": 0, "followers_losing_committed": [],
+                        "divergent_pairs": 0, "offline": None, "under_min_isr": None, "notes": []}]
+
+
+def test_a_partition_with_an_error_finding_is_counted_damaged_and_a_warning_is_not() -> None:
+    # fleet analyze's exit rule (cli/fleet.py) reads damaged_partitions: damage is exit 1 as in
+    # the single-partition commands, a warning alone is not
+    from kreplica.report.fleet import emit_analysis
+    from kreplica.report.output import OutputFormat
+
+    error = {"type": "finding", "severity": "error", "kind": "offset_regression"}
+    warning = {"type": "finding", "severity": "warning", "kind": "epoch_regression"}
+    summary, _ = emit_analysis([_partition("t-0", error), _partition("t-1", warning), _partition("t-2")],
+                               OutputFormat.text, top=5)
+    assert summary["partitions"] == 3 and summary["damaged_partitions"] == 1
