@@ -18,6 +18,8 @@ runs the same analyses on table rows without any file at hand.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
@@ -378,6 +380,10 @@ class RecordsUnavailable(EvidenceError):
     """
 
 
+#: a URI's scheme (``viewfs://``, ``hdfs://``, ``s3a://``...): evidence named by the fleet tables
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def _segment_buffers(batches: Iterable[RecordBatch], opener) -> Iterator[tuple[RecordBatch, Buffer]]:
     """Each batch with a buffer over its segment file, one segment mapped at a time (``opener``
     maps a path), in the order given."""
@@ -425,6 +431,9 @@ def iter_batch_records(log: PartitionLog, batches: Iterable[RecordBatch]
 
     @contextmanager
     def recorded(path: str) -> Iterator[Buffer]:
+        if _URI.match(path) and not path.startswith("file:"):
+            raise RecordsUnavailable("is on a file system only Spark reads (the fleet scan fetched it): its records "
+                                     "are not read again from here", path=path)
         with ExitStack() as stack:
             try:
                 buf = stack.enter_context(open_buffer(path))

@@ -7,6 +7,7 @@
   ``replication`` (epochs, offset-for-epoch, truncate-plan, diverge), ``zk``, ``cluster_state``
   (and ``cluster_state_text``), ``election``, ``reassignment``, ``timeline`` (and
   ``timeline_text``), ``fleet``;
+* ``log_findings``: the findings of a replica's log that the replication commands report first;
 * ``salvage``: the files ``truncate-plan --export`` writes;
 * ``describe``: words for the raw codes the formats layer yields;
 * ``payload``: byte payloads per ``--payload``; ``safe_text``: evidence made safe for a terminal;

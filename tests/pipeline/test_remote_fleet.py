@@ -106,8 +106,30 @@ def test_analyze_says_the_same_of_both_scans(scans) -> None:
     code_local, local_objs = _run("fleet", "analyze", str(local), "--master", "local[2]")
     code, objs = _run("fleet", "analyze", str(fetched), "--master", "local[2]")
     assert code == code_local
-    assert [json.dumps(o, sort_keys=True) for o in objs] == [
-        json.dumps(o, sort_keys=True).replace(str(evidence), MOUNT) for o in local_objs]
+    local_objs = [json.loads(json.dumps(o).replace(str(evidence), MOUNT)) for o in local_objs]
+    assert len(objs) == len(local_objs)
+    unread = 0
+    for o, expected in zip(objs, local_objs):
+        if o["type"] == "divergence" and o["records_unread"] is not None:
+            # where batches differ, records are read from the evidence; a remote segment is not
+            # read again from the driver, so the range is not compared, and says why
+            unread += 1
+            assert "only Spark reads" in o["records_unread"] and o["records_unread"].startswith(MOUNT)
+            assert [(r["first"], r["last"]) for r in o["ranges"] if r["kind"] == "batches_differ"]
+            assert all(r["kind"] in ("batches_differ", "same_records") or r["kind"].startswith("only_")
+                       for r in o["ranges"])
+        elif o["type"] == "fleet_partition" and o["notes"] != expected["notes"]:
+            # ranges not compared count as differing (never a silent "same"), so a pair whose local
+            # records are the same may count here
+            assert any("could not be read" in n for n in o["notes"])
+            assert o["divergent_pairs"] >= expected["divergent_pairs"]
+            assert {**o, "notes": None, "divergent_pairs": None} == {**expected, "notes": None, "divergent_pairs": None}
+        elif o["type"] == "fleet_summary":
+            assert o["divergent_partitions"] >= expected["divergent_partitions"]
+            assert {**o, "divergent_partitions": None} == {**expected, "divergent_partitions": None}
+        else:
+            assert o == expected
+    assert unread >= 1   # the fleet has replicas whose batches differ
 
 
 def test_a_scheme_without_its_connector_is_a_usage_error(tmp_path) -> None:
