@@ -129,7 +129,7 @@ def render_epochs(objs: list[dict], findings: dict[str, list], console: Console)
             ("broker loads", lambda o: Units(tuple(f"{e}@{s}" for e, s in o["loaded_cache"]), ", ", "empty"))]
 
     def table(group: list[dict]):
-        columns = [Column(""), *[Column(escape(o["replica"])) for o in group]]
+        columns = [Column(""), *[Column(escape(o["replica"]), wrap=True) for o in group]]
         return fit_table(console, columns, [[name, *[fn(o) for o in group]] for name, fn in rows],
                          title="leader epochs", show_lines=False)
 

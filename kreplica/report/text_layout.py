@@ -179,13 +179,18 @@ def _units(cell: Cell, wrap: bool) -> tuple[list[Text], str]:
         parts = [_as_text(p) for p in cell.parts] or [_as_text(cell.empty)]
         return parts, cell.sep
     text = _as_text(cell)
-    if not wrap or " " not in text.plain.strip():
+    plain = text.plain
+    if wrap and " " not in plain.strip() and "/" in plain.rstrip("/"):
+        # a path breaks after its slashes, never inside a directory's name
+        cuts = [0, *(m.end() for m in re.finditer("/", plain) if m.end() < len(plain)), len(plain)]
+        return [text[a:b] for a, b in zip(cuts, cuts[1:])], ""
+    if not wrap or " " not in plain.strip():
         return [text], ""
-    return [text[m.start():m.end()] for m in _WORD.finditer(text.plain)], " "
+    return [text[m.start():m.end()] for m in _WORD.finditer(plain)], " "
 
 
 def _joined(parts: list[Text], sep: str) -> Text:
-    return Text(sep).join(parts) if sep else parts[0]
+    return Text(sep).join(parts) if len(parts) > 1 else parts[0]
 
 
 def _cells(text: Text) -> int:
@@ -226,7 +231,8 @@ def fit_table(console: Console, columns: Sequence[Column], rows: Sequence[Sequen
     its own above the table, at the left and wrapped to the width, as a heading.
 
     Every line of every cell is laid out here, so rich only draws the table; a unit is cut only
-    when it alone, in the only column left, is wider than the terminal.
+    when it alone is wider than what the terminal leaves its column (the first column and one
+    other are never left out).
     """
     from rich.console import Group
     from rich.table import Table
@@ -248,7 +254,8 @@ def fit_table(console: Console, columns: Sequence[Column], rows: Sequence[Sequen
     shown = list(range(len(columns)))
     while True:
         room = console.width - chrome(len(shown))
-        if sum(least[i] for i in shown) <= room or len(shown) == 1:
+        # a table of row names alone says nothing: the last other column stays, folded if need be
+        if sum(least[i] for i in shown) <= room or len(shown) <= min(2, len(columns)):
             break
         drop = min(shown[1:], key=lambda i: (columns[i].priority, -i))
         shown.remove(drop)
@@ -256,18 +263,19 @@ def fit_table(console: Console, columns: Sequence[Column], rows: Sequence[Sequen
     excess = sum(widths.values()) - room
     while excess > 0:   # narrow the widest column that can still give room, a cell at a time
         i = max((i for i in shown if widths[i] > least[i]), key=lambda i: widths[i], default=None)
-        if i is None:   # one column left, wider than the terminal even so: rich folds it
-            widths[shown[0]] = max(room, 1)
+        if i is None:   # columns at their least, wider than the terminal even so: the widest is folded
+            j = max(shown, key=lambda k: widths[k])
+            widths[j] = max(room - sum(widths[k] for k in shown if k != j), 1)
             break
         widths[i] -= 1
         excess -= 1
     table = Table(**options)
     for i in shown:
         col, w = columns[i], widths[i]
-        table.add_column(_lay_out(*headers[i], w) if headers[i][1] else headers[i][0][0], justify=col.justify,
+        table.add_column(_lay_out(*headers[i], w) if len(headers[i][0]) > 1 else headers[i][0][0], justify=col.justify,
                          style=col.style, width=w, no_wrap=w >= least[i], overflow="fold")
     for n, row in enumerate(cells):
-        table.add_row(*[_lay_out(*row[i], widths[i]) if row[i][1] else row[i][0][0] for i in shown],
+        table.add_row(*[_lay_out(*row[i], widths[i]) if len(row[i][0]) > 1 else row[i][0][0] for i in shown],
                       style=styles[n] if n < len(styles) else None)
     hidden = tuple(columns[i].header for i in range(len(columns)) if i not in shown)
     if title is None:

@@ -110,3 +110,23 @@ def test_numbers_and_irregular_plurals() -> None:
     assert number(1073741824) == "1,073,741,824"
     assert plural("index") == "indexes"
     assert count(3, "child", "children") == "3 children"
+
+
+def test_a_column_whose_header_is_a_long_path_stays_and_breaks_after_slashes() -> None:
+    # epochs of one replica under a deep path at 80 columns: leaving the replica's column out left
+    # a table of row names alone; the path breaks after a slash, never inside a name
+    from io import StringIO
+
+    from rich.console import Console
+
+    from kreplica.report.text_layout import Column, fit_table
+
+    path = "/tmp/pytest-of-root/pytest-999/test_text_shows_the_names_bytes_escaped_epochs_0/bad-name-0"
+    console = Console(width=80, file=StringIO(), color_system=None)
+    fitted = fit_table(console, [Column(""), Column(path, wrap=True)], [["log start / end", "0 / 4"]])
+    console.print(fitted.table)
+    out = console.file.getvalue()
+    assert fitted.hidden == ()
+    assert "bad-name-0" in out and "0 / 4" in out
+    assert all(len(line) <= 80 for line in out.splitlines())
+    assert "test_text_shows_the_names_bytes_escaped_epochs_0/" in out   # broken after the slash
