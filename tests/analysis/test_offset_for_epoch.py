@@ -163,6 +163,16 @@ def test_log_without_a_cache_answers_undefined(requested: int) -> None:
     assert reply(answer(None, 50, requested)) == (-1, -1, NONE)
 
 
+@pytest.mark.parametrize("cache_entries", [pytest.param(None, id="no-cache"), pytest.param(GAPS, id="cache"),
+                                           pytest.param((), id="empty-cache")])
+def test_every_answer_echoes_the_requested_and_current_epochs(cache_entries) -> None:
+    # OffsetForLeaderEpochResponse's EpochEndOffset carries the partition's request back; the
+    # answer without a cache too (a survivor of bench/mutation.sh: those fields went unchecked)
+    c = None if cache_entries is None else cache(*cache_entries)
+    a = answer(c, 20, 2, current_leader_epoch=4, local_leader_epoch=4)
+    assert (a.requested_epoch, a.current_leader_epoch) == (2, 4)
+
+
 def test_the_cache_is_not_changed_by_a_lookup() -> None:
     c = cache(*GAPS)
     answer(c, 20, 1, current_leader_epoch=4)
