@@ -26,7 +26,7 @@ from kreplica.analysis.replication.offset_for_epoch import (
     answer_queries,
 )
 from kreplica.model.epoch_cache import EpochEntry, LeaderEpochCache
-from kreplica.model.versions import KafkaVersion
+from kreplica.model.versions import KafkaVersion, parse_kafka_version
 from tests.analysis.replica_builder import replica_log
 
 V4_0 = KafkaVersion(4, 0)
@@ -196,3 +196,16 @@ def test_queries_answer_as_the_version_given(tmp_path: Path) -> None:
     assert got == [(-1, -1, NONE), (-1, -1, NONE)]     # 2.0: below-first undefined, no fencing
     got = [reply(a) for a in answer_queries(log, [(0, None), (0, 9)], kafka_version=V4_0)]
     assert got == [(0, 0, NONE), UNKNOWN]
+
+
+@pytest.mark.parametrize("version, expected", [
+    pytest.param("2.1.0", (0, 6, NONE), id="2.1.0-loads-the-checkpoint"),
+    pytest.param("2.1.1", (-1, -1, NONE), id="2.1.1-has-no-cache"),
+])
+def test_a_legacy_format_log_is_loaded_as_the_version_given(tmp_path: Path, version, expected) -> None:
+    # KAFKA-7897 (2.1.1): a log whose record format is below v2 gets no epoch cache, so the leader
+    # answers UNDEFINED; 2.1.0 still loads the checkpoint. The replica is loaded as the version
+    # the queries are answered by (a mutmut survivor: answer_queries dropped the version there).
+    log = replica_log(tmp_path, 1, [(0, 6, -1, "a")], hw=6, checkpoint=[(0, 0)], legacy=True)
+    (got,) = answer_queries(log, [(0, None)], kafka_version=parse_kafka_version(version))
+    assert reply(got) == expected
