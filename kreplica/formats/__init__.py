@@ -3,13 +3,15 @@
 * ``log``: segments (record batches of every magic and codec), indexes, producer snapshots;
 * ``logdir``: a log directory's small files (checkpoints, ``meta.properties``, ...) and names;
 * ``kraft``: the KRaft metadata log's records and ``quorum-state``;
+* ``coordinator``: the records of the coordinators' topics (consumer offsets, transactions, share state);
 * ``zookeeper``: jute, ZooKeeper snapshots and transaction logs;
 * ``tools``: the JSON documents of Kafka's command-line tools.
 
 Shared by all of them, at the top: ``errors`` (the ``FormatError`` family), ``findings`` (the
 ``Finding`` value and its ``KINDS`` table), ``mapped`` (the one place a file is mapped),
 ``codecs`` (Kafka's compression codecs with their framing, also ZooKeeper's snapshot
-compression), ``varint``, ``checksums`` (CRC-32C and CRC-32, fast and reference), ``uuid``, ``_java`` (the
+compression), ``message`` (the one reader and writer of Kafka's generated message format),
+``varint``, ``checksums`` (CRC-32C and CRC-32, fast and reference), ``uuid``, ``_java`` (the
 JDK's text rules) and ``_compiled`` (loading a compiled twin).
 
 The public readers are available from here; they are imported on first use (PEP 562), so that

@@ -128,6 +128,12 @@ KINDS: dict[str, Kind] = {
              "metadata log offsets are missing between the snapshot used (or the log's start) and the next "
              "segment present, or between two segments",
              "a segment is missing from the copy; the replayed state and history lack the records in between"),
+        Kind("coordinator_invalid_record", ERROR,
+             "a record of __consumer_offsets, __transaction_state or __share_group_state does not decode",
+             "the coordinator loading this partition fails on it; kreplica skips the record"),
+        Kind("coordinator_unknown_record", WARNING,
+             "a coordinator record has a record type or value version kreplica does not know",
+             "written by a newer Kafka; the record is listed raw and left out of the state"),
         Kind("kraft_unknown_record", WARNING,
              "a KRaft metadata record has an api key or version kreplica does not know",
              "written by a newer Kafka; the record is kept raw and skipped in replay"),

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from kreplica.formats.log import default_records
 from kreplica.formats.kraft import records as kraft
+from kreplica.formats.message import decode_fields
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 from kreplica.formats.findings import Finding
 
@@ -162,7 +163,7 @@ def test_voters_record_with_nested_struct():
                                       "kraft_version_feature": {"min_supported_version": 0,
                                                                 "max_supported_version": 1}},)}
     value = kraft.build_control_value(kraft.KRAFT_VOTERS, data)
-    got, end = kraft.decode_message(kraft.CONTROL_RECORDS[kraft.KRAFT_VOTERS][1], 0, value)
+    got, end = decode_fields(kraft.CONTROL_RECORDS[kraft.KRAFT_VOTERS][1], 0, value)
     assert got == data and end == len(value)
 
 

@@ -17,7 +17,7 @@ record's key is null and its value is framed as::
                       Version      => UnsignedVarint   (schema version of that type)
                       Body         => generated message, flexible encoding
 
-Flexible encoding (``MessageDataGenerator``): fixed-width ints big-endian, ``uuid`` 16 bytes,
+Flexible encoding (:mod:`kreplica.formats.message`, ``MessageDataGenerator``): fixed-width ints big-endian, ``uuid`` 16 bytes,
 compact strings/bytes/arrays with an unsigned-varint length + 1 (0 = null), and after every
 struct (the top level included) a tagged-field section: varint count, then (varint tag, varint
 size, value) in ascending tag order. Tagged fields are written only when they differ from
@@ -32,13 +32,10 @@ Field names are Kafka's schema names in snake_case; uuids are given in Kafka's t
 
 from __future__ import annotations
 
-import base64
 import os
 import re
-import struct
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from kreplica.formats.log import default_records
 from kreplica.formats.log.batch import NewRecord, RecordBatch
@@ -46,7 +43,9 @@ from kreplica.formats.errors import FormatError, Malformed, Truncated, Unsupport
 from kreplica.formats.findings import Finding
 from kreplica.formats.mapped import open_buffer
 from kreplica.formats.log.segment import SegmentEnd, iter_segment
-from kreplica.formats.varint import build_unsigned_varint, read_unsigned_varint
+from kreplica.formats.message import (ZERO_UUID, Cursor, F, Field, decode_fields, encode_fields, uuid_bytes,
+                                      uuid_text)
+from kreplica.formats.varint import build_unsigned_varint
 
 FRAME_VERSION = 1
 
@@ -66,24 +65,6 @@ FENCE = 1
 UNFENCE = -1
 # BrokerRegistrationChangeRecord.InControlledShutdown (BrokerRegistrationInControlledShutdownChange)
 IN_CONTROLLED_SHUTDOWN = 1
-
-
-class Field(NamedTuple):
-    """One schema field: ``type`` is a primitive name, ``[]<primitive>``, ``[]`` (array of the
-    struct ``fields``) or ``struct``; ``since`` is the first version carrying it; ``tag`` makes it
-    a tagged field; ``default`` is what an absent tagged field means."""
-
-    name: str
-    type: str
-    since: int = 0
-    tag: int | None = None
-    nullable: bool = False
-    default: object = None
-    fields: tuple = ()
-
-
-def F(name, type_, since=0, tag=None, nullable=False, default=None, fields=()):
-    return Field(name, type_, since, tag, nullable, default, tuple(fields))
 
 
 _ENDPOINT = (F("name", "string"), F("host", "string"), F("port", "uint16"), F("security_protocol", "int16"))
@@ -173,196 +154,6 @@ CONTROL_RECORDS: dict[int, tuple[str, tuple[Field, ...]]] = {
                                                          F("max_supported_version", "int16"))))))),
 }
 
-_FIXED = {
-    "int8": struct.Struct(">b"), "int16": struct.Struct(">h"), "int32": struct.Struct(">i"),
-    "int64": struct.Struct(">q"), "uint16": struct.Struct(">H"), "float64": struct.Struct(">d"),
-}
-ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
-
-
-def uuid_text(raw: bytes) -> str:
-    """``Uuid.toString``: URL-safe base64 of the 16 bytes, no padding (22 characters)."""
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def uuid_bytes(text: str) -> bytes:
-    """``Uuid.fromString``: the 16 bytes of a 22-character id (``ValueError`` otherwise)."""
-    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    if len(raw) != 16:
-        raise ValueError(f"not a 16-byte uuid: {text!r}")
-    return raw
-
-
-# -- generated-message decoding -------------------------------------------------------------
-
-
-class _Cursor:
-    """A position in ``buf[pos:end]`` that knows its file: ``base`` is the absolute offset of
-    ``buf[0]`` in ``path``, so every error says where in the file it happened."""
-
-    __slots__ = ("buf", "pos", "end", "base", "path")
-
-    def __init__(self, buf, pos, end, base, path):
-        self.buf, self.pos, self.end, self.base, self.path = buf, pos, end, base, path
-
-    def need(self, n, field_name):
-        if n > self.end - self.pos:
-            raise Truncated(f"needs {n} bytes but only {self.end - self.pos} remain", path=self.path,
-                            position=self.base + self.pos, field=field_name)
-
-    def uvarint(self, field_name):
-        """An unsigned varint read by :func:`~kreplica.formats.varint.read_unsigned_varint` (the
-        one varint implementation), its error moved to the absolute file position."""
-        try:
-            v, self.pos = read_unsigned_varint(self.buf, self.pos, self.end, field_name)
-        except FormatError as exc:
-            raise exc.at(path=self.path, offset=self.base) from None
-        return v
-
-
-def _read_value(c: _Cursor, f: Field, type_: str):
-    if type_ in _FIXED:
-        st = _FIXED[type_]
-        c.need(st.size, f.name)
-        (v,) = st.unpack_from(c.buf, c.pos)
-        c.pos += st.size
-        return v
-    if type_ == "bool":
-        c.need(1, f.name)
-        v = c.buf[c.pos] != 0
-        c.pos += 1
-        return v
-    if type_ == "uuid":
-        c.need(16, f.name)
-        v = uuid_text(bytes(c.buf[c.pos:c.pos + 16]))
-        c.pos += 16
-        return v
-    if type_ in ("string", "bytes"):
-        at = c.base + c.pos
-        n = c.uvarint(f.name)
-        if n == 0:
-            if not f.nullable:
-                raise Malformed("null value for a non-nullable field", path=c.path, position=at, field=f.name)
-            return None
-        c.need(n - 1, f.name)
-        raw = bytes(c.buf[c.pos:c.pos + n - 1])
-        c.pos += n - 1
-        return raw.decode("utf-8", "replace") if type_ == "string" else raw
-    if type_ == "struct":
-        return _read_struct(c, f.fields, 0)
-    if type_.startswith("[]"):
-        at = c.base + c.pos
-        n = c.uvarint(f.name)
-        if n == 0:
-            if not f.nullable:
-                raise Malformed("null array for a non-nullable field", path=c.path, position=at, field=f.name)
-            return None
-        if n - 1 > c.end - c.pos:
-            raise Truncated(f"array of {n - 1} elements cannot fit", path=c.path, position=at, field=f.name)
-        inner = type_[2:]
-        if inner:
-            return tuple(_read_value(c, f, inner) for _ in range(n - 1))
-        return tuple(_read_struct(c, f.fields, 0) for _ in range(n - 1))
-    raise AssertionError(f"schema type {type_}")
-
-
-def _read_struct(c: _Cursor, fields: Sequence[Field], version: int) -> dict:
-    out: dict = {}
-    tagged = {}
-    for f in fields:
-        if version < f.since:
-            out[f.name] = f.default if f.default is not None or f.nullable else _empty(f)
-            continue
-        if f.tag is not None:
-            tagged[f.tag] = f
-            out[f.name] = f.default if f.default is not None or f.nullable else _empty(f)
-            continue
-        out[f.name] = _read_value(c, f, f.type)
-    count = c.uvarint("tagged field count")
-    for _ in range(count):
-        tag = c.uvarint("tag")
-        size = c.uvarint("tag size")
-        c.need(size, f"tag {tag}")
-        f = tagged.get(tag)
-        if f is None:
-            out.setdefault("_unknown_tags", {})[tag] = bytes(c.buf[c.pos:c.pos + size])
-            c.pos += size
-            continue
-        sub = _Cursor(c.buf, c.pos, c.pos + size, c.base, c.path)
-        out[f.name] = _read_value(sub, f, f.type)
-        c.pos += size
-    return out
-
-
-def _empty(f: Field):
-    if f.type.startswith("[]"):
-        return ()
-    if f.type in ("string",):
-        return ""
-    if f.type == "bool":
-        return False
-    if f.type == "uuid":
-        return ZERO_UUID
-    return 0
-
-
-def decode_message(fields: Sequence[Field], version: int, buf, *, start: int = 0, end: int | None = None,
-                   base: int = 0, path: str | None = None) -> tuple[dict, int]:
-    """A flexible generated message at ``buf[start:end]``: ``(values, position after it)``."""
-    c = _Cursor(buf, start, len(buf) if end is None else end, base, path)
-    return _read_struct(c, fields, version), c.pos
-
-
-# -- generated-message encoding -------------------------------------------------------------
-
-
-def _write_value(f: Field, type_: str, v) -> bytes:
-    if type_ in _FIXED:
-        return _FIXED[type_].pack(v)
-    if type_ == "bool":
-        return b"\x01" if v else b"\x00"
-    if type_ == "uuid":
-        return uuid_bytes(v)
-    if type_ in ("string", "bytes"):
-        if v is None:
-            return b"\x00"
-        raw = v.encode("utf-8") if type_ == "string" else bytes(v)
-        return build_unsigned_varint(len(raw) + 1) + raw
-    if type_ == "struct":
-        return _write_struct(f.fields, 0, v)
-    if type_.startswith("[]"):
-        if v is None:
-            return b"\x00"
-        inner = type_[2:]
-        items = [(_write_value(f, inner, x) if inner else _write_struct(f.fields, 0, x)) for x in v]
-        return build_unsigned_varint(len(items) + 1) + b"".join(items)
-    raise AssertionError(type_)
-
-
-def _write_struct(fields: Sequence[Field], version: int, values: Mapping) -> bytes:
-    out = bytearray()
-    tagged = []
-    for f in fields:
-        if version < f.since:
-            continue
-        v = values.get(f.name, f.default if f.default is not None or f.nullable else _empty(f))
-        if f.tag is not None:
-            default = f.default if f.default is not None or f.nullable else _empty(f)
-            if v != default and not (isinstance(default, tuple) and v is not None and tuple(v) == default):
-                tagged.append((f.tag, _write_value(f, f.type, v)))
-            continue
-        out += _write_value(f, f.type, v)
-    out += build_unsigned_varint(len(tagged))
-    for tag, raw in sorted(tagged):
-        out += build_unsigned_varint(tag) + build_unsigned_varint(len(raw)) + raw
-    return bytes(out)
-
-
-def encode_message(fields: Sequence[Field], version: int, values: Mapping) -> bytes:
-    """The flexible encoding of ``values`` (missing fields take their defaults)."""
-    return _write_struct(fields, version, values)
-
-
 # -- records --------------------------------------------------------------------------------
 
 
@@ -409,7 +200,7 @@ def parse_metadata_value(value: bytes, *, path: str | None = None, base: int = 0
     rejects them), :class:`Malformed` for garbage after the body, and returns ``name=None``
     for an api key or version this table does not know (the body is kept raw).
     """
-    c = _Cursor(value, 0, len(value), base, path)
+    c = Cursor(value, 0, len(value), base, path)
     frame = c.uvarint("frame version")
     if frame != FRAME_VERSION:
         raise UnsupportedVersion("Could not deserialize metadata record: unknown frame version",
@@ -423,7 +214,7 @@ def parse_metadata_value(value: bytes, *, path: str | None = None, base: int = 0
     schema = METADATA_RECORDS.get(api_key)
     if schema is None or version > schema[1]:
         return api_key, version, None, {}, bytes(value[body_start:])
-    data, end = decode_message(schema[2], version, value, start=body_start, base=base, path=path)
+    data, end = decode_fields(schema[2], version, value, start=body_start, base=base, path=path)
     if end != len(value):
         raise Malformed(f"Found {len(value) - end} byte(s) of garbage after {schema[0]}",
                         path=path, position=base + end, field="body")
@@ -435,11 +226,11 @@ def build_metadata_value(api_key: int | str, version: int, data: Mapping) -> byt
     key = RECORD_KEYS[api_key] if isinstance(api_key, str) else api_key
     _name, _max, fields = METADATA_RECORDS[key]
     return (build_unsigned_varint(FRAME_VERSION) + build_unsigned_varint(key)
-            + build_unsigned_varint(version) + encode_message(fields, version, data))
+            + build_unsigned_varint(version) + encode_fields(fields, version, data))
 
 
 def build_control_value(control_type: int, data: Mapping) -> bytes:
-    return encode_message(CONTROL_RECORDS[control_type][1], 0, data)
+    return encode_fields(CONTROL_RECORDS[control_type][1], 0, data)
 
 
 def build_metadata_batch(records: Sequence[tuple[int | str, int, Mapping]], *, base_offset: int,
@@ -521,7 +312,7 @@ def _decode_record(path: str, batch: RecordBatch, rec) -> Iterator:
                           details={"offset": rec.offset, "control_type": ctype})
             return
         try:
-            data, _end = decode_message(schema[1], 0, rec.value, path=path, base=batch.position)
+            data, _end = decode_fields(schema[1], 0, rec.value, path=path, base=batch.position)
         except FormatError as exc:
             yield Finding("kraft_invalid_record", path, batch.position,
                           f"control record at offset {rec.offset}: {exc.reason}",

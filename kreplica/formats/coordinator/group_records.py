@@ -1,0 +1,270 @@
+"""The group coordinator's ``__consumer_offsets`` records: key and value schemas of every type.
+
+Sources (apache/kafka): ``group-coordinator/src/main/resources/common/message/*.json`` (trunk
+``1eb76443`` and the 4.0 release, which added ``ConsumerGroupRegularExpression``),
+``group-coordinator/.../GroupCoordinatorRecordSerde.java`` (record type → schemas),
+``core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala`` (the 0.9–3.x writer:
+offset key v0/v1, offset value v0–v3, group key v2, group value v0–v3, the same bytes);
+``../shared/specs/kafka-formats.md`` §11.
+
+A key's leading int16 is the *record type* (0 and 1: offset commit, 2: classic group metadata,
+3–8 and 16: the KIP-848 consumer group, 9–15: the KIP-932 share group); key messages are never
+flexible. A value's leading int16 is its schema version. The classic values are flexible from
+version 4 (Kafka 3.x, KIP-915); the new protocol's values are flexible from version 0.
+"""
+
+from __future__ import annotations
+
+from kreplica.formats.message import F, Message
+
+OffsetCommitKey = Message('OffsetCommitKey', 0, None, (
+    F('group', 'string'),
+    F('topic', 'string'),
+    F('partition', 'int32'),
+))
+
+OffsetCommitValue = Message('OffsetCommitValue', 4, 4, (
+    F('offset', 'int64'),
+    F('leader_epoch', 'int32', since=3, default=-1),
+    F('metadata', 'string'),
+    F('commit_timestamp', 'int64'),
+    F('expire_timestamp', 'int64', since=1, until=1, default=-1),
+))
+
+GroupMetadataKey = Message('GroupMetadataKey', 0, None, (
+    F('group', 'string'),
+))
+
+GroupMetadataValue = Message('GroupMetadataValue', 4, 4, (
+    F('protocol_type', 'string'),
+    F('generation', 'int32'),
+    F('protocol', 'string', nullable=True),
+    F('leader', 'string', nullable=True),
+    F('current_state_timestamp', 'int64', since=2, default=-1),
+    F('members', '[]', fields=(
+        F('member_id', 'string'),
+        F('group_instance_id', 'string', since=3, nullable=True),
+        F('client_id', 'string'),
+        F('client_host', 'string'),
+        F('rebalance_timeout', 'int32', since=1, default=-1),
+        F('session_timeout', 'int32'),
+        F('subscription', 'bytes'),
+        F('assignment', 'bytes'),
+    )),
+))
+
+ConsumerGroupMetadataKey = Message('ConsumerGroupMetadataKey', 0, None, (
+    F('group_id', 'string'),
+))
+
+ConsumerGroupMetadataValue = Message('ConsumerGroupMetadataValue', 0, 0, (
+    F('epoch', 'int32'),
+))
+
+ConsumerGroupPartitionMetadataKey = Message('ConsumerGroupPartitionMetadataKey', 0, None, (
+    F('group_id', 'string'),
+))
+
+ConsumerGroupPartitionMetadataValue = Message('ConsumerGroupPartitionMetadataValue', 0, 0, (
+    F('topics', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('topic_name', 'string'),
+        F('num_partitions', 'int32'),
+        F('partition_metadata', '[]', fields=(
+            F('partition', 'int32'),
+            F('racks', '[]string'),
+        )),
+    )),
+))
+
+ConsumerGroupMemberMetadataKey = Message('ConsumerGroupMemberMetadataKey', 0, None, (
+    F('group_id', 'string'),
+    F('member_id', 'string'),
+))
+
+ConsumerGroupMemberMetadataValue = Message('ConsumerGroupMemberMetadataValue', 0, 0, (
+    F('instance_id', 'string', nullable=True),
+    F('rack_id', 'string', nullable=True),
+    F('client_id', 'string'),
+    F('client_host', 'string'),
+    F('subscribed_topic_names', '[]string'),
+    F('subscribed_topic_regex', 'string', nullable=True),
+    F('rebalance_timeout_ms', 'int32', default=-1),
+    F('server_assignor', 'string', nullable=True),
+    F('classic_member_metadata', 'struct', tag=0, nullable=True, fields=(
+        F('session_timeout_ms', 'int32'),
+        F('supported_protocols', '[]', fields=(
+            F('name', 'string'),
+            F('metadata', 'bytes'),
+        )),
+    )),
+))
+
+ConsumerGroupTargetAssignmentMetadataKey = Message('ConsumerGroupTargetAssignmentMetadataKey', 0, None, (
+    F('group_id', 'string'),
+))
+
+ConsumerGroupTargetAssignmentMetadataValue = Message('ConsumerGroupTargetAssignmentMetadataValue', 0, 0, (
+    F('assignment_epoch', 'int32'),
+))
+
+ConsumerGroupTargetAssignmentMemberKey = Message('ConsumerGroupTargetAssignmentMemberKey', 0, None, (
+    F('group_id', 'string'),
+    F('member_id', 'string'),
+))
+
+ConsumerGroupTargetAssignmentMemberValue = Message('ConsumerGroupTargetAssignmentMemberValue', 0, 0, (
+    F('topic_partitions', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('partitions', '[]int32'),
+    )),
+))
+
+ConsumerGroupCurrentMemberAssignmentKey = Message('ConsumerGroupCurrentMemberAssignmentKey', 0, None, (
+    F('group_id', 'string'),
+    F('member_id', 'string'),
+))
+
+ConsumerGroupCurrentMemberAssignmentValue = Message('ConsumerGroupCurrentMemberAssignmentValue', 0, 0, (
+    F('member_epoch', 'int32'),
+    F('previous_member_epoch', 'int32'),
+    F('state', 'int8'),
+    F('assigned_partitions', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('partitions', '[]int32'),
+    )),
+    F('partitions_pending_revocation', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('partitions', '[]int32'),
+    )),
+))
+
+ShareGroupPartitionMetadataKey = Message('ShareGroupPartitionMetadataKey', 0, None, (
+    F('group_id', 'string'),
+))
+
+ShareGroupPartitionMetadataValue = Message('ShareGroupPartitionMetadataValue', 0, 0, (
+    F('topics', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('topic_name', 'string'),
+        F('num_partitions', 'int32'),
+        F('partition_metadata', '[]', fields=(
+            F('partition', 'int32'),
+            F('racks', '[]string'),
+        )),
+    )),
+))
+
+ShareGroupMemberMetadataKey = Message('ShareGroupMemberMetadataKey', 0, None, (
+    F('group_id', 'string'),
+    F('member_id', 'string'),
+))
+
+ShareGroupMemberMetadataValue = Message('ShareGroupMemberMetadataValue', 0, 0, (
+    F('rack_id', 'string', nullable=True),
+    F('client_id', 'string'),
+    F('client_host', 'string'),
+    F('subscribed_topic_names', '[]string'),
+))
+
+ShareGroupMetadataKey = Message('ShareGroupMetadataKey', 0, None, (
+    F('group_id', 'string'),
+))
+
+ShareGroupMetadataValue = Message('ShareGroupMetadataValue', 0, 0, (
+    F('epoch', 'int32'),
+))
+
+ShareGroupTargetAssignmentMetadataKey = Message('ShareGroupTargetAssignmentMetadataKey', 0, None, (
+    F('group_id', 'string'),
+))
+
+ShareGroupTargetAssignmentMetadataValue = Message('ShareGroupTargetAssignmentMetadataValue', 0, 0, (
+    F('assignment_epoch', 'int32'),
+))
+
+ShareGroupTargetAssignmentMemberKey = Message('ShareGroupTargetAssignmentMemberKey', 0, None, (
+    F('group_id', 'string'),
+    F('member_id', 'string'),
+))
+
+ShareGroupTargetAssignmentMemberValue = Message('ShareGroupTargetAssignmentMemberValue', 0, 0, (
+    F('topic_partitions', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('partitions', '[]int32'),
+    )),
+))
+
+ShareGroupCurrentMemberAssignmentKey = Message('ShareGroupCurrentMemberAssignmentKey', 0, None, (
+    F('group_id', 'string'),
+    F('member_id', 'string'),
+))
+
+ShareGroupCurrentMemberAssignmentValue = Message('ShareGroupCurrentMemberAssignmentValue', 0, 0, (
+    F('member_epoch', 'int32'),
+    F('previous_member_epoch', 'int32'),
+    F('state', 'int8'),
+    F('assigned_partitions', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('partitions', '[]int32'),
+    )),
+))
+
+ShareGroupStatePartitionMetadataKey = Message('ShareGroupStatePartitionMetadataKey', 0, None, (
+    F('group_id', 'string'),
+))
+
+ShareGroupStatePartitionMetadataValue = Message('ShareGroupStatePartitionMetadataValue', 0, 0, (
+    F('initialized_topics', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('topic_name', 'string'),
+        F('partitions', '[]int32'),
+    )),
+    F('deleting_topics', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('topic_name', 'string'),
+    )),
+))
+
+ConsumerGroupRegularExpressionKey = Message('ConsumerGroupRegularExpressionKey', 0, None, (
+    F('group_id', 'string'),
+    F('regular_expression', 'string'),
+))
+
+ConsumerGroupRegularExpressionValue = Message('ConsumerGroupRegularExpressionValue', 0, 0, (
+    F('topics', '[]string'),
+    F('version', 'int64'),
+    F('timestamp', 'int64'),
+))
+
+OFFSET_COMMIT_TYPES = (0, 1)
+GROUP_METADATA = 2
+
+#: record type -> (short name used in output, key schema, value schema)
+RECORD_TYPES: dict[int, tuple[str, Message, Message]] = {
+    0: ("offset_commit", OffsetCommitKey, OffsetCommitValue),
+    1: ("offset_commit", OffsetCommitKey, OffsetCommitValue),
+    2: ("group_metadata", GroupMetadataKey, GroupMetadataValue),
+    3: ("consumer_group_metadata", ConsumerGroupMetadataKey, ConsumerGroupMetadataValue),
+    4: ("consumer_group_partition_metadata", ConsumerGroupPartitionMetadataKey, ConsumerGroupPartitionMetadataValue),
+    5: ("consumer_group_member_metadata", ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue),
+    6: ("consumer_group_target_assignment_metadata", ConsumerGroupTargetAssignmentMetadataKey,
+        ConsumerGroupTargetAssignmentMetadataValue),
+    7: ("consumer_group_target_assignment_member", ConsumerGroupTargetAssignmentMemberKey,
+        ConsumerGroupTargetAssignmentMemberValue),
+    8: ("consumer_group_current_member_assignment", ConsumerGroupCurrentMemberAssignmentKey,
+        ConsumerGroupCurrentMemberAssignmentValue),
+    9: ("share_group_partition_metadata", ShareGroupPartitionMetadataKey, ShareGroupPartitionMetadataValue),
+    10: ("share_group_member_metadata", ShareGroupMemberMetadataKey, ShareGroupMemberMetadataValue),
+    11: ("share_group_metadata", ShareGroupMetadataKey, ShareGroupMetadataValue),
+    12: ("share_group_target_assignment_metadata", ShareGroupTargetAssignmentMetadataKey,
+         ShareGroupTargetAssignmentMetadataValue),
+    13: ("share_group_target_assignment_member", ShareGroupTargetAssignmentMemberKey,
+         ShareGroupTargetAssignmentMemberValue),
+    14: ("share_group_current_member_assignment", ShareGroupCurrentMemberAssignmentKey,
+         ShareGroupCurrentMemberAssignmentValue),
+    15: ("share_group_state_partition_metadata", ShareGroupStatePartitionMetadataKey,
+         ShareGroupStatePartitionMetadataValue),
+    16: ("consumer_group_regular_expression", ConsumerGroupRegularExpressionKey,
+         ConsumerGroupRegularExpressionValue),
+}

@@ -1,0 +1,53 @@
+"""The share coordinator's ``__share_group_state`` records (KIP-932, Kafka 4.0+).
+
+Sources (apache/kafka): ``share-coordinator/src/main/resources/common/message/
+Share{Snapshot,Update}{Key,Value}.json``, ``share-coordinator/.../ShareCoordinatorRecordSerde.java``
+(type 0: a snapshot of a share-partition's state, type 1: an update applied on top of it).
+"""
+
+from __future__ import annotations
+
+from kreplica.formats.message import F, Message
+
+ShareSnapshotKey = Message('ShareSnapshotKey', 0, None, (
+    F('group_id', 'string'),
+    F('topic_id', 'uuid'),
+    F('partition', 'int32'),
+))
+
+ShareSnapshotValue = Message('ShareSnapshotValue', 0, 0, (
+    F('snapshot_epoch', 'uint16', until=0),
+    F('state_epoch', 'int32'),
+    F('leader_epoch', 'int32'),
+    F('start_offset', 'int64', until=0),
+    F('state_batches', '[]', until=0, fields=(
+        F('first_offset', 'int64', until=0),
+        F('last_offset', 'int64', until=0),
+        F('delivery_state', 'int8', until=0),
+        F('delivery_count', 'int16', until=0),
+    )),
+))
+
+ShareUpdateKey = Message('ShareUpdateKey', 0, None, (
+    F('group_id', 'string'),
+    F('topic_id', 'uuid'),
+    F('partition', 'int32'),
+))
+
+ShareUpdateValue = Message('ShareUpdateValue', 0, 0, (
+    F('snapshot_epoch', 'uint16', until=0),
+    F('leader_epoch', 'int32'),
+    F('start_offset', 'int64', until=0),
+    F('state_batches', '[]', until=0, fields=(
+        F('first_offset', 'int64', until=0),
+        F('last_offset', 'int64', until=0),
+        F('delivery_state', 'int8', until=0),
+        F('delivery_count', 'int16', until=0),
+    )),
+))
+
+#: record type -> (short name used in output, key schema, value schema)
+RECORD_TYPES: dict[int, tuple[str, Message, Message]] = {
+    0: ("share_snapshot", ShareSnapshotKey, ShareSnapshotValue),
+    1: ("share_update", ShareUpdateKey, ShareUpdateValue),
+}
