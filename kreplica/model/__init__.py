@@ -10,6 +10,7 @@
 * ``replica``: the replicas a user named, their labels and ``--hw`` overrides;
 * ``versions``: every Kafka version switch (``Feature``) and truncation protocol generation;
 * ``assignment``, ``replica_sizes``: where replicas are and how big they are;
+* ``groups``: consumer groups and their committed offsets as the group coordinator holds them;
 * ``cluster``: the cluster state a controller believed in, from ZooKeeper or KRaft;
 * ``zookeeper``: ZooKeeper's data tree, its files and their replay.
 """
