@@ -4,10 +4,13 @@ records, and never a crash."""
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kreplica.analysis.inspect.inspect_log import InspectOptions, SegmentSummary, inspect_groups
 from kreplica.analysis.inspect.internal_records import DecodedRecord, record_decoder
@@ -15,10 +18,15 @@ from kreplica.formats.checksums import crc32
 from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, CoordinatorRecord, build_key, build_value
 from kreplica.formats.findings import Finding
 from kreplica.formats.log import legacy_records
-from kreplica.formats.log.batch import Record
+from kreplica.formats.log.batch import Record, RecordBatch
 from kreplica.model.segments import find_segment_groups, find_segments
+from kreplica.report.internal_records import decoded_object
+from kreplica.report.output import Payload
+from kreplica.report.payload import encoder
 from tests.cli.internal_topics import SEGMENT, write_partition
 
+DECODING_KINDS = {"coordinator_invalid_record", "coordinator_unknown_record", "kraft_invalid_record",
+                  "kraft_unknown_record"}
 KEY = build_key(CONSUMER_OFFSETS, 1, {"group": "g", "topic": "t", "partition": 0})
 VALUE = build_value(CONSUMER_OFFSETS, 1, 3, {"offset": 5, "leader_epoch": 1, "metadata": "", "commit_timestamp": 9})
 
@@ -105,3 +113,26 @@ def test_a_legacy_message_whose_value_cannot_be_read_is_not_taken_for_a_tombston
     assert first.decoded.value_version == 1 and first.decoded.value["expire_timestamp"] == 99
     assert (second.offset, second.decoded, second.record.value) == (1, None, None)
     assert finding.kind == "invalid_record"
+
+
+_RECORD_TYPE = st.integers(-2, 20).map(lambda t: struct.pack(">h", t))
+_KEYS = st.one_of(st.none(), st.binary(max_size=40), st.tuples(_RECORD_TYPE, st.binary(max_size=40)).map(b"".join),
+                  st.just(KEY).flatmap(lambda k: st.integers(0, len(k)).map(lambda n: k[:n])))
+_VALUES = st.one_of(st.none(), st.binary(max_size=60), st.integers(0, len(VALUE)).map(lambda n: VALUE[:n]),
+                    st.tuples(st.integers(0, 6).map(lambda v: struct.pack(">h", v)), st.binary(max_size=60)).map(b"".join))
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(topic=st.sampled_from(["__consumer_offsets", "__transaction_state", "__share_group_state",
+                              "__cluster_metadata"]),
+       key=_KEYS, value=_VALUES, control=st.booleans(), control_type=st.one_of(st.none(), st.integers(-1, 8)))
+def test_any_bytes_decode_or_give_a_finding_never_an_exception(topic, key, value, control, control_type) -> None:
+    batch = RecordBatch(path="p", position=0, size=80, magic=2, base_offset=0, last_offset=0, count=1,
+                        partition_leader_epoch=0, crc=0, crc_valid=True, attributes=control << 5, compression=0,
+                        timestamp_type=0, base_timestamp=0, max_timestamp=0, producer_id=-1, producer_epoch=-1,
+                        base_sequence=-1, is_transactional=False, is_control=control, delete_horizon_ms=None)
+    record = Record(0, 0, 0, -1, key, value, (), control_type if control else None)
+    decoded, findings = record_decoder(topic)(record, batch)
+    assert all(f.kind in DECODING_KINDS for f in findings)
+    assert decoded is not None or findings or (control and topic != "__cluster_metadata")
+    json.dumps(decoded_object(decoded, encoder(Payload.base64)), allow_nan=False)

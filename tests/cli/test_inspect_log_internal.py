@@ -18,6 +18,7 @@ from kreplica.cli.main import app
 from kreplica.formats.coordinator.consumer_protocol import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 from kreplica.formats.coordinator.records import (CONSUMER_OFFSETS, SHARE_GROUP_STATE, TRANSACTION_STATE,
                                                   build_key, build_value)
+from kreplica.formats.coordinator.transaction_records import TransactionLogValue
 from kreplica.formats.kraft.records import build_snapshot
 from kreplica.formats.log import default_records
 from kreplica.formats.log.batch import NewRecord
@@ -197,32 +198,26 @@ def test_another_protocols_subscription_stays_bytes_per_payload(tmp_path) -> Non
         assert (got["subscription"], got["assignment"]) == expected
 
 
-@pytest.mark.parametrize(("version", "value"), [
-    # TransactionLogValue.json: v1 flexible, previous/next producer id and client transaction
-    # version tagged (written only when not -1, -1, 0)
-    pytest.param(0, {}, id="v0"),
-    pytest.param(1, {"previous_producer_id": 999, "client_transaction_version": 2}, id="v1-tagged"),
+@pytest.mark.parametrize(("version", "tagged", "shown"), [
+    # TransactionLogValue.json: v1 flexible; previous/next producer id and client transaction
+    # version are tagged, written (and shown) only when not their defaults -1, -1 and 0
+    pytest.param(0, {"previous_producer_id": 999, "client_transaction_version": 2}, {}, id="v0-has-no-tags"),
+    pytest.param(1, {"previous_producer_id": 999, "next_producer_id": -1, "client_transaction_version": 2},
+                 {"previous_producer_id": 999, "client_transaction_version": 2}, id="v1-tagged"),
 ])
-def test_a_transaction_shows_its_state_and_tagged_fields(tmp_path, version, value) -> None:
-    common = {"producer_id": 1000, "producer_epoch": 3, "transaction_timeout_ms": 60000, "transaction_status": 4,
-              "transaction_partitions": [{"topic": "orders", "partition_ids": [0, 2]}],
-              "transaction_last_update_timestamp_ms": 5000, "transaction_start_timestamp_ms": 4000}
+def test_a_transaction_shows_its_state_and_tagged_fields(tmp_path, version, tagged, shown) -> None:
+    written = {"producer_id": 1000, "producer_epoch": 3, "transaction_timeout_ms": 60000, "transaction_status": 4,
+               "transaction_partitions": [{"topic": "orders", "partition_ids": [0, 2]}],
+               "transaction_last_update_timestamp_ms": 5000, "transaction_start_timestamp_ms": 4000}
     write_partition(tmp_path / f"{TRANSACTION_STATE}-11", [(
         build_key(TRANSACTION_STATE, 0, {"transactional_id": "tx-1"}),
-        build_value(TRANSACTION_STATE, 0, version, {**common, "next_producer_id": -1, **value}))])
+        build_value(TRANSACTION_STATE, 0, version, {**written, **tagged}))])
     (record,) = records_of(run(tmp_path), "ndjson")
-    assert record["decoded"] == {"record_type": "transaction_metadata", "record_type_id": 0,
-                                 "key": {"transactional_id": "tx-1"}, "value_version": version,
-                                 "value": {"producer_id": 1000, **value, "producer_epoch": 3,
-                                           "transaction_timeout_ms": 60000, "transaction_status": 4,
-                                           "transaction_partitions": [{"topic": "orders", "partition_ids": [0, 2]}],
-                                           "transaction_last_update_timestamp_ms": 5000,
-                                           "transaction_start_timestamp_ms": 4000} if version == 0 else
-                                 {"producer_id": 1000, "previous_producer_id": 999, "producer_epoch": 3,
-                                  "transaction_timeout_ms": 60000, "transaction_status": 4,
-                                  "transaction_partitions": [{"topic": "orders", "partition_ids": [0, 2]}],
-                                  "transaction_last_update_timestamp_ms": 5000,
-                                  "transaction_start_timestamp_ms": 4000, "client_transaction_version": 2}}
+    decoded = record["decoded"]
+    assert (decoded["record_type"], decoded["record_type_id"], decoded["key"], decoded["value_version"]) == (
+        "transaction_metadata", 0, {"transactional_id": "tx-1"}, version)
+    assert decoded["value"] == {**written, **shown}
+    assert list(decoded["value"]) == [f.name for f in TransactionLogValue.fields if f.name in decoded["value"]]
     text = run(tmp_path, fmt="text").stdout
     assert '"transaction_status":"CompleteCommit"' in text.replace("\n        ", " ")
 
