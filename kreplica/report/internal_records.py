@@ -102,6 +102,9 @@ def as_written(fields: tuple[Field, ...], version: int, flexible: bool, values: 
 
 def _plain(value, enc: Callable[[bytes], object]):
     """``value`` with only what every output format carries: str keys, lists, encoded bytes."""
+    kind = type(value)
+    if kind is int or kind is str or value is None or kind is bool:   # most values, without an ABC check
+        return value
     if isinstance(value, Mapping):
         return {str(k): _plain(v, enc) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
