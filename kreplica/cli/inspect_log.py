@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterator
 from typing import Annotated, Optional
 
@@ -13,6 +14,28 @@ from kreplica.cli.runner import runs_command
 from kreplica.report.output import Emitter, OutputFormat, Payload, resolve_format, text_console
 
 app = typer.Typer()
+
+
+class Decode(str, enum.Enum):
+    """What ``--records`` decodes beyond the record framing."""
+
+    internal = "internal"
+    none = "none"
+
+
+def _undecodable_note(groups, decode: Decode | None) -> str | None:
+    """The note for ``--decode internal`` asked by name when some segments have no topic (stdin,
+    a file outside a partition directory): their records cannot be decoded. ``None`` when there
+    is nothing to say; by default this stays quiet."""
+    if decode is not Decode.internal:
+        return None
+    unnamed = [g for g in groups if g.topic is None]
+    if not unnamed:
+        return None
+    first = unnamed[0].segments[0].path
+    more = f" (and {len(unnamed) - 1} more)" if len(unnamed) > 1 else ""
+    return (f"kreplica: note: --decode internal: the records of {first}{more} are listed undecoded: no partition "
+            "directory name gives their topic")
 
 
 def parse_offsets(text: str | None) -> tuple[int | None, int | None] | None:
@@ -68,6 +91,11 @@ def inspect_log(
     output_format: FormatOption = None,
     records: Annotated[bool, typer.Option("--records", help="List every record after its batch.")] = False,
     payload: PayloadOption = Payload.base64,
+    decode: Annotated[Optional[Decode], typer.Option(
+        "--decode", case_sensitive=False, show_default=False,
+        help="With --records: internal decodes the records of __consumer_offsets, __transaction_state, "
+             "__share_group_state and __cluster_metadata (and KRaft .checkpoint snapshots), the topic "
+             "taken from the partition directory's name; none lists them raw. Default: internal.")] = None,
     offsets: Annotated[Optional[str], typer.Option(
         "--offsets", metavar="A:B", callback=parse_offsets, help="List only batches and records within offsets A..B (inclusive; "
                                          "either side may be left open).")] = None,
@@ -91,6 +119,21 @@ def inspect_log(
     byte position, list the good data past the point where Kafka's reader stops, and say what a
     broker recovering each segment after an unclean shutdown would keep.
 
+    With --records, the records of Kafka's internal topics are decoded, as kafka-dump-log.sh's
+    --offsets-decoder, --transaction-log-decoder, --share-group-state-decoder and
+    --cluster-metadata-decoder show them, and more: each record of __consumer_offsets,
+    __transaction_state and __share_group_state carries its record type, key fields, value
+    version and value fields (a tombstone has no value), with the subscriptions and assignments
+    of the consumer protocol expanded; each record of __cluster_metadata and of a KRaft snapshot
+    (.checkpoint) carries its metadata record (type, version, fields) or Raft control record,
+    the decoding cluster-state uses. Machine formats add a "decoded" member to these records
+    (record_type, record_type_id, key, value_version, value; bytes inside follow --payload); text
+    shows one line per record, wrapped. The topic comes from the partition directory's name: a
+    segment on stdin or outside a partition directory is listed raw. A record that does not
+    decode, or whose type or version kreplica does not know, is listed raw with a finding
+    (coordinator_invalid_record, coordinator_unknown_record, kraft_invalid_record,
+    kraft_unknown_record). --decode none lists every record raw.
+
     A *.log file whose name is not a segment's (server.log) and whose first bytes are not a log
     entry's is not a segment: given by name it is exit 2, in a directory it is skipped with a note.
 
@@ -106,7 +149,8 @@ def inspect_log(
 
     first, last = offsets if offsets is not None else (None, None)
     options = InspectOptions(
-        verify_crc=verify_crc, records=records, max_bytes=max_bytes, first_offset=first, last_offset=last,
+        verify_crc=verify_crc, records=records, decode_internal=decode is not Decode.none, max_bytes=max_bytes,
+        first_offset=first, last_offset=last,
         producer_id=producer_id, leader_epoch=leader_epoch, transactional=transactional, control=control,
     )
     require_paths(paths, stdin=True)
@@ -114,6 +158,9 @@ def inspect_log(
     for skipped in search.skipped:
         error_line(f"kreplica: note: skipped {skipped.path}: {skipped.reason}")
     groups = search.groups
+    note = _undecodable_note(groups, decode) if records else None
+    if note is not None:
+        error_line(note)
     fmt = resolve_format(output_format)
     total = sum(g.size for g in groups)
     with byte_progress("inspect-log", total) as advance:

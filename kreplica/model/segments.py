@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kreplica.formats.log.segment import first_bytes_kind, starts_like_segment
-from kreplica.formats.logdir.naming import LOG_SUFFIX, classify_partition_file, parse_partition_dir, segment_base_offset
+from kreplica.formats.logdir.naming import (CLUSTER_METADATA_TOPIC, KRAFT_SNAPSHOT_SUFFIX, LOG_SUFFIX,
+                                            classify_partition_file, parse_partition_dir, segment_base_offset)
 from kreplica.formats.mapped import STDIN, Buffer, EvidenceError, open_buffer, refuse_special
 
 
@@ -38,10 +39,14 @@ class SegmentFile:
 @dataclass(frozen=True, slots=True)
 class SegmentGroup:
     """Segments read together, so offsets and epochs are checked across them: one partition
-    directory, or one loose file. ``partition`` is ``topic-p`` when known."""
+    directory, or one loose file. ``partition`` is ``topic-p`` when known; ``topic`` is the
+    topic the directory name gives (``None`` on stdin, for a file outside a partition directory,
+    or a directory name Kafka would not parse), except that a ``*.checkpoint`` file is a KRaft
+    snapshot, of ``__cluster_metadata``, wherever it lies (``bootstrap.checkpoint``)."""
 
     partition: str | None
     segments: tuple[SegmentFile, ...]
+    topic: str | None = None
 
     @property
     def size(self) -> int:
@@ -137,8 +142,11 @@ def find_segments(paths: list[str]) -> SegmentSearch:
             if refused is not None:
                 raise EvidenceError(f"is {refused.reason}", path=raw)
             parent = parse_partition_dir(path.parent.name)
+            topic = parent.topic if parent else None
+            if path.name.endswith(KRAFT_SNAPSHOT_SUFFIX):   # Kafka writes them for the metadata log only
+                topic = CLUSTER_METADATA_TOPIC
             groups.append(SegmentGroup(parent.name if parent else None,
-                                       (SegmentFile(str(path), segment_base_offset(path.name)),)))
+                                       (SegmentFile(str(path), segment_base_offset(path.name)),), topic))
             continue
         if not path.is_dir():
             raise EvidenceError("no such file or directory", path=raw)
@@ -146,7 +154,7 @@ def find_segments(paths: list[str]) -> SegmentSearch:
         own = _partition_segments(path, skipped)
         if own:
             name = parse_partition_dir(path.name)
-            groups.append(SegmentGroup(name.name if name else None, own))
+            groups.append(SegmentGroup(name.name if name else None, own, name.topic if name else None))
             continue
         children = sorted((e for e in os.scandir(path) if e.is_dir()), key=lambda e: e.name)
         before = len(groups)
@@ -154,7 +162,7 @@ def find_segments(paths: list[str]) -> SegmentSearch:
             segs = _partition_segments(Path(child.path), skipped)
             if segs:
                 name = parse_partition_dir(child.name)
-                groups.append(SegmentGroup(name.name if name else child.name, segs))
+                groups.append(SegmentGroup(name.name if name else child.name, segs, name.topic if name else None))
         if len(groups) == before:
             passed_over = skipped[skipped_before:]
             raise EvidenceError("holds no segment files (*.log), directly or in partition directories"

@@ -3,7 +3,8 @@
 * ``output``: the output contract shared by every command (formats, the emitter, one serialiser
   rule);
 * one schema module per command or family, with its text report beside it where it is long:
-  ``inspect_log`` (and ``inspect_log_text``), ``inspect_index``, ``inspect_dir``,
+  ``inspect_log`` (and ``inspect_log_text``, and ``internal_records`` for the decoded records of
+  Kafka's internal topics), ``inspect_index``, ``inspect_dir``,
   ``replication`` (epochs, offset-for-epoch, truncate-plan, diverge), ``zk``, ``cluster_state``
   (and ``cluster_state_text``), ``election``, ``reassignment``, ``timeline`` (and
   ``timeline_text``), ``fleet``;

@@ -9,7 +9,7 @@ The machine objects are built here and nowhere else::
               producer_id, producer_epoch, base_sequence, is_transactional, is_control,
               delete_horizon_ms, after_break}
     record   {type, path, batch_position, offset, timestamp, sequence, key, value, headers,
-              control_type, coordinator_epoch}
+              control_type, coordinator_epoch[, decoded]}
     finding  {type, path, position, kind, severity, message, ...kind-specific extras}
     summary  {type, path, batches, records, first_offset, last_offset, file_size, valid_bytes,
               trailing_bytes, recovery: {valid_bytes, truncated_bytes, epoch_assignments} | null}
@@ -17,7 +17,11 @@ The machine objects are built here and nowhere else::
 Where the schema's enumerations meet values Kafka itself has: ``timestamp_type`` is
 ``no_timestamp_type`` for magic 0 (Kafka's NO_TIMESTAMP_TYPE); ``compression`` is the raw id for
 an undefined codec; ``crc_valid`` is null under ``--no-verify-crc``; ``base_offset`` of a
-segment is null when its file name carries none (stdin, renamed copies).
+segment is null when its file name carries none (stdin, renamed copies). ``decoded`` is there
+only on records of Kafka's internal topics (``__consumer_offsets``, ``__transaction_state``,
+``__share_group_state``, ``__cluster_metadata``) under ``--decode internal``; its shape is
+:mod:`kreplica.report.internal_records`'s. Those records are rendered here, in Python; the
+compiled renderer keeps writing every other record.
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ import binascii
 from collections.abc import Callable, Iterable, Sequence
 
 from kreplica.analysis.inspect.inspect_log import Event, SegmentStart, SegmentSummary
+from kreplica.analysis.inspect.internal_records import DecodedRecord
 from kreplica.formats._compiled import forced_python, import_compiled
 from kreplica.formats.log.batch import Record, RecordBatch
 from kreplica.formats.findings import Finding
 from kreplica.report import describe
+from kreplica.report.internal_records import decoded_object
 from kreplica.report.output import Emitter, OutputFormat, Payload, dumps, dumps_str
 from kreplica.report.payload import encoder, json_literals
 
@@ -60,6 +66,13 @@ def record_object(r: Record, path: str, enc: Callable[[bytes | None], str | None
         "headers": [{"key": h.key, "value": enc(h.value)} for h in r.headers],
         "control_type": describe.control_type(r.control_type), "coordinator_epoch": r.coordinator_epoch,
     }
+
+
+def decoded_record_object(d: DecodedRecord, path: str, enc: Callable[[bytes | None], str | None]) -> dict:
+    """:func:`record_object` of an internal topic's record, with its ``decoded`` member."""
+    obj = record_object(d.record, path, enc)
+    obj["decoded"] = decoded_object(d.decoded, enc)
+    return obj
 
 
 def finding_object(f: Finding) -> dict:
@@ -282,6 +295,8 @@ def emit_events(events: Iterable[Event], emitter: Emitter, payload: Payload) -> 
             emit(batch_object(ev))
         elif isinstance(ev, Record):
             emit(record_object(ev, path, enc))
+        elif isinstance(ev, DecodedRecord):
+            emit(decoded_record_object(ev, path, enc))
         elif isinstance(ev, Finding):
             errors += ev.is_error
             emit(finding_object(ev))
@@ -312,6 +327,7 @@ def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) ->
     render_records = compiled.render_records if mode is not None else None
     prefixes = _HEADER_PREFIX
     codec_json, timestamp_types = _CODEC_JSON_BYTES, _TIMESTAMP_TYPE_BYTES
+    enc = encoder(payload)   # for decoded records, which take the general path
 
     def header_prefix(key: str) -> bytes:
         return _header_prefix(key, text_errors)
@@ -348,6 +364,8 @@ def _emit_ndjson(events: Iterable[Event], emitter: Emitter, payload: Payload) ->
             write(line if line is not None else batch_line(ev, path_json).encode("utf-8", text_errors))
         elif isinstance(ev, Record):   # a subclass: not expected, but never dropped
             pending.append(ev)
+        elif kind is DecodedRecord:
+            emit(decoded_record_object(ev, path, enc))
         elif isinstance(ev, Finding):
             errors += ev.is_error
             emit(finding_object(ev))

@@ -14,10 +14,12 @@ from collections.abc import Iterable
 from rich.console import Console
 
 from kreplica.analysis.inspect.inspect_log import Event, SegmentStart, SegmentSummary
+from kreplica.analysis.inspect.internal_records import DecodedRecord
 from kreplica.formats.findings import Finding
 from kreplica.formats.log.batch import Record, RecordBatch
 from kreplica.report import describe
 from kreplica.report.inspect_log import FLUSH_RECORDS
+from kreplica.report.internal_records import decoded_text
 from kreplica.report.numbers import count, number
 from kreplica.report.output import Payload
 from kreplica.report.payload import encoder
@@ -40,6 +42,8 @@ _SHORT_KEY = 24
 #: The CRC word of a batch line and its style, by ``crc_valid``.
 _CRC = {None: ("crc ?", "dim"), True: ("crc ok", ""), False: ("CRC BAD", "bold red")}
 _AFTER_BREAK = "(after break)"
+#: The cells a byte field of a decoded record shows (user data, non-consumer subscriptions).
+_BYTES_PREVIEW = 24
 
 
 def _batch_line(b: RecordBatch) -> tuple[str, str, str, str]:
@@ -105,6 +109,19 @@ def _record_line(r: Record, preview: _Preview, width: int) -> tuple[str, int]:
     key, key_width = preview(r.key, max(room // _KEY_SHARE, min(room - _MIN_PREVIEW, _SHORT_KEY), _MIN_PREVIEW))
     value, value_width = preview(r.value, max(room - key_width, _MIN_PREVIEW))
     return f"{head}{key} value={value}{tail}", fixed + key_width + value_width
+
+
+def _decoded_line(d: DecodedRecord, preview: _Preview, width: int) -> tuple[str, int]:
+    """An internal topic's record as one line (wrapped when longer than ``width``): its offset,
+    timestamp and decoded form, each byte field a preview of :data:`_BYTES_PREVIEW` cells; a
+    record that did not decode is shown raw (:func:`_record_line`)."""
+    if d.decoded is None:
+        return _record_line(d.record, preview, width)
+    r = d.record
+    text = f"      @{r.offset} ts={r.timestamp} " + decoded_text(d.decoded, lambda b: preview(b, _BYTES_PREVIEW)[0])
+    if not text.isprintable():
+        text = printable(text)
+    return text, cell_width(text)
 
 
 def verdict_line(s: SegmentSummary) -> str:
@@ -186,6 +203,8 @@ def render_text(events: Iterable[Event], console: Console, payload: Payload) -> 
             out.line(line, _BATCH_HANG, ((crc, style), (_AFTER_BREAK, "yellow" if ev.after_break else "")), tail)
         elif isinstance(ev, Record):
             out.fitted(*_record_line(ev, preview, width), _RECORD_HANG)
+        elif kind is DecodedRecord:
+            out.fitted(*_decoded_line(ev, preview, width), _RECORD_HANG)
         elif isinstance(ev, Finding):
             errors += ev.is_error
             style = "bold red" if ev.is_error else "yellow"

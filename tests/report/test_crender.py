@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kreplica.analysis.inspect.inspect_log import InspectOptions, SegmentStart, inspect_groups
+from kreplica.analysis.inspect.internal_records import DecodedRecord
 from kreplica.formats import codecs
 from kreplica.formats.log.batch import Header, NewRecord, Record, RecordBatch
 from kreplica.formats.log.default_records import build_batch, build_control_record
@@ -34,6 +35,7 @@ from kreplica.report import inspect_log
 from kreplica.report.inspect_log import (
     batch_line,
     batch_object,
+    decoded_record_object,
     emit_events,
     finding_object,
     record_lines,
@@ -162,6 +164,8 @@ def expected_ndjson(events: list, payload: Payload) -> bytes:
             obj = batch_object(ev)
         elif isinstance(ev, Record):
             obj = record_object(ev, path, enc)
+        elif isinstance(ev, DecodedRecord):   # fixtures/elections/kraft/__cluster_metadata-0
+            obj = decoded_record_object(ev, path, enc)
         elif isinstance(ev, Finding):
             obj = finding_object(ev)
         elif hasattr(ev, "base_offset"):

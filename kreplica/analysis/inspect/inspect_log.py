@@ -4,8 +4,9 @@ not, and emulate recovery — in one streaming pass per segment.
 The segment walker (formats) reports damage it meets at a position. This module adds the
 checks that need more than one batch (offsets and leader epochs must increase, also across the
 segments of one partition; offsets must fit the segment's base offset), the record-level checks
-of ``--records``, the filters, the per-segment totals, and the recovery verdict. It yields
-events in file order so the report layer can stream them.
+of ``--records``, the decoding of internal topics' records (:mod:`.internal_records`), the
+filters, the per-segment totals, and the recovery verdict. It yields events in file order so the
+report layer can stream them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from kreplica.analysis.inspect.internal_records import DecodedRecord, decode_records, record_decoder
 from kreplica.analysis.log.recovery import RecoveryVerdict, SegmentRecovery
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import Record, RecordBatch
@@ -26,10 +28,13 @@ from kreplica.model.segments import SegmentFile, SegmentGroup, mapped_segments
 @dataclass(frozen=True, slots=True)
 class InspectOptions:
     """What to read and list. Filters select which batches (and records) are listed; findings,
-    totals and the recovery verdict always cover the whole segment."""
+    totals and the recovery verdict always cover the whole segment. ``decode_internal``: with
+    ``records``, decode the records of Kafka's internal topics (every record, listed or not, so
+    their findings too cover the whole segment)."""
 
     verify_crc: bool = True
     records: bool = False
+    decode_internal: bool = True
     max_bytes: int | None = None
     first_offset: int | None = None
     last_offset: int | None = None
@@ -60,7 +65,7 @@ class InspectOptions:
             return False
         return True
 
-    def wants_record(self, record: Record) -> bool:
+    def wants_record(self, record: Record | DecodedRecord) -> bool:
         if self.first_offset is not None and record.offset < self.first_offset:
             return False
         if self.last_offset is not None and record.offset > self.last_offset:
@@ -96,24 +101,26 @@ class SegmentSummary:
     errors: int
 
 
-Event = SegmentStart | RecordBatch | Record | Finding | SegmentSummary
+Event = SegmentStart | RecordBatch | Record | DecodedRecord | Finding | SegmentSummary
 
 
 def inspect_groups(groups: list[SegmentGroup], options: InspectOptions,
                    progress: Callable[[int], None] | None = None) -> Iterator[Event]:
-    """Inspect every segment of every group, in order; see :func:`inspect_segment`."""
+    """Inspect every segment of every group, in order; see :func:`inspect_segment` (the
+    group's topic says whether its records are an internal topic's)."""
     for group in groups:
         context = PartitionContext()
         for segment, buf in mapped_segments(group):
-            yield from inspect_segment(segment, buf, options, context, progress)
+            yield from inspect_segment(segment, buf, options, context, progress, topic=group.topic)
 
 
 def inspect_segment(segment: SegmentFile, buf: Buffer, options: InspectOptions,
                     context: PartitionContext | None = None,
-                    progress: Callable[[int], None] | None = None) -> Iterator[Event]:
+                    progress: Callable[[int], None] | None = None, *, topic: str | None = None) -> Iterator[Event]:
     """Events for one segment, whose bytes are ``buf``: :class:`SegmentStart`, then batches
     (each followed by its records when asked) and findings in file order, then
-    :class:`SegmentSummary`."""
+    :class:`SegmentSummary`. The records of an internal ``topic`` are :class:`DecodedRecord`
+    (with ``options.decode_internal``), any other's :class:`Record`."""
     context = context if context is not None else PartitionContext()
     label = segment.path
     yield SegmentStart(label, segment.base_offset, len(buf))
@@ -126,6 +133,7 @@ def inspect_segment(segment: SegmentFile, buf: Buffer, options: InspectOptions,
     reported_progress = 0
     filtering = options.filtering
     decode = options.records
+    decoder = record_decoder(topic) if decode and options.decode_internal else None
     feed = recovery.feed
     # NOTE: the per-batch path of every scan; bench/README.md has the figures
     for event in iter_segment(buf, path=label, verify_crc=options.verify_crc, max_bytes=options.max_bytes):
@@ -143,7 +151,10 @@ def inspect_segment(segment: SegmentFile, buf: Buffer, options: InspectOptions,
             if listed:
                 yield batch
             if decode:
-                for item in _records_of(buf, batch):
+                items = _records_of(buf, batch)
+                if decoder is not None:
+                    items = decode_records(items, batch, decoder)
+                for item in items:
                     if isinstance(item, Finding):
                         pending.append(item)
                     else:

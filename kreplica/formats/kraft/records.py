@@ -299,10 +299,15 @@ def iter_metadata(buf, *, path: str) -> Iterator[MetadataRecord | ControlRecord 
                           details={"base_offset": batch.base_offset})
             return
         for rec in records:
-            yield from _decode_record(path, batch, rec)
+            yield from decode_log_record(path, batch, rec)
 
 
-def _decode_record(path: str, batch: RecordBatch, rec) -> Iterator:
+def decode_log_record(path: str, batch: RecordBatch, rec) -> Iterator[MetadataRecord | ControlRecord | Finding]:
+    """One record of a metadata batch decoded, as :func:`iter_metadata` (and so ``cluster-state``)
+    reads it: a :class:`ControlRecord` of a control batch, else a :class:`MetadataRecord`, each
+    preceded or replaced by the ``kraft_invalid_record`` or ``kraft_unknown_record`` finding
+    that says why it did not decode (an unknown api key or version yields the finding and the
+    record, its body kept raw and ``name`` ``None``). Nothing raises."""
     if batch.is_control:
         ctype = rec.control_type
         schema = CONTROL_RECORDS.get(ctype) if ctype is not None else None

@@ -49,6 +49,7 @@ QUORUM_STATE = "quorum-state"
 DIR_SUFFIXES = ("delete", "future", "stray")
 REMOTE_LOG_INDEX_CACHE = "remote-log-index-cache"   # skipped by the log manager
 CLUSTER_METADATA_DIR = "__cluster_metadata-0"      # loaded by the Raft layer
+CLUSTER_METADATA_TOPIC = "__cluster_metadata"      # Topic.CLUSTER_METADATA_TOPIC_NAME
 
 _SEGMENT = re.compile(r"^(\d{20})\.log$")
 _NOT_JAVA_WS = "[^ \t\n\x0b\f\r]"                    # java.util.regex \S
