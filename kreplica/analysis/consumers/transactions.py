@@ -42,6 +42,7 @@ class TransactionsAnalysis:
     coordinator's records. ``time_span`` is the batch times of everything read,
     ``coordinator_span`` the offsets of the ``__transaction_state`` replicas (the span an
     ``--at-offset`` must fall in); both as the evidence holds them, before any cut.
+    ``max_timeout_ms`` is the ``transaction.max.timeout.ms`` judged by.
     """
 
     view: CoordinatorView
@@ -51,6 +52,7 @@ class TransactionsAnalysis:
     now: int | None
     time_span: EvidenceSpan
     coordinator_span: EvidenceSpan
+    max_timeout_ms: int = DEFAULT_TRANSACTION_MAX_TIMEOUT_MS
 
     @property
     def hanging(self) -> tuple[TransactionVerdict, ...]:
@@ -105,4 +107,4 @@ def analyze_transactions(log_dirs: Iterable[LogDir], *, at_offset: int | None = 
     verdicts = judge_partitions(partitions, view, now=now if now is not None else 0, max_timeout_ms=max_timeout_ms,
                                 committed=committed)
     return TransactionsAnalysis(view, tuple(partitions), verdicts, tuple(dict.fromkeys(findings)), now, time_span,
-                                coordinator_span)
+                                coordinator_span, max_timeout_ms)
