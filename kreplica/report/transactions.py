@@ -163,8 +163,8 @@ def _why(o: dict, meta: dict | None, max_timeout_ms: int) -> str:
     if o["reason"] == rules.TIMED_OUT:
         said = (f"{fields['tid']} is {fields['state']} at epoch {fields['cepoch']}" if meta else
                 f"no transactional id in the evidence uses producer {o['producer_id']}")
-        return (f"open longer than transaction.max.timeout.ms ({duration(max_timeout_ms)}), after which the "
-                f"coordinator aborts a transaction; {said}")
+        return (f"past transaction.max.timeout.ms ({duration(max_timeout_ms)}), when the coordinator aborts a "
+                f"transaction; {said}")
     if o["reason"] is None:
         return f"{fields['tid']}'s {fields['state']} transaction names it: the coordinator will write its marker"
     return _COORDINATOR_SAYS[o["reason"]].format(**fields)
@@ -183,10 +183,11 @@ def render_text(objs: list[dict], a: TransactionsAnalysis, console: Console) -> 
     for o in hanging:
         print_wrapped(console, f"[bold red]HANGING[/] {escape(o['topic'])}-{o['partition']} ({escape(o['source'])}): "
                                f"producer {o['producer_id']} epoch {o['producer_epoch']} from offset "
-                               f"{o['first_offset']}, open {duration(o['age_ms'])}", 4)
+                               f"{o['first_offset']}", 4)
         pins = (f"pins the last stable offset at {o['last_stable_offset']}" if o["pins_lso"] else
                 f"the last stable offset is held at {o['last_stable_offset']}")
-        print_wrapped(console, f"  {pins}; {_why(o, metas.get(o['transactional_id']), max_timeout)}", 4)
+        print_wrapped(console, f"  open {duration(o['age_ms'])}, {pins}; "
+                               f"{_why(o, metas.get(o['transactional_id']), max_timeout)}", 4)
         if o["stalled_groups"]:
             groups = ", ".join(f"{escape(g['group'])} at {g['offset']}" for g in o["stalled_groups"])
             print_wrapped(console, f"  read_committed consumers stalled at {o['last_stable_offset']}: {groups}", 4)
