@@ -4,7 +4,7 @@ hanging transaction, one ``transaction_log`` per ``__transaction_state`` partiti
 partition's replica; and the text report, hanging transactions first::
 
     hanging_transaction  {type, topic, partition, source, path, producer_id, producer_epoch,
-                          first_offset, last_offset, last_stable_offset, pins_lso, age_ms,
+                          first_offset, last_offset, last_stable_offset, pins_lso, age_ms, aged_at,
                           first_timestamp, last_timestamp, reason, transactional_id,
                           coordinator_state, coordinator_producer_id, coordinator_producer_epoch,
                           find_hanging, stalled_groups: [{group, offset, leader_epoch,
@@ -19,11 +19,12 @@ partition's replica; and the text report, hanging transactions first::
                           producer_id, producer_epoch, first_offset, status, reason}]}
     open_transaction     {type, topic, partition, source, path, producer_id, producer_epoch,
                           first_offset, last_offset, batches, first_timestamp, last_timestamp,
-                          age_ms, from_snapshot, snapshot: {path, offset, current_txn_first_offset}
+                          age_ms, aged_at, from_snapshot, snapshot: {path, offset, current_txn_first_offset}
                           | null, last_stable_offset, lso_reason, status, reason, transactional_id,
                           find_hanging}
 
-``status`` is ``hanging``, ``ongoing`` or ``undecided`` (the coordinator evidence does not
+``age_ms`` is the time from the first batch's timestamp to ``aged_at``: ``--now``, else ``--at-time``,
+else the newest batch timestamp in the evidence. ``status`` is ``hanging``, ``ongoing`` or ``undecided`` (the coordinator evidence does not
 decide); ``reason`` names the rule (:mod:`kreplica.analysis.consumers.hanging`). ``find_hanging``
 is whether ``kafka-transactions.sh find-hanging`` would list the transaction on a cluster in this
 state (``null``: the answer lies in a ``__transaction_state`` partition not given). A
@@ -48,13 +49,13 @@ from kreplica.report.safe_text import escape
 from kreplica.report.text_layout import Column, Units, print_table, print_wrapped
 
 
-def hanging_object(v: rules.TransactionVerdict) -> dict:
+def hanging_object(v: rules.TransactionVerdict, aged_at: int | None) -> dict:
     t, meta = v.transaction, v.coordinator
     return {
         "type": "hanging_transaction", "topic": v.topic, "partition": v.partition, "source": v.source,
         "path": v.path, "producer_id": t.producer_id, "producer_epoch": t.producer_epoch,
         "first_offset": t.first_offset, "last_offset": t.last_offset, "last_stable_offset": v.last_stable_offset,
-        "pins_lso": v.pins_lso, "age_ms": v.age_ms, "first_timestamp": t.first_timestamp,
+        "pins_lso": v.pins_lso, "age_ms": v.age_ms, "aged_at": aged_at, "first_timestamp": t.first_timestamp,
         "last_timestamp": t.last_timestamp, "reason": v.reason, "transactional_id": v.transactional_id,
         "coordinator_state": meta.state if meta else None,
         "coordinator_producer_id": meta.producer_id if meta else None,
@@ -97,13 +98,13 @@ def _snapshot(t: OpenTransaction) -> dict | None:
                                    "current_txn_first_offset": s.current_txn_first_offset}
 
 
-def open_object(v: rules.TransactionVerdict) -> dict:
+def open_object(v: rules.TransactionVerdict, aged_at: int | None) -> dict:
     t = v.transaction
     return {
         "type": "open_transaction", "topic": v.topic, "partition": v.partition, "source": v.source, "path": v.path,
         "producer_id": t.producer_id, "producer_epoch": t.producer_epoch, "first_offset": t.first_offset,
         "last_offset": t.last_offset, "batches": t.batches, "first_timestamp": t.first_timestamp,
-        "last_timestamp": t.last_timestamp, "age_ms": v.age_ms, "from_snapshot": t.from_snapshot,
+        "last_timestamp": t.last_timestamp, "age_ms": v.age_ms, "aged_at": aged_at, "from_snapshot": t.from_snapshot,
         "snapshot": _snapshot(t), "last_stable_offset": v.last_stable_offset, "lso_reason": v.lso_reason,
         "status": v.status, "reason": v.reason, "transactional_id": v.transactional_id,
         "find_hanging": v.find_hanging,
@@ -119,10 +120,10 @@ def report_objects(a: TransactionsAnalysis, transactional_ids: frozenset[str] | 
         metas = tuple(m for m in metas if m.transactional_id in transactional_ids)
         verdicts = tuple(v for v in verdicts if v.transactional_id in transactional_ids)
     return [*(finding_object(f) for f in a.findings),
-            *(hanging_object(v) for v in verdicts if v.hanging),
+            *(hanging_object(v, a.now) for v in verdicts if v.hanging),
             *(transaction_log_object(s) for s in a.view.states),
             *(transaction_object(m, a.verdicts) for m in metas),
-            *(open_object(v) for v in verdicts)]
+            *(open_object(v, a.now) for v in verdicts)]
 
 
 def write_report(a: TransactionsAnalysis, fmt: OutputFormat, transactional_ids: frozenset[str] | None = None) -> None:
