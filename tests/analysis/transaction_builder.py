@@ -83,10 +83,10 @@ def write_partition(root: Path, name: str, batches: Sequence[bytes], *, base: in
     if snapshot is not None:
         (part / segment_file_name(snapshot[0]).replace(".log", ".snapshot")).write_bytes(
             build_producer_snapshot(list(snapshot[1])))
-    topic, _, p = name.rpartition("-")
-    key = (topic, int(p))
-    _merge_checkpoint(root / "replication-offset-checkpoint", key, hw)
-    _merge_checkpoint(root / "log-start-offset-checkpoint", key, log_start)
+    if hw is not None or log_start is not None:
+        topic, _, p = name.rpartition("-")
+        _merge_checkpoint(root / "replication-offset-checkpoint", (topic, int(p)), hw)
+        _merge_checkpoint(root / "log-start-offset-checkpoint", (topic, int(p)), log_start)
     return part
 
 

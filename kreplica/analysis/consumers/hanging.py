@@ -117,14 +117,14 @@ def coordinator_view(states: Iterable[TransactionLogState],
                      partition_count: int = DEFAULT_TRANSACTION_STATE_PARTITIONS) -> CoordinatorView:
     """Index the coordinator's transactions by producer id (``ListTransactions`` filtered by
     producer id matches the current one); of two ids with the same producer id (none should
-    share one) the later updated wins."""
+    share one) the later updated wins, the first read of equals."""
     states = tuple(states)
     current: dict[int, TransactionMetadata] = {}
     previous: dict[int, TransactionMetadata] = {}
     for s in states:
         for t in s.transactions:
             _keep_latest(current, t.producer_id, t)
-            if t.previous_producer_id is not None and t.previous_producer_id != t.producer_id:
+            if t.previous_producer_id is not None:   # looked up only when no id uses the producer id now
                 _keep_latest(previous, t.previous_producer_id, t)
     return CoordinatorView(states, partition_count, current, previous)
 

@@ -50,6 +50,10 @@ LSO_OPEN_TRANSACTION = "open_transaction"
 LSO_UNREPLICATED_TRANSACTION = "unreplicated_transaction"
 #: ``currentTxnFirstOffset`` of a snapshot entry without an open transaction
 NO_TXN = -1
+#: ``RecordBatch.NO_PRODUCER_EPOCH``: a producer before its first batch
+NO_PRODUCER_EPOCH = -1
+#: the partition number of a directory whose name is not ``<topic>-<partition>``
+NO_PARTITION = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,15 +114,16 @@ class _Producer:
 
     __slots__ = ("epoch", "first", "last", "batches", "first_ts", "last_ts", "from_snapshot")
 
-    def __init__(self, epoch: int) -> None:
-        self.epoch = epoch
+    def __init__(self) -> None:
+        self.epoch = NO_PRODUCER_EPOCH
         self.first: int | None = None      # currentTxnFirstOffset
-        self.last = self.batches = 0
-        self.first_ts = self.last_ts = 0
+        self.last = self.batches = self.first_ts = self.last_ts = 0
         self.from_snapshot = False
 
-    def open(self, first: int, last: int, first_ts: int, last_ts: int, batches: int = 1) -> None:
-        self.first, self.last, self.first_ts, self.last_ts, self.batches = first, last, first_ts, last_ts, batches
+    def open(self, first: int, last: int, first_ts: int, last_ts: int, *, batches: int = 1,
+             from_snapshot: bool = False) -> None:
+        self.first, self.last, self.first_ts, self.last_ts = first, last, first_ts, last_ts
+        self.batches, self.from_snapshot = batches, from_snapshot
 
 
 def open_transactions(log: PartitionLog, *, at_time: int | None = None) -> PartitionTransactions:
@@ -128,17 +133,18 @@ def open_transactions(log: PartitionLog, *, at_time: int | None = None) -> Parti
     end = batches[-1].last_offset + 1 if batches else log.log_start_offset
     if at_time is None:
         end = max(end, log.log_end_offset)
-    snapshot = log.producer_state.snapshot if log.producer_state.snapshot and log.producer_state.snapshot[1] <= end \
-        else None
+    snapshot = log.producer_state.snapshot
+    if snapshot is not None and snapshot[1] > end:   # written after the point read
+        snapshot = None
     entries = {e.producer_id: e for e in log.producer_state.entries} if snapshot else {}
     first_seen = batches[0].base_offset if batches else end
     producers: dict[int, _Producer] = {}
     for e in entries.values():   # transactions begun before the evidence (loadFromSnapshot)
         if NO_TXN < e.current_txn_first_offset < first_seen:
-            p = producers[e.producer_id] = _Producer(e.producer_epoch)
+            p = producers[e.producer_id] = _Producer()
+            p.epoch = e.producer_epoch
             p.open(e.current_txn_first_offset, max(e.last_offset, e.current_txn_first_offset), e.timestamp,
-                   e.timestamp, batches=0)
-            p.from_snapshot = True
+                   e.timestamp, batches=0, from_snapshot=True)
     completed: list[tuple[int, int]] = []   # (first offset, marker offset)
     for b in batches:
         if b.producer_id > NO_PRODUCER_ID:
@@ -155,7 +161,7 @@ def open_transactions(log: PartitionLog, *, at_time: int | None = None) -> Parti
         first = max(first, log.log_start_offset)   # maybeIncrementFirstUnstableOffset
         if first < bound:
             lso, reason = first, why
-    topic, partition = log.key if log.key else (log.name, -1)
+    topic, partition = log.key or (log.name, NO_PARTITION)
     return PartitionTransactions(topic, partition, log.label, log.path, found, lso, reason, high_watermark,
                                  log.log_start_offset, end,
                                  max((b.max_timestamp for b in batches), default=None))
@@ -163,19 +169,16 @@ def open_transactions(log: PartitionLog, *, at_time: int | None = None) -> Parti
 
 def _append(log: PartitionLog, b: RecordBatch, producers: dict[int, _Producer], completed: list) -> None:
     """``ProducerAppendInfo.append`` of one batch of a producer (module docstring)."""
-    p = producers.get(b.producer_id)
     if b.is_control:
         marker = log.marker(b)
         if marker is None or marker.control_type not in (CONTROL_ABORT, CONTROL_COMMIT):
             return   # an empty control batch, or none Kafka reads a marker from
-        if p is None:
-            p = producers[b.producer_id] = _Producer(b.producer_epoch)
+        p = producers.setdefault(b.producer_id, _Producer())
         if p.first is not None:
             completed.append((p.first, b.base_offset))
-        p.epoch, p.first, p.from_snapshot = b.producer_epoch, None, False
+        p.epoch, p.first = b.producer_epoch, None
         return
-    if p is None:
-        p = producers[b.producer_id] = _Producer(b.producer_epoch)
+    p = producers.setdefault(b.producer_id, _Producer())
     p.epoch = b.producer_epoch
     if p.first is None:
         if b.is_transactional:
