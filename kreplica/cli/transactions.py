@@ -46,8 +46,8 @@ def transactions(
     now: NowOption = None,
     at_offset: Annotated[Optional[str], typer.Option(
         "--at-offset", metavar="OFFSET",
-        help="Replay __transaction_state up to this offset (inclusive); the evidence must hold one of its "
-             "partitions. Default: the end.")] = None,
+        help="Replay __transaction_state up to this offset (inclusive); the evidence must hold exactly one of its "
+             "partitions. Data partitions are read to their end. Default: the end.")] = None,
     at_time: Annotated[Optional[str], typer.Option(
         "--at-time", metavar="TIMESTAMP",
         help="Every log up to the last batch before one stamped after this time: epoch milliseconds, or ISO-8601 "
