@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "timeline": ("timeline", None),
     "fleet": ("fleet", "fleet"),
     "plan-reassign": ("plan_reassign", None),
+    "transactions": ("transactions", None),
 }
 
 

@@ -49,6 +49,7 @@ _KRAFT = "fixtures/elections/kraft"
 _ASSIGNMENT = ("--assignment fixtures/reassign/assignment.json --brokers 1-6 "
                "--racks 1:a,2:b,3:a,4:b,5:a,6:b")
 _LOG_DIRS = f"--log-dirs 1={_THREE}/broker-1 --log-dirs 2={_THREE}/broker-2 --log-dirs 3={_THREE}/broker-3"
+_TXN = "fixtures/transactions/broker-1"
 _TRUNCATE = f"kreplica truncate-plan --leader {_KIP279}/broker-1/orders-0 --follower {_KIP279}/broker-2/orders-0"
 
 #: command ("zk dump" for a nested one; "" for kreplica(1) itself) -> its EXAMPLES, 1 to 3 each;
@@ -159,6 +160,15 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             "-f text"),
         _ex("Kafka's own --generate placement, drawn reproducibly.",
             f"kreplica plan-reassign {_ASSIGNMENT} generate --topics orders --seed 7 -f ndjson"),
+    ),
+    "transactions": (
+        _ex("Every transactional id of a broker and the transactions open in its partitions: producer 8003 was "
+            "fenced but its abort marker never reached transfers-0, whose last stable offset it pins at 7.",
+            f"kreplica transactions {_TXN} -f text", exit_code=1),
+        _ex("The same evidence a second after producer 8003's first write: its transaction was still ongoing.",
+            f"kreplica transactions {_TXN} --at-time 2023-11-14T22:13:51Z -f text"),
+        _ex("One transactional id and the transactions open under its producer id, as ndjson.",
+            f"kreplica transactions {_TXN} --transactional-id txn-ongoing -f ndjson"),
     ),
     "fleet scan": (
         _ex("Scan three brokers' replicas into Parquet tables on Spark's local mode.",

@@ -11,6 +11,8 @@
 * ``versions``: every Kafka version switch (``Feature``) and truncation protocol generation;
 * ``assignment``, ``replica_sizes``: where replicas are and how big they are;
 * ``groups``: consumer groups and their committed offsets as the group coordinator holds them;
+* ``transaction_replay``: the transaction coordinator's state, replayed from ``__transaction_state``;
+* ``log_cut``: a partition log up to ``--at-offset``/``--at-time``, and the span of its evidence;
 * ``cluster``: the cluster state a controller believed in, from ZooKeeper or KRaft;
 * ``zookeeper``: ZooKeeper's data tree, its files and their replay.
 """

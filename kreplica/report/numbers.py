@@ -34,3 +34,25 @@ def count(n: int, noun: str, plural_form: str | None = None) -> str:
     if n == 1:
         return f"1 {noun}"
     return f"{n:,} {plural_form if plural_form is not None else plural(noun)}"
+
+
+#: the units of a duration, largest first, in milliseconds
+_DURATION_UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))
+
+
+def duration(ms: int) -> str:
+    """A duration in its two largest units, rounded down: ``1769999`` → ``29m 29s``,
+    ``900000`` → ``15m``, ``93784000`` → ``1d 2h``; below a second in milliseconds (``850ms``).
+    A negative one (a timestamp after the evidence time) keeps its sign."""
+    if ms < 0:
+        return "-" + duration(-ms)
+    if ms < 1000:
+        return f"{ms}ms"
+    parts = []
+    for unit, size in _DURATION_UNITS:
+        n, ms = divmod(ms, size)
+        if n or parts:
+            parts.append((n, unit))
+        if len(parts) == 2:
+            break
+    return " ".join(f"{n}{unit}" for n, unit in parts if n)

@@ -46,6 +46,7 @@ COMMANDS = [
                  id="plan-reassign"),
     pytest.param(["plan-reassign", *A, "decommission", "4", "--phases", "2", "--throttle", "50"],
                  id="plan-reassign-phases"),
+    pytest.param(["transactions", "fixtures/transactions/broker-1"], id="transactions"),
 ]
 ORACLE_COMMANDS = [
     pytest.param(["cluster-state", "zookeeper/gz-snapshot-plus-logs"], id="cluster-state-endpoints"),

@@ -6,5 +6,7 @@ partition at start-up, and the replica (log end offset, epoch cache) it then hol
 * ``replica_state``: the replica after loading: log end offset and epoch cache, per Kafka version;
 * ``epoch_reconciliation``: the ``leader-epoch-checkpoint`` against the lineage the batches show;
 * ``log_findings``: which findings of a log bear on the replication commands' answers;
-* ``index_verification``: index files checked against their segment (``--verify-index-only``).
+* ``index_verification``: index files checked against their segment (``--verify-index-only``);
+* ``open_transactions``: the transactions open at the end of the log and its last stable offset
+  (``ProducerStateManager``).
 """
