@@ -258,6 +258,37 @@ def decode(message: Message, version: int, buf, *, start: int = 0, end: int | No
                          end=end, base=base, path=path)
 
 
+# -- flat layouts ---------------------------------------------------------------------------
+
+#: the fixed-width types a flat layout spells with one code
+_LAYOUT_CODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uuid": "u"}
+
+
+def flat_layout(message: Message, version: int) -> bytes | None:
+    """``message`` at ``version`` as a flat layout (:mod:`kreplica.formats.log.key_fold`): one code
+    per field, ``s``/``S`` a non-null string (int16 / compact length), ``T`` the tagged-fields
+    section of a flexible version. ``None`` when a field present at ``version`` is anything else
+    (an array, bytes, a nullable or tagged field, a struct): such a message is read only by
+    :func:`decode`. Bytes matching the layout are exactly those :func:`decode` reads to their end
+    (varints up to 4 bytes long)."""
+    flexible = message.flexible(version)
+    codes = []
+    for f in message.fields:
+        if not f.present(version):
+            continue
+        if f.tag is not None or f.nullable_at(version):
+            return None
+        if f.type == "string":
+            codes.append("S" if flexible else "s")
+        elif f.type in _LAYOUT_CODES:
+            codes.append(_LAYOUT_CODES[f.type])
+        else:
+            return None
+    if flexible:
+        codes.append("T")
+    return "".join(codes).encode("ascii")
+
+
 # -- writing --------------------------------------------------------------------------------
 
 
