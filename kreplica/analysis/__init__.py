@@ -13,8 +13,10 @@ Each package answers one kind of question, and the tree says where a rule lives:
 * ``reassignment``: Kafka's replica placement, minimal-movement plans, bounds, phases and
   throttles, the controller's transitions, ``--verify``;
 * ``timeline``: what happened in a cluster, with causes, from ZooKeeper or KRaft history;
+* ``groups``: consumer groups against the evidence: replicas of ``__consumer_offsets`` compared,
+  committed offsets against the data partitions;
 * ``inspect``: the inspection commands (``inspect-log``, ``inspect-dir``, ``inspect-index``).
 
 Sub-layers (import-linter checks them): ``inspect`` above ``election`` | ``reassignment`` |
-``timeline`` (which do not know each other) above ``replication`` above ``log``.
+``timeline`` | ``groups`` (which do not know each other) above ``replication`` above ``log``.
 """

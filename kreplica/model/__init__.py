@@ -11,6 +11,10 @@
 * ``versions``: every Kafka version switch (``Feature``) and truncation protocol generation;
 * ``assignment``, ``replica_sizes``: where replicas are and how big they are;
 * ``groups``: consumer groups and their committed offsets as the group coordinator holds them;
+* ``group_replay``: a ``__consumer_offsets`` partition replayed as the group coordinator loads it
+  (old and new coordinators), record by record; ``group_fold``: the same state from one streamed
+  walk that folds records by key first; ``group_expiry``: which offsets the coordinator's cleanup
+  expires; ``group_sources``: the replicas and data partitions a ``groups`` SOURCE holds;
 * ``cluster``: the cluster state a controller believed in, from ZooKeeper or KRaft;
 * ``zookeeper``: ZooKeeper's data tree, its files and their replay.
 """

@@ -50,7 +50,7 @@ from kreplica.formats.message import flat_layout
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.group_replay import (EvidenceBounds, GroupPartitionState, GroupReplay, RecordPlace, ReplayPoint,
                                          coordinator_partition_of, marker_time, partition_state, unreadable_marker)
-from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, read_checkpoints
+from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, broker_id_of, read_checkpoints
 
 #: the offset commit layouts the compiled fold matches: record types 0 and 1 share an entry
 #: (stored as type 1), value versions 0 to the newest known
@@ -303,8 +303,7 @@ def load_group_partition(partition: PartitionDir, log_dir: LogDir, coordinator: 
     if n is None:
         raise ValueError(f"{partition.path} is not a __consumer_offsets partition")
     cps = checkpoints if checkpoints is not None else read_checkpoints(log_dir)
-    meta = cps.meta
-    broker_id = None if meta is None else (meta.broker_id if meta.broker_id is not None else meta.node_id)
+    broker_id = broker_id_of(cps)
     label = label or (f"broker-{broker_id}" if broker_id is not None else partition.path)
     log_start = _log_start_offset(partition, cps)
     replay = GroupReplay(coordinator, n, partition.path)

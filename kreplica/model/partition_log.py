@@ -40,7 +40,8 @@ from kreplica.formats.log.txn_index import AbortedTxn, iter_txn_index
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.epoch_cache import EpochEntry
 from kreplica.model.lineage import LineageBuilder, LineageEntry
-from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, SegmentFiles, read_bytes, read_checkpoints
+from kreplica.model.log_dir import (LogDir, LogDirCheckpoints, PartitionDir, SegmentFiles, broker_id_of, read_bytes,
+                                   read_checkpoints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,9 +287,8 @@ def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDir
                            producer_state: ProducerState | None = None, broker_id: int | None = None) -> PartitionLog:
     """The partition log from walked (or table-row) segments and the parsed small files; the
     broker id comes from ``meta.properties`` unless given."""
-    meta = cps.meta
-    if broker_id is None and meta is not None:
-        broker_id = meta.broker_id if meta.broker_id is not None else meta.node_id
+    if broker_id is None:
+        broker_id = broker_id_of(cps)
     lineage = LineageBuilder()
     batches: list[RecordBatch] = []
     end = partition.segments[0].base_offset if partition.segments else 0

@@ -6,7 +6,7 @@
   ``inspect_log`` (and ``inspect_log_text``), ``inspect_index``, ``inspect_dir``,
   ``replication`` (epochs, offset-for-epoch, truncate-plan, diverge), ``zk``, ``cluster_state``
   (and ``cluster_state_text``), ``election``, ``reassignment``, ``timeline`` (and
-  ``timeline_text``), ``fleet``;
+  ``timeline_text``), ``fleet``, ``groups`` (and ``groups_text``);
 * ``log_findings``: the findings of a replica's log that the replication commands report first;
 * ``salvage``: the files ``truncate-plan --export`` writes;
 * ``describe``: words for the raw codes the formats layer yields;
