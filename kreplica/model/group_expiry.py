@@ -23,7 +23,8 @@ its group's next cleanup drops it, and a consumer restarting then starts from
     coordinator could read: the commit time, for topics no member subscribes to only;
   - a KIP-848 consumer group: the commit time, for topics no member subscribes to;
   - any other group (a ``Stable`` group of another protocol type, or whose subscriptions do not
-    read): none of its offsets expire. A share group has no offsets here.
+    read): none of its offsets expire. A share group has no offsets here, and offsets the new
+    coordinator holds without a group (``Dead``) are in no group's cleanup.
 
   The new coordinator also keeps an offset that has a pending transactional commit for the same
   partition (``hasPendingTransactionalOffsets``); the old one does not look at those.
@@ -54,8 +55,8 @@ def default_retention_minutes(version: KafkaVersion) -> int:
 def _base_times(group: Group, version: KafkaVersion):
     """``(base time of an offset, topics that never expire)`` for ``group``, or ``None`` when
     none of its offsets expire (module docstring)."""
-    if group.protocol == SHARE:
-        return None
+    if group.protocol == SHARE or group.state == "Dead":
+        return None     # a share group commits nothing here; offsets without a group are in no cleanup
     if group.protocol == CONSUMER:
         return (lambda o: o.commit_timestamp), frozenset(group.subscribed_topics or ())
     if group.protocol_type is None:

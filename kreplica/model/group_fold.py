@@ -1,41 +1,43 @@
-"""A ``__consumer_offsets`` partition loaded in one streamed walk, from the last record of each key.
+"""A ``__consumer_offsets`` partition loaded in one streamed walk, offset commits folded by key.
 
 A busy ``__consumer_offsets`` partition holds millions of offset commits, most of them replaced
 by a later commit of the same group and partition. Decoding each into a record and replaying it
 (:func:`~kreplica.model.group_replay.replay_partition_log`) costs microseconds a record; this
-module gets the same state by folding first and decoding only what survives:
+module gets the same state by folding the commits first and decoding only what survives:
 
 * one walk over the segments (:func:`~kreplica.formats.log.segment.iter_segment`, with the
   checks :func:`~kreplica.model.batch_order.check_batch` makes), each batch's records read as
-  the walk passes it: memory holds one entry per key, not the log's batch headers;
+  the walk passes it: memory holds one entry per group, topic and partition, not the log's
+  batch headers;
 * plain offset commits are folded by key bytes in compiled code
-  (:func:`~kreplica.formats.log.key_fold.fold_section`: its layouts accept exactly the commits
-  the generic decoder reads); every other record (group metadata, KIP-848 records, anything the
-  layouts do not match) is decoded at once, its findings made as the plain replay makes them,
-  and folded by key too;
+  (:func:`~kreplica.formats.log.key_fold.fold_section`; its layouts accept exactly the commits
+  the generic decoder reads), the last commit of each key kept;
+* every other record (group metadata, KIP-848 and KIP-932 records, anything the layouts do not
+  match) is decoded as the walk meets it, its findings made as the plain replay makes them, and
+  replayed at once: group state is replayed in log order, record by record;
 * transactional commits wait per producer id as the coordinator holds them, and markers apply
   them to the fold in log order (a commit replaces the folded entry unless that entry is a newer
   non-null commit, the rule of :meth:`GroupReplay.end_transaction`); while a transaction is open
-  under the new coordinator, whose tombstones also drop pending commits, batches are replayed
+  under the new coordinator, whose tombstones also drop pending commits, batches are read
   record by record;
-* the survivors (and the open transactions' commits) are then replayed in offset order by
-  :class:`~kreplica.model.group_replay.GroupReplay`.
+* at the end the surviving commits (and the open transactions') are replayed in offset order.
+  A commit's only effect on groups, the simple group the new coordinator makes for a commit of
+  a group that does not exist, is replayed from each key's last non-null commit, and only when
+  no record removed the group after it (:meth:`GroupReplay.touch`).
 
-A compacted log is loaded this way by Kafka itself (the log cleaner keeps the last record of each
-key), which is why the result is the plain replay's: tests/model/test_group_fold.py checks that it
-is, records and findings alike, with the compiled fold and with its pure-Python twin. One
-difference is kept on purpose: the new coordinator makes a simple group when it replays a commit
-of a group that does not exist, and the fold replays only a key's last commit (its offset is
-remembered when a tombstone replaces it); so a group that existed only between an earlier commit
-and a consumer-group tombstone of the same group, an order Kafka does not write, can differ.
+A compacted log is loaded the same way by Kafka itself (the log cleaner keeps the last record of
+each key), which is why the result is the plain replay's: tests/model/test_group_fold.py checks
+that it is, groups, offsets and findings alike, with the compiled fold and with its pure-Python
+twin. One order can differ, and Kafka does not write it: a consumer or share group tombstone for
+a group that exists only as the simple group of an earlier commit (the plain replay turns that
+simple group into a consumer group first, ``getOrMaybeCreatePersistedConsumerGroup``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from kreplica.formats.coordinator.group_records import GROUP_METADATA, OFFSET_COMMIT_TYPES, OffsetCommitKey, \
-    OffsetCommitValue
+from kreplica.formats.coordinator.group_records import OFFSET_COMMIT_TYPES, OffsetCommitKey, OffsetCommitValue
 from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_record
 from kreplica.formats import codecs
 from kreplica.formats.errors import FormatError
@@ -63,10 +65,10 @@ _TYPE_1 = (1).to_bytes(2, "big")
 _OFFSET, _TIME, _VALUE, _VALUE_OFFSET, _PATH, _POSITION = range(6)
 
 
-def fold_key_of(key: bytes, record_type: int) -> bytes:
-    """The key a record is folded under: an offset commit's with type 1 (both key versions of one
-    group, topic and partition share an entry), any other's as it is."""
-    return _TYPE_1 + key[2:] if record_type in OFFSET_COMMIT_TYPES else key
+def fold_key_of(key: bytes) -> bytes:
+    """The key an offset commit is folded under: with type 1 (both key versions of one group,
+    topic and partition share an entry)."""
+    return _TYPE_1 + key[2:]
 
 
 class GroupFold:
@@ -213,7 +215,10 @@ class GroupFold:
         decoded = self.replay.decode(record.key, record.value, place)
         if decoded is None:
             return
-        key = fold_key_of(record.key, decoded.record_type)
+        if decoded.record_type not in OFFSET_COMMIT_TYPES:
+            self.replay.apply(decoded, place)     # group records: replayed in log order, as they come
+            return
+        key = fold_key_of(record.key)
         entry_value = record.value
         if self.replay.waits_for_marker(batch, decoded):
             commits = self.pending.setdefault(batch.producer_id, {})
@@ -227,7 +232,7 @@ class GroupFold:
         if decoded.tombstone:
             old = self.table.get(key)
             value_offset = old[_VALUE_OFFSET] if old is not None else -1
-            if self.replay.is_new and decoded.record_type in OFFSET_COMMIT_TYPES:
+            if self.replay.is_new:
                 for commits in self.pending.values():
                     commits.pop(key, None)
         else:
@@ -242,7 +247,7 @@ class GroupFold:
         events: list[tuple] = []
         for key, entry in self.table.items():
             events.append((entry[_OFFSET], 1, key, entry, None))
-            if replay.is_new and entry[_VALUE] is None and entry[_VALUE_OFFSET] >= 0 and key[:2] == _TYPE_1:
+            if replay.is_new and entry[_VALUE] is None and entry[_VALUE_OFFSET] >= 0:
                 events.append((entry[_VALUE_OFFSET], 0, key, None, None))
         for key, offset in self.touches.items():
             events.append((offset, 0, key, None, None))
@@ -252,7 +257,7 @@ class GroupFold:
         events.sort(key=lambda e: (e[0], e[1]))
         for offset, kind, key, entry, producer_id in events:
             if kind == 0:   # a commit's offset: the new coordinator makes its group there if none exists
-                replay.touch(decode_record(CONSUMER_OFFSETS, key, None).key["group"])
+                replay.touch(decode_record(CONSUMER_OFFSETS, key, None).key["group"], offset)
                 continue
             place = RecordPlace(entry[_OFFSET], entry[_TIME], entry[_PATH], entry[_POSITION])
             record = replay.decode(key, entry[_VALUE], place)
@@ -345,5 +350,5 @@ def iter_group_partitions(log_dir: LogDir) -> Iterator[PartitionDir]:
     return iter(sorted(found, key=lambda p: p.key[1]))
 
 
-__all__ = ["GROUP_METADATA", "GroupFold", "OFFSET_COMMIT_LAYOUTS", "fold_key_of", "iter_group_partitions",
+__all__ = ["GroupFold", "OFFSET_COMMIT_LAYOUTS", "fold_key_of", "iter_group_partitions",
            "load_group_partition"]

@@ -184,7 +184,8 @@ class GroupReplay:
     Mutable while records are applied (as the coordinator's own maps are); :meth:`groups` gives
     the frozen values. ``decode`` turns key and value bytes into a record (or a finding);
     ``apply`` replays a record; ``end_transaction`` a marker; ``touch`` is the group a non-null
-    commit creates in the new coordinator when none exists (the fold's survivors need it).
+    commit creates in the new coordinator when none exists (the fold replays it apart from the
+    commit: a commit replaced by a tombstone still made its group).
     """
 
     def __init__(self, coordinator: str, coordinator_partition: int, source: str) -> None:
@@ -194,6 +195,7 @@ class GroupReplay:
         self.offsets: dict[tuple[str, str, int], _Commit] = {}
         self.pending: dict[int, dict[tuple[str, str, int], _Commit]] = {}
         self.groups: dict[str, _GroupState] = {}
+        self.removed_at: dict[str, int] = {}    # group -> offset of the last record removing it
         self.findings: list[Finding] = []
         self._ignored: Counter = Counter()
         self._first_ignored: RecordPlace | None = None
@@ -253,19 +255,21 @@ class GroupReplay:
         if kind in OFFSET_COMMIT_TYPES:
             self._offset_commit(record, place, pending_producer, producer_id)
         elif kind == GROUP_METADATA:
-            self._group_metadata(record)
+            self._group_metadata(record, place.offset)
         elif self.is_new:
             try:
-                self._modern(record)
+                self._modern(record, place.offset)
             except ReplayRefused as exc:
                 self.findings.append(Finding(
                     "coordinator_replay_error", place.path, place.position,
                     f"offset {place.offset}: {record.name} of group {_group_id(record)!r}: {exc}; the coordinator's "
                     "replay fails here, kreplica skips the record", details={"offset": place.offset}))
 
-    def touch(self, group: str) -> None:
-        """A non-null commit of ``group`` replayed: the new coordinator makes a simple group if none exists."""
-        if self.is_new and group not in self.groups:
+    def touch(self, group: str, offset: int) -> None:
+        """A non-null commit of ``group`` at ``offset`` replayed: the new coordinator makes a simple
+        group if none exists. A commit replayed after the records behind it (the fold's
+        survivors) makes none when its group was removed after it (:attr:`removed_at`)."""
+        if self.is_new and group not in self.groups and offset > self.removed_at.get(group, -1):
             self.groups[group] = _GroupState(SIMPLE)
 
     def _offset_commit(self, record: CoordinatorRecord, place: RecordPlace, pending_producer: int | None,
@@ -276,7 +280,7 @@ class GroupReplay:
         commit = None if record.tombstone else _Commit(place, record.value_version, record.value, owner)
         if self.is_new:
             if commit is not None:
-                self.touch(key[0])
+                self.touch(key[0], place.offset)
                 if pending_producer is None:
                     self.offsets[key] = commit
                 else:
@@ -310,10 +314,11 @@ class GroupReplay:
             if existing is None or commit.place.offset > existing.place.offset:
                 self.offsets[key] = commit
 
-    def _group_metadata(self, record: CoordinatorRecord) -> None:
+    def _group_metadata(self, record: CoordinatorRecord, offset: int) -> None:
         group = record.key["group"]
         if record.tombstone:
             self.groups.pop(group, None)
+            self.removed_at[group] = offset
         else:
             self.groups[group] = _GroupState(CLASSIC, record.value, record.value_version)
 
@@ -342,7 +347,7 @@ class GroupReplay:
             raise ReplayRefused(f"Group {group} is not a share group.")
         return state
 
-    def _modern(self, record: CoordinatorRecord) -> None:
+    def _modern(self, record: CoordinatorRecord, offset: int) -> None:
         kind, key, value = record.record_type, record.key, record.value
         group = key.get("group_id")
         if kind in CONSUMER_GROUP_TYPES:
@@ -357,6 +362,7 @@ class GroupReplay:
             return        # ShareGroupStatePartitionMetadata: the share coordinator's, no group state here
         if kind in (3, 11) and value is None:
             del self.groups[group]   # removeGroup
+            self.removed_at[group] = offset
 
     # -- the result --------------------------------------------------------------------------
 
