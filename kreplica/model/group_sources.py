@@ -12,7 +12,9 @@ A data partition's bounds come from its newest segments alone
 Kafka's reader yields ends (the base offset of the first segment when none does), the log start
 offset the greater of ``log-start-offset-checkpoint`` and the first segment's base offset, as
 :func:`~kreplica.model.partition_log.assemble_partition_log` computes them, without walking
-the whole partition.
+the whole partition. Beside them, the end its other files record: the high watermark and
+recovery point checkpoints and the newest producer snapshot's offset. Above the log end, they
+say the copy lacks segments (a file left out of it) or the broker lost unflushed records.
 """
 
 from __future__ import annotations
@@ -83,8 +85,9 @@ def find_group_sources(paths: list[str]) -> GroupSources:
     return GroupSources({n: tuple(r) for n, r in sorted(replicas.items())}, {k: tuple(v) for k, v in data.items()})
 
 
-def data_partition_bounds(partition: PartitionDir, cps: LogDirCheckpoints) -> tuple[int, int]:
-    """``(log start offset, log end offset)`` of a data partition (module docstring)."""
+def data_partition_bounds(partition: PartitionDir, cps: LogDirCheckpoints) -> tuple[int, int, int]:
+    """``(log start offset, log end offset, recorded end)`` of a data partition (module
+    docstring; the recorded end is at least the log end offset)."""
     from kreplica.model.partition_log import read_segment_log
 
     key = partition.key
@@ -96,17 +99,27 @@ def data_partition_bounds(partition: PartitionDir, cps: LogDirCheckpoints) -> tu
         if seg.kafka_batches:
             end = max(end, max(b.last_offset + 1 for b in seg.kafka_batches))
             break
-    return start, end
+    recorded = [end, *(offset for offset, _path in partition.snapshots)]
+    for checkpoint in (cps.high_watermarks, cps.recovery_points):
+        if checkpoint and key in checkpoint:
+            recorded.append(checkpoint[key])
+    return start, end, max(recorded)
 
 
 @dataclass(frozen=True, slots=True)
 class DataReplica:
-    """One replica of a data partition: its label (``broker-N``, else its path) and bounds."""
+    """One replica of a data partition: its label (``broker-N``, else its path) and bounds
+    (:func:`data_partition_bounds`; ``recorded_end`` defaults to the log end offset)."""
 
     label: str
     path: str
     log_start_offset: int
     log_end_offset: int
+    recorded_end: int | None = None
+
+    @property
+    def end_recorded(self) -> int:
+        return self.log_end_offset if self.recorded_end is None else max(self.recorded_end, self.log_end_offset)
 
 
 class LogDirFiles:
@@ -127,10 +140,10 @@ class LogDirFiles:
         for partition, log_dir in replicas:
             if partition.path not in self._bounds:
                 cps = self.checkpoints(log_dir)
-                start, end = data_partition_bounds(partition, cps)
+                start, end, recorded = data_partition_bounds(partition, cps)
                 broker = broker_id_of(cps)
                 self._bounds[partition.path] = DataReplica(
-                    f"broker-{broker}" if broker is not None else partition.path, partition.path, start, end)
+                    f"broker-{broker}" if broker is not None else partition.path, partition.path, start, end, recorded)
             out.append(self._bounds[partition.path])
         return out
 

@@ -65,6 +65,7 @@ def test_a_group_one_replica_lacks(tmp_path) -> None:
 
 @pytest.mark.parametrize(("committed", "replicas", "expected"), [
     pytest.param(13, [(0, 12), (0, 12)], "group_offset_beyond_log_end", id="beyond-every-replica"),
+    pytest.param(13, [(0, 12, 12)], "group_offset_beyond_log_end", id="beyond-what-its-files-record"),
     pytest.param(12, [(0, 12)], None, id="at-the-log-end-fits"),
     pytest.param(13, [(0, 12), (0, 20)], None, id="one-replica-holds-it"),
     pytest.param(3, [(5, 12), (4, 12)], "group_offset_below_log_start", id="below-every-log-start"),
@@ -73,13 +74,24 @@ def test_a_group_one_replica_lacks(tmp_path) -> None:
 ])
 def test_offsets_against_the_data(tmp_path, committed, replicas, expected) -> None:
     state = load(tmp_path, [[commit("g", "t", 0, committed)]], NEW_COORDINATOR)
-    data = {("t", 0): [DataReplica(f"broker-{i}", f"/d{i}", s, e) for i, (s, e) in enumerate(replicas)]}
+    data = {("t", 0): [DataReplica(f"broker-{i}", f"/d{i}", *bounds) for i, bounds in enumerate(replicas)]}
     found = check_offsets(state.groups, data)
     assert [f.kind for f in found] == ([expected] if expected else [])
     if expected:
         (f,) = found
         assert (f.details["group"], f.details["offset"], len(f.details["replicas"])) == ("g", committed, len(replicas))
         assert f.path.endswith(".log") and f.severity == ("error" if "beyond" in expected else "info")
+
+
+def test_an_offset_within_what_an_incomplete_copy_records_is_a_warning(tmp_path) -> None:
+    """Its checkpoints or producer snapshots record a longer log than its segments hold: a segment
+    left out of the copy, or unflushed records lost; the evidence cannot tell which."""
+    state = load(tmp_path, [[commit("g", "t", 0, 15)]], NEW_COORDINATOR)
+    (f,) = check_offsets(state.groups, {("t", 0): [DataReplica("broker-1", "/d", 0, 0, 17081)]})
+    assert (f.kind, f.severity) == ("group_offset_beyond_log_end", "warning")
+    assert "lacks segments" in f.message and "broker-1 17081" in f.message
+    (f,) = check_offsets(state.groups, {("t", 0): [DataReplica("broker-1", "/d", 0, 0, 14)]})
+    assert f.severity == "error"
 
 
 # -- the answer ---------------------------------------------------------------------------------------

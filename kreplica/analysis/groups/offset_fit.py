@@ -12,13 +12,19 @@ out of range too, and ``auto.offset.reset`` decides: ``group_offset_below_log_st
 note, normal for a group that stopped consuming long ago. Replicas that disagree among
 themselves (some beyond, some not) are not judged here: the replicas' own comparison says which
 holds what.
+
+A replica whose own files record a longer log than its segments hold (a high watermark or
+recovery point checkpoint, or a producer snapshot, above its log end offset) is an incomplete
+copy, or a broker that lost unflushed records: which, the evidence cannot tell. An offset beyond
+the segments but within what such a replica's files record is the same finding as a
+warning, saying so, not an error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from kreplica.formats.findings import Finding
+from kreplica.formats.findings import WARNING, Finding
 from kreplica.model.group_sources import DataReplica
 from kreplica.model.groups import Group
 
@@ -38,11 +44,17 @@ def check_offsets(groups: Iterable[Group],
                                      "log_end_offset": r.log_end_offset} for r in replicas]}
             ends = ", ".join(f"{r.label} {r.log_end_offset}" for r in replicas)
             if all(o.offset > r.log_end_offset for r in replicas):
-                out.append(Finding(
-                    "group_offset_beyond_log_end", o.path or o.source, o.position,
-                    f"group {o.group!r} committed {o.topic}-{o.partition} at {o.offset} (record offset "
-                    f"{o.record_offset}), beyond the log end of every replica read ({ends}): the records it had "
-                    "read up to there are gone", details=details))
+                where = (f"group {o.group!r} committed {o.topic}-{o.partition} at {o.offset} (record offset "
+                         f"{o.record_offset}), beyond the log end of every replica read ({ends})")
+                if all(o.offset > r.end_recorded for r in replicas):
+                    out.append(Finding("group_offset_beyond_log_end", o.path or o.source, o.position,
+                                       f"{where}: the records it had read up to there are gone", details=details))
+                    continue
+                recorded = ", ".join(f"{r.label} {r.end_recorded}" for r in replicas if r.end_recorded >= o.offset)
+                out.append(Finding("group_offset_beyond_log_end", o.path or o.source, o.position,
+                                   f"{where}, but within the log their checkpoints or producer snapshots record "
+                                   f"({recorded}): the copy lacks segments, or the broker lost unflushed records",
+                                   severity=WARNING, details=details))
             elif all(o.offset < r.log_start_offset for r in replicas):
                 starts = ", ".join(f"{r.label} {r.log_start_offset}" for r in replicas)
                 out.append(Finding(
