@@ -71,8 +71,9 @@ def _base_times(group: Group, version: KafkaVersion):
 
 
 def is_expired(offset: CommittedOffset, group: Group, now: int, retention_ms: int, version: KafkaVersion,
-               coordinator: str) -> bool:
-    """Whether the coordinator's cleanup at ``now`` removes ``offset`` of ``group``."""
+               coordinator: str, *, pending: frozenset | None = None) -> bool:
+    """Whether the coordinator's cleanup at ``now`` removes ``offset`` of ``group`` (``pending``:
+    the group's (topic, partition) with a pending transactional commit, when known)."""
     if not version.has(Feature.OFFSET_EXPIRY_AFTER_EMPTY):
         expire = offset.expire_timestamp if offset.expire_timestamp is not None \
             else offset.commit_timestamp + retention_ms
@@ -83,19 +84,27 @@ def is_expired(offset: CommittedOffset, group: Group, now: int, retention_ms: in
     base, kept = rule
     if offset.topic in kept:
         return False
-    if coordinator == NEW_COORDINATOR and any(p.topic == offset.topic and p.partition == offset.partition
-                                              for p in group.pending_offsets):
+    if pending is None:
+        pending = _pending_partitions(group)
+    if coordinator == NEW_COORDINATOR and (offset.topic, offset.partition) in pending:
         return False
     if offset.expire_timestamp is not None:
         return now >= offset.expire_timestamp
     return now - base(offset) >= retention_ms
 
 
+def _pending_partitions(group: Group) -> frozenset:
+    return frozenset((p.topic, p.partition) for p in group.pending_offsets)
+
+
 def apply_expiry(state: GroupPartitionState, now: int, retention_ms: int, version: KafkaVersion) -> GroupPartitionState:
-    """``state`` with each committed offset's ``expired`` set as of ``now``."""
+    """``state`` with each committed offset's ``expired`` set as of ``now`` (a new value only for
+    the offsets and groups it changes)."""
     groups = []
     for g in state.groups:
-        offsets = tuple(replace(o, expired=is_expired(o, g, now, retention_ms, version, state.coordinator))
+        pending = _pending_partitions(g)
+        offsets = tuple(replace(o, expired=True)
+                        if is_expired(o, g, now, retention_ms, version, state.coordinator, pending=pending) else o
                         for o in g.offsets)
-        groups.append(replace(g, offsets=offsets))
+        groups.append(g if all(a is b for a, b in zip(offsets, g.offsets)) else replace(g, offsets=offsets))
     return replace(state, groups=tuple(groups))

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from kreplica.formats.coordinator.group_records import OFFSET_COMMIT_TYPES, OffsetCommitKey, OffsetCommitValue
-from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_record
+from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_matched, decode_record
 from kreplica.formats import codecs
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
@@ -260,9 +260,7 @@ class GroupFold:
                 replay.touch(decode_record(CONSUMER_OFFSETS, key, None).key["group"], offset)
                 continue
             place = RecordPlace(entry[_OFFSET], entry[_TIME], entry[_PATH], entry[_POSITION])
-            record = replay.decode(key, entry[_VALUE], place)
-            if record is None:
-                continue
+            record = decode_matched(CONSUMER_OFFSETS, key, entry[_VALUE])   # decoded once already, or matched
             if kind == 2:
                 replay.apply(record, place, pending_producer=producer_id)
                 continue

@@ -119,5 +119,5 @@ def write_groups(results: list[PartitionGroups], fmt: OutputFormat, point: Repla
         return
     emitter = Emitter(fmt)
     for obj in iter_objects(results, point):
-        emitter.emit(obj)
+        emitter.emit_plain(obj)   # NOTE: no float in these objects; one group_offset a committed offset
     emitter.close()

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kreplica.formats.coordinator.group_records import GroupMetadataValue, OffsetCommitKey, OffsetCommitValue
-from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, build_key, build_value, decode_record
+from kreplica.formats.coordinator.records import (CONSUMER_OFFSETS, build_key, build_value, decode_matched,
+                                                 decode_record)
 from kreplica.formats.errors import FormatError
 from kreplica.formats.log import key_fold
 from kreplica.formats.log.batch import NewRecord
@@ -69,9 +70,12 @@ def test_a_layout_match_is_a_record_the_decoder_reads(key: bytes, value, data) -
         if blob:
             blob[data.draw(st.integers(0, len(blob) - 1))] = data.draw(st.integers(0, 255))
         value = bytes(blob)
-    if fold_key(key, value, LAYOUTS) is not None:
+    folded = fold_key(key, value, LAYOUTS)
+    if folded is not None:
         record = decode_record(CONSUMER_OFFSETS, key, value)
         assert record.record_type in (0, 1)
+        # what the loader reads a survivor with: the same record, without the generic reader's checks
+        assert decode_matched(CONSUMER_OFFSETS, folded, value) == decode_record(CONSUMER_OFFSETS, folded, value)
 
 
 def test_matches_layout_edges() -> None:

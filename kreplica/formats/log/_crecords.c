@@ -324,7 +324,8 @@ error:
 #define FOLD_OTHER 3
 #define MAX_LAYOUT_TYPES 64
 
-/* One key's entry; the key bytes follow it in the same allocation. */
+/* One key's entry. The key bytes follow it in the same allocation, then room for a value of up
+ * to INLINE_VALUE bytes (a longer one is allocated apart). */
 typedef struct {
     int64_t offset, timestamp, value_offset, batch_position;
     char *value;
@@ -334,6 +335,9 @@ typedef struct {
     Py_ssize_t key_len;
     char key[];
 } slot;
+
+#define INLINE_VALUE 40
+#define INLINE_AREA(s) ((s)->key + (s)->key_len)
 
 /* The open-addressing index: 16 bytes a bucket, so a probe reads few cache lines. */
 typedef struct {
@@ -350,14 +354,39 @@ typedef struct {
 
 static PyTypeObject KeyTableType;
 
-/* FNV-1a, 64 bits, then MurmurHash3's finaliser: FNV's low bits depend only on the low bits of
- * the bytes, and the table indexes by the low bits. */
-static uint64_t key_hash(const char *p, Py_ssize_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211ULL;
+/* A key in two parts (the fold rewrites a key's leading type without copying it): head, then rest. */
+typedef struct {
+    const char *head;
+    Py_ssize_t head_len;
+    const char *rest;
+    Py_ssize_t rest_len;
+} key_parts;
+
+static key_parts whole_key(const char *key, Py_ssize_t n) {
+    key_parts k = {key, n < 2 ? n : 2, key + (n < 2 ? n : 2), n < 2 ? 0 : n - 2};
+    return k;
+}
+
+/* A 64-bit hash of a key: its head (at most 2 bytes, every key split the same way) and then its
+ * rest 8 bytes at a time, each word multiplied in, then MurmurHash3's finaliser (the table indexes
+ * by the low bits). */
+static uint64_t key_hash(key_parts k) {
+    const uint64_t m = 0x9E3779B97F4A7C15ULL;
+    uint64_t h = 0x243F6A8885A308D3ULL ^ (uint64_t)k.head_len;
+    for (Py_ssize_t i = 0; i < k.head_len; i++)
+        h = (h << 8) | (unsigned char)k.head[i];
+    h *= m;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= k.rest_len; i += 8) {
+        uint64_t w;
+        memcpy(&w, k.rest + i, 8);
+        h = (h ^ w) * m;
+        h ^= h >> 29;
     }
+    uint64_t tail = (uint64_t)(k.rest_len - i) << 56;
+    for (int shift = 0; i < k.rest_len; i++, shift += 8)
+        tail |= (uint64_t)(unsigned char)k.rest[i] << shift;
+    h = (h ^ tail) * m;
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
     h ^= h >> 33;
@@ -366,14 +395,24 @@ static uint64_t key_hash(const char *p, Py_ssize_t n) {
     return h;
 }
 
-static bucket *table_find(KeyTable *t, const char *key, Py_ssize_t key_len, uint64_t hash) {
+static int same_key(const slot *s, key_parts k) {
+    return s->key_len == k.head_len + k.rest_len && memcmp(s->key, k.head, k.head_len) == 0 &&
+           memcmp(s->key + k.head_len, k.rest, k.rest_len) == 0;
+}
+
+static bucket *table_find(KeyTable *t, key_parts k, uint64_t hash) {
     Py_ssize_t mask = t->capacity - 1;
     for (Py_ssize_t i = (Py_ssize_t)(hash & (uint64_t)mask);; i = (i + 1) & mask) {
         bucket *b = &t->buckets[i];
-        if (b->entry == NULL ||
-            (b->hash == hash && b->entry->key_len == key_len && memcmp(b->entry->key, key, key_len) == 0))
+        if (b->entry == NULL || (b->hash == hash && same_key(b->entry, k)))
             return b;
     }
+}
+
+/* A hint: the bucket a key's hash names (the fold asks for it records ahead of using it). */
+static void table_prefetch(const KeyTable *t, uint64_t hash) {
+    if (t->capacity)
+        __builtin_prefetch(&t->buckets[hash & (uint64_t)(t->capacity - 1)]);
 }
 
 static int table_grow(KeyTable *t) {
@@ -389,40 +428,41 @@ static int table_grow(KeyTable *t) {
     t->capacity = capacity;
     for (Py_ssize_t i = 0; i < old_capacity; i++) {
         if (old[i].entry != NULL)
-            *table_find(t, old[i].entry->key, old[i].entry->key_len, old[i].hash) = old[i];
+            *table_find(t, whole_key(old[i].entry->key, old[i].entry->key_len), old[i].hash) = old[i];
     }
     PyMem_Free(old);
     return 0;
 }
 
-/* The entry of `key`, made (the key copied, no value yet) when absent and `create`; NULL when
+/* The entry of a key, made (the key copied, no value yet) when absent and `create`; NULL when
  * absent, or with an exception set. */
-static slot *table_slot(KeyTable *t, const char *key, Py_ssize_t key_len, int create) {
-    uint64_t hash = key_hash(key, key_len);
+static slot *table_slot(KeyTable *t, key_parts k, uint64_t hash, int create) {
     if (t->capacity == 0) {
         if (!create)
             return NULL;
         if (table_grow(t) < 0)
             return NULL;
     }
-    bucket *b = table_find(t, key, key_len, hash);
+    bucket *b = table_find(t, k, hash);
     if (b->entry != NULL || !create)
         return b->entry;
     if ((t->used + 1) * 3 > t->capacity * 2) {
         if (table_grow(t) < 0)
             return NULL;
-        b = table_find(t, key, key_len, hash);
+        b = table_find(t, k, hash);
     }
-    slot *s = PyMem_Malloc(sizeof(slot) + (size_t)key_len);
+    Py_ssize_t key_len = k.head_len + k.rest_len;
+    slot *s = PyMem_Malloc(sizeof(slot) + (size_t)key_len + INLINE_VALUE);
     if (s == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
-    memcpy(s->key, key, key_len);
+    memcpy(s->key, k.head, k.head_len);
+    memcpy(s->key + k.head_len, k.rest, k.rest_len);
     s->key_len = key_len;
-    s->value = NULL;
+    s->value = INLINE_AREA(s);
     s->value_len = -1;
-    s->value_cap = 0;
+    s->value_cap = INLINE_VALUE;
     s->path = NULL;
     s->value_offset = -1;
     b->hash = hash;
@@ -431,16 +471,25 @@ static slot *table_slot(KeyTable *t, const char *key, Py_ssize_t key_len, int cr
     return s;
 }
 
+static void slot_free(slot *s) {
+    if (s->value != INLINE_AREA(s))
+        PyMem_Free(s->value);
+    Py_XDECREF(s->path);
+    PyMem_Free(s);
+}
+
 /* Store one entry in `s`; value == NULL: a tombstone. 0, or -1 with an exception set. */
 static int slot_store(slot *s, int64_t offset, int64_t timestamp, const char *value, Py_ssize_t value_len,
                       int64_t value_offset, PyObject *path, int64_t batch_position) {
     if (value != NULL) {
         if (value_len > s->value_cap) {
-            char *grown = PyMem_Realloc(s->value, value_len);
+            char *grown = PyMem_Malloc(value_len);
             if (grown == NULL) {
                 PyErr_NoMemory();
                 return -1;
             }
+            if (s->value != INLINE_AREA(s))
+                PyMem_Free(s->value);
             s->value = grown;
             s->value_cap = value_len;
         }
@@ -480,12 +529,8 @@ static PyObject *KeyTable_new(PyTypeObject *type, PyObject *args, PyObject *kwds
 
 static void KeyTable_dealloc(KeyTable *t) {
     for (Py_ssize_t i = 0; i < t->capacity; i++) {
-        slot *s = t->buckets[i].entry;
-        if (s != NULL) {
-            PyMem_Free(s->value);
-            Py_XDECREF(s->path);
-            PyMem_Free(s);
-        }
+        if (t->buckets[i].entry != NULL)
+            slot_free(t->buckets[i].entry);
     }
     PyMem_Free(t->buckets);
     Py_TYPE(t)->tp_free((PyObject *)t);
@@ -500,7 +545,8 @@ static PyObject *KeyTable_get(KeyTable *t, PyObject *args) {
     PyObject *fallback = Py_None;
     if (!PyArg_ParseTuple(args, "y*|O", &key, &fallback))
         return NULL;
-    slot *s = table_slot(t, key.buf, key.len, 0);
+    key_parts k = whole_key(key.buf, key.len);
+    slot *s = table_slot(t, k, key_hash(k), 0);
     PyBuffer_Release(&key);
     if (s == NULL)
         return PyErr_Occurred() ? NULL : Py_NewRef(fallback);
@@ -512,7 +558,8 @@ static PyObject *KeyTable_subscript(KeyTable *t, PyObject *key) {
         PyErr_SetString(PyExc_TypeError, "KeyTable keys are bytes");
         return NULL;
     }
-    slot *s = table_slot(t, PyBytes_AS_STRING(key), PyBytes_GET_SIZE(key), 0);
+    key_parts k = whole_key(PyBytes_AS_STRING(key), PyBytes_GET_SIZE(key));
+    slot *s = table_slot(t, k, key_hash(k), 0);
     if (s == NULL) {
         if (!PyErr_Occurred())
             PyErr_SetObject(PyExc_KeyError, key);
@@ -534,7 +581,8 @@ static int KeyTable_ass_subscript(KeyTable *t, PyObject *key, PyObject *entry) {
         PyErr_SetString(PyExc_TypeError, "an entry's value is bytes or None");
         return -1;
     }
-    slot *s = table_slot(t, PyBytes_AS_STRING(key), PyBytes_GET_SIZE(key), 1);
+    key_parts k = whole_key(PyBytes_AS_STRING(key), PyBytes_GET_SIZE(key));
+    slot *s = table_slot(t, k, key_hash(k), 1);
     if (s == NULL)
         return -1;
     return slot_store(s, offset, timestamp, value == Py_None ? NULL : PyBytes_AS_STRING(value),
@@ -712,8 +760,16 @@ static int fold_matches(const unsigned char *key, Py_ssize_t key_len, const unsi
     return matches_layout(value + 2, value_len - 2, PyBytes_AS_STRING(vl), PyBytes_GET_SIZE(vl));
 }
 
-/* The longest key folded: the key is rewritten to its alias type in a stack buffer. */
-#define MAX_FOLD_KEY 4096
+/* Records folded a chunk at a time: framed and hashed first, their buckets asked for, then their
+ * entries, then stored; the memory behind a large table is waited for in parallel, not in turn. */
+#define FOLD_CHUNK 32
+
+typedef struct {
+    framed_record r;
+    char alias[2];
+    key_parts key;
+    uint64_t hash;
+} chunk_record;
 
 static PyObject *fold(PyObject *self, PyObject *args) {
     Py_buffer view;
@@ -727,7 +783,7 @@ static PyObject *fold(PyObject *self, PyObject *args) {
     int status = FOLD_DONE;
     type_layout types[MAX_LAYOUT_TYPES];
     Py_ssize_t n_types = 0;
-    char key_buf[MAX_FOLD_KEY];
+    chunk_record chunk[FOLD_CHUNK];
     if (!PyObject_TypeCheck(table_obj, &KeyTableType)) {
         PyErr_SetString(PyExc_TypeError, "table must be a KeyTable");
         goto error;
@@ -741,50 +797,74 @@ static PyObject *fold(PyObject *self, PyObject *args) {
     long long lat;
     if (start_section(pos, end, index, log_append_time, &have_lat, &lat) < 0)
         goto error;
-    for (; index < count; index++) {
-        Py_ssize_t record_start = pos;
-        framed_record r;
-        if (frame_record(p, end, &pos, index == count - 1, base_offset, base_timestamp, have_lat, lat, &r) < 0) {
-            status = FOLD_FRAMING;
-            pos = record_start;
-            break;
-        }
-        long long offset = r.offset, timestamp = r.timestamp;
-        int32_t key_len = r.key_len, value_len = r.value_len;
-        Py_ssize_t key_at = r.key_at, value_at = r.value_at;
-        if (offset > stop_offset || timestamp > stop_time) {
-            status = FOLD_CUT;
-            pos = record_start;
-            break;
-        }
-        int alias = 0;
-        if (key_len < 0 || key_len > MAX_FOLD_KEY ||
-            !fold_matches(p + key_at, key_len, value_len < 0 ? NULL : p + value_at, value_len, types, n_types, &alias)) {
-            PyObject *k = key_len < 0 ? Py_NewRef(Py_None) : PyBytes_FromStringAndSize((const char *)p + key_at, key_len);
-            PyObject *v = value_len < 0 ? Py_NewRef(Py_None)
-                                        : PyBytes_FromStringAndSize((const char *)p + value_at, value_len);
-            if (k == NULL || v == NULL) {
-                Py_XDECREF(k);
-                Py_XDECREF(v);
-                goto error;
+    while (index < count && status == FOLD_DONE) {
+        int n = 0;
+        /* 1: frame and match records, hash their keys, ask for their buckets */
+        while (n < FOLD_CHUNK && index + n < count) {
+            Py_ssize_t record_start = pos;
+            chunk_record *c = &chunk[n];
+            framed_record *r = &c->r;
+            int alias = 0;
+            if (frame_record(p, end, &pos, index + n == count - 1, base_offset, base_timestamp, have_lat, lat, r) < 0) {
+                status = FOLD_FRAMING;
+                pos = record_start;
+                break;
             }
-            other = Py_BuildValue("(LLNN)", offset, timestamp, k, v);
-            if (other == NULL)
-                goto error;
-            status = FOLD_OTHER;
-            index++;
-            break;
+            if (r->offset > stop_offset || r->timestamp > stop_time) {
+                status = FOLD_CUT;
+                pos = record_start;
+                break;
+            }
+            if (r->key_len < 2 || !fold_matches(p + r->key_at, r->key_len, r->value_len < 0 ? NULL : p + r->value_at,
+                                                r->value_len, types, n_types, &alias)) {
+                PyObject *k = r->key_len < 0 ? Py_NewRef(Py_None)
+                                             : PyBytes_FromStringAndSize((const char *)p + r->key_at, r->key_len);
+                PyObject *v = r->value_len < 0 ? Py_NewRef(Py_None)
+                                               : PyBytes_FromStringAndSize((const char *)p + r->value_at, r->value_len);
+                if (k == NULL || v == NULL) {
+                    Py_XDECREF(k);
+                    Py_XDECREF(v);
+                    goto error;
+                }
+                other = Py_BuildValue("(LLNN)", r->offset, r->timestamp, k, v);
+                if (other == NULL)
+                    goto error;
+                status = FOLD_OTHER;
+                break;
+            }
+            c->alias[0] = (char)((alias >> 8) & 0xFF);
+            c->alias[1] = (char)(alias & 0xFF);
+            c->key.head = c->alias;
+            c->key.head_len = 2;
+            c->key.rest = (const char *)p + r->key_at + 2;
+            c->key.rest_len = r->key_len - 2;
+            c->hash = key_hash(c->key);
+            table_prefetch(table, c->hash);
+            n++;
         }
-        memcpy(key_buf, p + key_at, key_len);
-        key_buf[0] = (char)((alias >> 8) & 0xFF);
-        key_buf[1] = (char)(alias & 0xFF);
-        slot *s = table_slot(table, key_buf, key_len, 1);
-        if (s == NULL)
-            goto error;
-        int64_t value_offset = value_len >= 0 ? offset : s->value_offset;
-        if (slot_store(s, offset, timestamp, value_len >= 0 ? (const char *)p + value_at : NULL, value_len,
-                       value_offset, path, batch_position) < 0)
-            goto error;
+        /* 2: ask for the entries the buckets hold (a hint: storing may move them) */
+        if (table->capacity) {
+            for (int i = 0; i < n; i++) {
+                slot *e = table->buckets[chunk[i].hash & (uint64_t)(table->capacity - 1)].entry;
+                if (e != NULL)
+                    __builtin_prefetch(e);
+            }
+        }
+        /* 3: store them, in order */
+        for (int i = 0; i < n; i++) {
+            chunk_record *c = &chunk[i];
+            slot *s = table_slot(table, c->key, c->hash, 1);
+            if (s == NULL)
+                goto error;
+            int64_t value_offset = c->r.value_len >= 0 ? c->r.offset : s->value_offset;
+            if (slot_store(s, c->r.offset, c->r.timestamp,
+                           c->r.value_len >= 0 ? (const char *)p + c->r.value_at : NULL, c->r.value_len,
+                           value_offset, path, batch_position) < 0)
+                goto error;
+        }
+        index += n;
+        if (status == FOLD_OTHER)
+            index++;    /* (pos is past it already) */
     }
     PyBuffer_Release(&view);
     if (other == NULL)
