@@ -1,5 +1,6 @@
 """The text report of ``kreplica groups``: per ``__consumer_offsets`` partition, what was replayed
 and from which replica, the problems first, then each group: a header line and its offsets table.
+Partitions holding no group (a broker's 50 partitions are mostly empty) share one line at the end.
 
 Laid out for 80 columns and more (:mod:`kreplica.report.text_layout`): the offsets table leaves out
 its least telling columns on a narrow terminal; machine output (``-f json``) has everything.
@@ -140,8 +141,25 @@ def _partition(console: Console, p: PartitionGroups, point: ReplayPoint) -> None
         _group(console, g, fit)
 
 
+def _ranges(numbers: list[int]) -> str:
+    """``0-12, 14, 16-49``."""
+    out: list[str] = []
+    for n in sorted(numbers):
+        if out and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in out)
+
+
+def _quiet(p: PartitionGroups) -> bool:
+    """A partition with nothing to show: no group (asked for), finding or disagreement."""
+    return not p.chosen.groups and not p.findings and not p.disagreements
+
+
 def render_text(results: Sequence[PartitionGroups], point: ReplayPoint, console: Console) -> None:
-    """A verdict line, then each partition (module docstring)."""
+    """A verdict line, then each partition with something to show (module docstring); the others
+    on one line at the end."""
     errors = sum(f.is_error for p in results for f in p.findings)
     warnings = sum(not f.is_error and not f.is_info for p in results for f in p.findings)
     groups = sum(len(p.chosen.groups) for p in results)
@@ -149,5 +167,11 @@ def render_text(results: Sequence[PartitionGroups], point: ReplayPoint, console:
     counts = [count(n, noun) for n, noun in ((errors, "error"), (warnings, "warning")) if n] or ["no problem found"]
     print_wrapped(console, f"{verdict} {count(groups, 'group')} in {count(len(results), 'partition')} of "
                            f"__consumer_offsets: {', '.join(counts)}")
+    quiet = [p.chosen.coordinator_partition for p in results if _quiet(p)]
     for p in results:
-        _partition(console, p, point)
+        if not _quiet(p):
+            _partition(console, p, point)
+    if quiet:
+        console.print()
+        print_wrapped(console, f"no group in {count(len(quiet), 'partition')} of __consumer_offsets: "
+                               f"{_ranges(quiet)}", INDENT * 2)
