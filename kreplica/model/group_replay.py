@@ -174,6 +174,12 @@ class _GroupState:
     regex_topics: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
+def _is_simple(state: _GroupState) -> bool:
+    """``ClassicGroup.isSimpleGroup``: no protocol type and no member (a group record can say so too)."""
+    return state.kind == SIMPLE or (state.kind == CLASSIC and not state.classic["protocol_type"]
+                                    and not state.classic["members"])
+
+
 class ReplayRefused(Exception):
     """Kafka's replay throws on this record (``IllegalStateException``, ``GroupIdNotFoundException``)."""
 
@@ -327,7 +333,7 @@ class GroupReplay:
     def _consumer_group(self, group: str, create: bool) -> _GroupState | None:
         """``getOrMaybeCreatePersistedConsumerGroup``: ``None`` when absent and not created."""
         state = self.groups.get(group)
-        if state is None or state.kind == SIMPLE:
+        if state is None or _is_simple(state):
             if state is None and not create:
                 return None
             state = self.groups[group] = _GroupState(CONSUMER)   # a simple group is replaced
@@ -655,11 +661,13 @@ class GroupPartitionState:
     """One replica of ``__consumer_offsets-<coordinator_partition>`` replayed to a point.
 
     ``groups`` carry their offsets (expiry not yet applied, see
-    :mod:`kreplica.model.group_expiry`); ``findings`` are the replay's and the log's own;
-    ``replayed_to`` is the offset of the last record replayed (``None``: none) and
-    ``newest_timestamp`` the newest timestamp among them (a batch replayed whole counts its
-    max timestamp); ``first_*``/``last_*`` bound the evidence (the log's first and last offsets
-    and record times).
+    :mod:`kreplica.model.group_expiry`); ``findings`` are the log's own, then the replay's.
+    ``replayed_to``, ``newest_timestamp`` and ``records`` say how far the replay went: a batch
+    replayed whole counts its last offset, its max timestamp and its records (a control batch
+    one), a batch cut by the point or by damage the records of it replayed (``None``: nothing
+    replayed). ``first_*``/``last_*`` bound the evidence: the first offset and record time, the
+    last offset (the log end offset - 1) and the newest batch time of the batches not wholly
+    below the log start offset.
     """
 
     coordinator_partition: int

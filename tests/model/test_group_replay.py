@@ -284,6 +284,10 @@ def test_a_consumer_group_record_replaces_a_simple_group_not_a_classic_one(tmp_p
     classic = load(tmp_path, [[group_record("cg", [])], [record(3, {"group_id": "cg"}, 0, {"epoch": 1})]],
                    NEW_COORDINATOR)
     assert (classic.groups[0].protocol, kinds(classic)) == ("classic", ["coordinator_replay_error"])
+    # ClassicGroup.isSimpleGroup: a group record without protocol type or member is simple too
+    bare = load(tmp_path, [[group_record("cg", [], protocol_type="", protocol=None)],
+                           [record(3, {"group_id": "cg"}, 0, {"epoch": 1})]], NEW_COORDINATOR)
+    assert (bare.groups[0].protocol, kinds(bare)) == ("consumer", [])
 
 
 def test_the_old_coordinator_ignores_kip848_records(tmp_path) -> None:
