@@ -43,7 +43,7 @@ from kreplica.formats import codecs
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.log import default_records, legacy_records
-from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, LOG_APPEND_TIME, Record, RecordBatch
+from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, LOG_APPEND_TIME, NO_PRODUCER_ID, Record, RecordBatch
 from kreplica.formats.log.control_marker import has_marker, read_control_marker
 from kreplica.formats.log.key_fold import FOLD_CUT, FOLD_DONE, FOLD_OTHER, fold_section, new_table
 from kreplica.formats.log.segment import iter_segment
@@ -97,11 +97,9 @@ class GroupFold:
         if batch.is_control:
             self._control(batch, marker)
             return
-        if batch.magic < 2 or self._record_by_record(batch):
-            self._records(batch, buf)
-            return
-        if batch.count < 0 or batch.size < default_records.RECORD_BATCH_OVERHEAD or batch.compression > codecs.ZSTD:
-            self._records(batch, buf)
+        if (batch.magic < 2 or self._record_by_record(batch) or batch.count < 0
+                or batch.size < default_records.RECORD_BATCH_OVERHEAD or batch.compression > codecs.ZSTD):
+            self._records(batch, buf)     # read as Kafka's reader reads it, its errors included
             return
         inflated = default_records.records_payload(buf, batch)
         if inflated.error is not None:
@@ -112,7 +110,7 @@ class GroupFold:
     def _record_by_record(self, batch: RecordBatch) -> bool:
         """A transactional batch, or any while the new coordinator has a transaction open."""
         if self.replay.is_new:
-            return batch.producer_id != -1 or bool(self.pending)
+            return batch.producer_id != NO_PRODUCER_ID or bool(self.pending)
         return batch.is_transactional
 
     def _control(self, batch: RecordBatch, marker) -> None:
