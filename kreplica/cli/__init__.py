@@ -4,7 +4,7 @@ report, return an exit code.
 * ``main``: the ``kreplica`` application, one sub-app per command module merged at the top level;
 * one module per command: ``inspect_log``, ``inspect_index``, ``inspect_dir``, ``epochs``,
   ``offset_for_epoch``, ``truncate_plan``, ``diverge``, ``zk``, ``cluster_state``, ``plan_elect``,
-  ``plan_reassign``, ``timeline``, ``fleet``, ``transactions``;
+  ``plan_reassign``, ``timeline``, ``fleet``, ``transactions``, ``groups``;
 * ``runner``: the one wrapper that maps what a command raises to the exit codes, and
   ``exit_codes``: those codes (``ExitCode``);
 * ``options``: options shared by commands (one name per concept) and the missing-path check;

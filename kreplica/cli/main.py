@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "offset-for-epoch": ("offset_for_epoch", None),
     "truncate-plan": ("truncate_plan", None),
     "diverge": ("diverge", None),
+    "groups": ("groups", None),
     "zk": ("zk", "zk"),
     "cluster-state": ("cluster_state", None),
     "plan-elect": ("plan_elect", None),

@@ -115,6 +115,15 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             f"kreplica diverge {_THREE}/broker-1 {_THREE}/broker-2 {_THREE}/broker-3 --partition orders-0 -f ndjson",
             exit_code=1),
     ),
+    "groups": (
+        _ex("Every group broker 1's coordinator would load, checked against the partitions beside it: billing "
+            "committed orders-1 beyond its log end (an unclean election truncated it).",
+            "kreplica groups fixtures/groups/broker-1 -f text", exit_code=1),
+        _ex("One group, from two brokers' replicas of __consumer_offsets-0 compared.",
+            "kreplica groups fixtures/groups/broker-1 fixtures/groups/broker-2 --group audit -f text"),
+        _ex("The groups as they stood at offset 8 of the partition, as ndjson.",
+            "kreplica groups fixtures/groups/broker-1/__consumer_offsets-0 --at-offset 8 -f ndjson"),
+    ),
     "zk dump": (
         _ex("The registered brokers at the end of the transaction logs.",
             f"kreplica zk dump {_ZK} --path '/brokers/ids/*' -f text"),

@@ -134,6 +134,18 @@ KINDS: dict[str, Kind] = {
         Kind("coordinator_unknown_record", WARNING,
              "a coordinator record has a record type or value version kreplica does not know",
              "written by a newer Kafka; the record is listed raw and left out of the state"),
+        Kind("coordinator_replay_error", ERROR,
+             "a coordinator record decodes, but Kafka's replay of it fails (a tombstone out of order, a group "
+             "of another kind, an unreadable transaction marker)",
+             "the coordinator fails to load the partition; kreplica skips the record"),
+        Kind("group_offset_beyond_log_end", ERROR,
+             "a group's committed offset lies beyond the log end offset of every replica of its partition read",
+             "the records the consumer had read up to there are gone (truncation or data loss); its next fetch is "
+             "out of range and auto.offset.reset decides"),
+        Kind("group_offset_below_log_start", INFO,
+             "a group's committed offset lies below the log start offset of every replica of its partition read",
+             "retention deleted records the group never read; its next fetch is out of range (normal for an idle "
+             "group)"),
         Kind("kraft_unknown_record", WARNING,
              "a KRaft metadata record has an api key or version kreplica does not know",
              "written by a newer Kafka; the record is kept raw and skipped in replay"),

@@ -258,6 +258,97 @@ def decode(message: Message, version: int, buf, *, start: int = 0, end: int | No
                          end=end, base=base, path=path)
 
 
+# -- flat layouts ---------------------------------------------------------------------------
+
+#: the fixed-width types a flat layout spells with one code
+_LAYOUT_CODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uuid": "u"}
+
+
+def flat_layout(message: Message, version: int) -> bytes | None:
+    """``message`` at ``version`` as a flat layout (:mod:`kreplica.formats.log.key_fold`): one code
+    per field, ``s``/``S`` a non-null string (int16 / compact length), ``T`` the tagged-fields
+    section of a flexible version. ``None`` when a field present at ``version`` is anything else
+    (an array, bytes, a nullable or tagged field, a struct): such a message is read only by
+    :func:`decode`. Bytes matching the layout are exactly those :func:`decode` reads to their end
+    (varints up to 4 bytes long)."""
+    flexible = message.flexible(version)
+    codes = []
+    for f in message.fields:
+        if not f.present(version):
+            continue
+        if f.tag is not None or f.nullable_at(version):
+            return None
+        if f.type == "string":
+            codes.append("S" if flexible else "s")
+        elif f.type in _LAYOUT_CODES:
+            codes.append(_LAYOUT_CODES[f.type])
+        else:
+            return None
+    if flexible:
+        codes.append("T")
+    return "".join(codes).encode("ascii")
+
+
+_FLAT_PLANS: dict[tuple[str, int], tuple] = {}
+_FLAT_FIXED = {"b": "b", "h": "h", "i": "i", "q": "q"}
+
+
+def _flat_plan(message: Message, version: int) -> tuple:
+    """How :func:`decode_flat` reads ``message`` at ``version``: steps in schema order, runs of
+    fixed-width fields as one ``Struct``; whether a tagged-fields section ends it."""
+    key = (message.name, version)
+    plan = _FLAT_PLANS.get(key)
+    if plan is not None:
+        return plan
+    layout = flat_layout(message, version).decode("ascii")
+    codes = iter(layout)
+    steps: list[tuple] = []
+    for f in message.fields:
+        if not f.present(version):
+            steps.append(("default", f.name, default_of(f)))
+            continue
+        code = next(codes)
+        if code in _FLAT_FIXED and steps and steps[-1][0] == "fixed":
+            _kind, fmt, names = steps[-1]
+            steps[-1] = ("fixed", fmt + _FLAT_FIXED[code], names + (f.name,))
+        elif code in _FLAT_FIXED:
+            steps.append(("fixed", ">" + _FLAT_FIXED[code], (f.name,)))
+        else:
+            steps.append((code, f.name, None))
+    steps = [("fixed", struct.Struct(s[1]), s[2]) if s[0] == "fixed" else s for s in steps]
+    plan = _FLAT_PLANS[key] = (tuple(steps), layout.endswith("T"))
+    return plan
+
+
+def decode_flat(message: Message, version: int, buf: bytes, start: int = 0) -> dict | None:
+    """:func:`decode` of bytes known to match ``flat_layout(message, version)`` (the fold's
+    survivors), read without its checks: the same values. ``None`` when a tagged field is present
+    (left to :func:`decode`, which keeps unknown ones)."""
+    steps, tagged = _flat_plan(message, version)
+    out: dict = {}
+    pos = start
+    for kind, name, extra in steps:
+        if kind == "fixed":
+            out.update(zip(extra, name.unpack_from(buf, pos)))
+            pos += name.size
+        elif kind == "default":
+            out[name] = extra
+        elif kind == "s":
+            (n,) = _INT16.unpack_from(buf, pos)
+            out[name] = buf[pos + 2:pos + 2 + n].decode("utf-8", "replace")
+            pos += 2 + n
+        elif kind == "S":
+            n, pos = read_unsigned_varint(buf, pos, len(buf))
+            out[name] = buf[pos:pos + n - 1].decode("utf-8", "replace")
+            pos += n - 1
+        else:   # "u"
+            out[name] = uuid_text(bytes(buf[pos:pos + UUID_SIZE]))
+            pos += UUID_SIZE
+    if tagged and buf[pos] != 0:
+        return None
+    return out
+
+
 # -- writing --------------------------------------------------------------------------------
 
 

@@ -13,6 +13,10 @@
 * ``groups``: consumer groups and their committed offsets as the group coordinator holds them;
 * ``transaction_replay``: the transaction coordinator's state, replayed from ``__transaction_state``;
 * ``log_cut``: a partition log up to ``--at-offset``/``--at-time``, and the span of its evidence;
+* ``group_replay``: a ``__consumer_offsets`` partition replayed as the group coordinator loads it
+  (old and new coordinators), record by record; ``group_fold``: the same state from one streamed
+  walk that folds records by key first; ``group_expiry``: which offsets the coordinator's cleanup
+  expires; ``group_sources``: the replicas and data partitions a ``groups`` SOURCE holds;
 * ``cluster``: the cluster state a controller believed in, from ZooKeeper or KRaft;
 * ``zookeeper``: ZooKeeper's data tree, its files and their replay.
 """

@@ -22,6 +22,10 @@ class CommittedOffset:
     ``__consumer_offsets-<coordinator_partition>`` of ``source`` (a replica's directory).
     ``expire_timestamp`` is the v1 value's explicit expiry (``None`` otherwise); ``expired``
     whether the coordinator's next offset cleanup at the evidence time removes it.
+    ``transactional`` marks a commit made in a transaction (``TxnOffsetCommit``) by
+    ``producer_id``: among a group's ``offsets``, one whose COMMIT marker was replayed; among its
+    ``pending_offsets``, one whose transaction has no marker yet. ``path`` and ``position`` are
+    the segment file and byte position of the record's batch.
     """
 
     group: str
@@ -38,11 +42,18 @@ class CommittedOffset:
     value_version: int
     transactional: bool = False
     expired: bool = False
+    producer_id: int | None = None
+    path: str = ""
+    position: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class GroupMember:
-    """A member as the group record holds it; ``assignment`` is ((topic, (partition, ...)), ...)."""
+    """A member as the group record holds it; ``assignment`` is ((topic, (partition, ...)), ...).
+
+    ``member_epoch`` is a KIP-848 member's epoch (``None`` for a classic member); a consumer
+    group's assignment names a topic by its id when no record of the group names it.
+    """
 
     member_id: str
     group_instance_id: str | None
@@ -52,6 +63,7 @@ class GroupMember:
     rebalance_timeout_ms: int | None
     subscribed_topics: tuple[str, ...]
     assignment: tuple[tuple[str, tuple[int, ...]], ...]
+    member_epoch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +74,11 @@ class Group:
     ``share`` (KIP-932) or ``None`` for a group known only by its offsets (a standalone consumer
     using ``assign``). ``generation`` is the classic generation or the new protocol's group
     epoch. ``state`` is what the coordinator sets when it loads the group (``Empty`` without
-    members, ``Stable`` with them; ``Dead`` after a tombstone).
+    members, ``Stable`` with them; a consumer group's ``Assigning`` or ``Reconciling`` while its
+    epochs differ; ``Dead`` for offsets the new coordinator holds after their group's tombstone).
+    ``pending_offsets`` are transactional commits whose transaction has no marker yet;
+    ``subscribed_topics`` what the coordinator knows the members subscribe to (``None``: it
+    does not know, as for a classic group whose subscriptions do not parse).
     """
 
     group: str
@@ -77,3 +93,5 @@ class Group:
     members: tuple[GroupMember, ...]
     offsets: tuple[CommittedOffset, ...]
     source: str
+    pending_offsets: tuple[CommittedOffset, ...] = ()
+    subscribed_topics: tuple[str, ...] | None = None

@@ -247,6 +247,14 @@ class LogDirCheckpoints:
     unreadable: tuple[str, ...]
 
 
+def broker_id_of(cps: LogDirCheckpoints) -> int | None:
+    """The broker (ZooKeeper mode) or node (KRaft) id ``meta.properties`` gives, if any."""
+    meta = cps.meta
+    if meta is None:
+        return None
+    return meta.broker_id if meta.broker_id is not None else meta.node_id
+
+
 def read_checkpoints(log_dir: LogDir) -> LogDirCheckpoints:
     """Parse the log directory's own files; a malformed one becomes a finding, never an exception."""
     parsed: dict[str, object] = {}

@@ -40,7 +40,8 @@ from kreplica.formats.log.txn_index import AbortedTxn, iter_txn_index
 from kreplica.model.batch_order import PartitionContext, check_batch
 from kreplica.model.epoch_cache import EpochEntry
 from kreplica.model.lineage import LineageBuilder, LineageEntry
-from kreplica.model.log_dir import LogDir, LogDirCheckpoints, PartitionDir, SegmentFiles, read_bytes, read_checkpoints
+from kreplica.model.log_dir import (LogDir, LogDirCheckpoints, PartitionDir, SegmentFiles, broker_id_of, read_bytes,
+                                   read_checkpoints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,9 +287,8 @@ def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDir
                            producer_state: ProducerState | None = None, broker_id: int | None = None) -> PartitionLog:
     """The partition log from walked (or table-row) segments and the parsed small files; the
     broker id comes from ``meta.properties`` unless given."""
-    meta = cps.meta
-    if broker_id is None and meta is not None:
-        broker_id = meta.broker_id if meta.broker_id is not None else meta.node_id
+    if broker_id is None:
+        broker_id = broker_id_of(cps)
     lineage = LineageBuilder()
     batches: list[RecordBatch] = []
     end = partition.segments[0].base_offset if partition.segments else 0
@@ -399,17 +399,17 @@ def _segment_buffers(batches: Iterable[RecordBatch], opener) -> Iterator[tuple[R
             yield b, buf
 
 
-def _decode(buf: Buffer, b: RecordBatch) -> tuple[tuple[Record, ...], bool]:
-    """The records of ``b`` Kafka's reader yields, and whether it reads them all (``False``: it
-    raises after the ones given; the walk's findings say why)."""
+def _decode(buf: Buffer, b: RecordBatch) -> tuple[tuple[Record, ...], FormatError | None]:
+    """The records of ``b`` Kafka's reader yields, and the error it raises after them (``None``:
+    it reads them all)."""
     reader = legacy_records.iter_records if b.magic < 2 else default_records.iter_records
     records: list[Record] = []
     try:
         for record in reader(buf, b):
             records.append(record)
-    except FormatError:
-        return tuple(records), False
-    return tuple(records), True
+    except FormatError as exc:
+        return tuple(records), exc
+    return tuple(records), None
 
 
 def iter_batch_contents(batches: Iterable[RecordBatch]) -> Iterator[tuple[RecordBatch, bytes, tuple[Record, ...]]]:
@@ -419,14 +419,9 @@ def iter_batch_contents(batches: Iterable[RecordBatch]) -> Iterator[tuple[Record
         yield b, bytes(buf[b.position:b.end]), _decode(buf, b)[0]
 
 
-def iter_batch_records(log: PartitionLog, batches: Iterable[RecordBatch]
-                       ) -> Iterator[tuple[RecordBatch, tuple[Record, ...], bool]]:
-    """Each of ``log``'s ``batches`` (in the order given) with its records, read at the position
-    its walk or table row recorded, and whether Kafka's reader reads them all (``False``: it
-    raises after the ones given). Only the segments of these batches are opened.
-
-    Raises :class:`RecordsUnavailable` before yielding anything of a segment that cannot be
-    opened or whose size is not the one recorded for it (another copy, or changed since)."""
+def _recorded_opener(log: PartitionLog):
+    """Opens a segment of ``log`` for its records: :class:`RecordsUnavailable` when it is remote,
+    gone, or no longer the size recorded for it."""
     sizes = {seg.path: seg.file_size for seg in log.segments}
 
     @contextmanager
@@ -444,5 +439,25 @@ def iter_batch_records(log: PartitionLog, batches: Iterable[RecordBatch]
                                          "read", path=path)
             yield buf
 
-    for b, buf in _segment_buffers(batches, recorded):
+    return recorded
+
+
+def iter_batch_records(log: PartitionLog, batches: Iterable[RecordBatch]
+                       ) -> Iterator[tuple[RecordBatch, tuple[Record, ...], bool]]:
+    """Each of ``log``'s ``batches`` (in the order given) with its records, read at the position
+    its walk or table row recorded, and whether Kafka's reader reads them all (``False``: it
+    raises after the ones given). Only the segments of these batches are opened.
+
+    Raises :class:`RecordsUnavailable` before yielding anything of a segment that cannot be
+    opened or whose size is not the one recorded for it (another copy, or changed since)."""
+    for b, records, error in iter_batch_records_with_errors(log, batches):
+        yield b, records, error is None
+
+
+def iter_batch_records_with_errors(log: PartitionLog, batches: Iterable[RecordBatch]
+                                   ) -> Iterator[tuple[RecordBatch, tuple[Record, ...], FormatError | None]]:
+    """:func:`iter_batch_records`, with the error Kafka's reader raises after a batch's records
+    instead of a flag (``None``: it reads them all), for a caller that reports it
+    (:func:`~kreplica.formats.log.segment.records_finding`)."""
+    for b, buf in _segment_buffers(batches, _recorded_opener(log)):
         yield (b, *_decode(buf, b))

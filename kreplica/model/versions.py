@@ -111,6 +111,16 @@ class Feature(Enum):
     KRAFT_CONTROLLER = (_v("3.0"), None, "the KRaft controller's PartitionChangeBuilder elections")
     KRAFT_ISR_SHRINK_BUMPS_EPOCH = (_v("3.0"), _v("3.6"), "KAFKA-15021: a KRaft ISR shrink with the leader "
                                                           "unchanged bumps the leader epoch (MV < 3.6-IV0)")
+    # the group coordinator (GroupMetadataManager, OffsetMetadataManager)
+    OFFSETS_RETENTION_SEVEN_DAYS = (_v("2.0"), None, "KIP-186: offsets.retention.minutes defaults to 10080, 7 days "
+                                                     "(before: 1440)")
+    OFFSET_EXPIRY_AFTER_EMPTY = (_v("2.1"), None, "KIP-211: a group's offsets expire once the group is Empty (the "
+                                                  "retention counted from then) or when it has no protocol; before: "
+                                                  "each offset at commit + retention, or its v1 expire_timestamp")
+    OFFSET_EXPIRY_UNSUBSCRIBED = (_v("2.4"), None, "KIP-496: a Stable consumer group's offsets of topics no member "
+                                                   "subscribes to expire at commit + retention")
+    NEW_GROUP_COORDINATOR = (_v("4.0"), None, "KIP-848: the group coordinator of the group-coordinator module "
+                                              "loads __consumer_offsets (the default from 4.0; opt-in in 3.7-3.9)")
 
     @property
     def since(self) -> KafkaVersion:

@@ -20,6 +20,7 @@ COMMANDS = {
     "epochs": ["epochs", *REPLICAS],
     "truncate-plan": ["truncate-plan", "--leader", REPLICAS[0], "--follower", REPLICAS[1]],
     "diverge": ["diverge", *REPLICAS],
+    "groups": ["groups", str(FIXTURES / "groups" / "broker-1"), str(FIXTURES / "groups" / "broker-2")],
 }
 
 

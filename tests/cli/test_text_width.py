@@ -34,6 +34,7 @@ COMMANDS = [
                   "--protocol", "kip101"], id="truncate-plan-kip101"),
     pytest.param(["diverge", f"{S}/divergent-middle/broker-1/orders-0", f"{S}/divergent-middle/broker-2/orders-0"],
                  id="diverge"),
+    pytest.param(["groups", "fixtures/groups/broker-1", "fixtures/groups/broker-2"], id="groups"),
     pytest.param(["zk", "dump", f"{T}/zookeeper"], id="zk-dump"),
     pytest.param(["zk", "log", f"{T}/zookeeper"], id="zk-log"),
     pytest.param(["cluster-state", f"{T}/zookeeper", "--at-zxid", "0x17"], id="cluster-state-zookeeper"),

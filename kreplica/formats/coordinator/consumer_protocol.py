@@ -52,6 +52,20 @@ def decode_subscription(raw: bytes) -> dict:
     return _decode(ConsumerProtocolSubscription, raw)
 
 
+def subscription_topics(raw: bytes) -> tuple[str, ...]:
+    """The topics of a subscription read as the group coordinator reads them
+    (``ConsumerProtocol.deserializeVersion`` then ``deserializeSubscription(buffer, 0)``): any
+    version from 0 with the version-0 layout, a prefix of every later one; what follows it is
+    not read. :class:`~kreplica.formats.errors.FormatError` when that prefix does not read."""
+    if len(raw) < _VERSION.size:
+        raise Truncated(f"ConsumerProtocolSubscription needs a 2-byte version, has {len(raw)} bytes", field="version")
+    (version,) = _VERSION.unpack_from(raw)
+    if version < 0:
+        raise Malformed(f"Unsupported subscription version: {version}", field="version")
+    data, _end = decode(ConsumerProtocolSubscription, 0, raw, start=_VERSION.size)
+    return tuple(data["topics"])
+
+
 def decode_assignment(raw: bytes) -> dict:
     """A member's assignment bytes; empty bytes (a member not yet assigned) is no assignment."""
     if not raw:

@@ -28,7 +28,7 @@ from kreplica.formats.coordinator import group_records, share_records, transacti
 from kreplica.formats.coordinator.consumer_protocol import (CONSUMER_PROTOCOL_TYPE, decode_assignment,
                                                             decode_subscription)
 from kreplica.formats.errors import FormatError, Malformed, Truncated, UnsupportedVersion
-from kreplica.formats.message import Message, decode, encode
+from kreplica.formats.message import Message, decode, decode_flat, encode
 
 CONSUMER_OFFSETS = "__consumer_offsets"
 TRANSACTION_STATE = "__transaction_state"
@@ -108,6 +108,22 @@ def decode_record(topic: str, key: bytes | None, value: bytes | None, *, path: s
     value_data = _message(value_schema, version, value, "value", path, position)
     if record_type == group_records.GROUP_METADATA:
         value_data = _expand_members(value_data)
+    return CoordinatorRecord(record_type, name, value_schema.name, key_data, version, value_data)
+
+
+def decode_matched(topic: str, key: bytes, value: bytes | None) -> CoordinatorRecord:
+    """:func:`decode_record` of a record whose key and value match their schemas' flat layouts
+    (:func:`~kreplica.formats.message.flat_layout`: what the key fold keeps), read without the
+    generic reader's checks; the same record."""
+    (record_type,) = _TYPE.unpack_from(key)
+    name, key_schema, value_schema = TOPIC_RECORD_TYPES[topic][record_type]
+    key_data = decode_flat(key_schema, 0, key, _TYPE.size)
+    if value is None:
+        return CoordinatorRecord(record_type, name, value_schema.name, key_data, None, None)
+    (version,) = _TYPE.unpack_from(value)
+    value_data = decode_flat(value_schema, version, value, _TYPE.size)
+    if key_data is None or value_data is None:
+        return decode_record(topic, key, value)
     return CoordinatorRecord(record_type, name, value_schema.name, key_data, version, value_data)
 
 
