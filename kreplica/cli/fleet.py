@@ -56,7 +56,22 @@ ConfOption = Annotated[Optional[list[str]], typer.Option(
     "--conf", metavar="KEY=VALUE", show_default=False,
     help="Spark configuration, as spark-submit --conf takes it (repeatable), e.g. "
          "spark.hadoop.fs.s3a.endpoint=http://minio:9000.")]
+SparkLogOption = Annotated[Optional[str], typer.Option(
+    "--spark-log", metavar="LEVEL", show_default=False,
+    help="Show Spark's own log at this log4j level (OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL), with the "
+         "JVM's and the Python workers' other output; by default none of it (--debug: WARN).")]
 TOP = 20
+
+
+def _spark_log(level: str | None, debug: bool):
+    """How much of Spark's output to show (:class:`~kreplica.pipeline.session.SparkLog`)."""
+    from kreplica.cli.names import require_choice
+    from kreplica.cli.runner import debug_enabled
+    from kreplica.pipeline.session import SPARK_LOG_LEVELS, SparkLog
+
+    if level is not None:
+        require_choice("--spark-log", level.upper(), SPARK_LOG_LEVELS)
+    return SparkLog.choose(level, debug_enabled(debug))
 
 
 def _conf(pairs: list[str] | None) -> dict[str, str]:
@@ -83,6 +98,7 @@ def scan(
     payloads: Annotated[bool, typer.Option("--payloads", help="With --records, keep key and value bytes too.")]
     = False,
     conf: ConfOption = None,
+    spark_log: SparkLogOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -109,9 +125,10 @@ def scan(
     if payloads and not records:
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     spark_conf = _conf(conf)
+    log = _spark_log(spark_log, debug)
     _require_local(root)
     plan = plan_scan(root, out)
-    with spark_session(master, conf=spark_conf, **plan.session_options) as spark:
+    with spark_session(master, conf=spark_conf, log=log, **plan.session_options) as spark:
         totals = run_scan(spark, plan, records=records, payloads=payloads)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
@@ -140,6 +157,7 @@ def analyze(
     kafka_version: KafkaVersionOption = None,
     master: MasterOption = None,
     conf: ConfOption = None,
+    spark_log: SparkLogOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -161,11 +179,12 @@ def analyze(
     from kreplica.report import fleet as report
 
     proto, version = resolve_protocol(protocol, kafka_version)
+    log = _spark_log(spark_log, debug)
     _require_local(scan_dir)
     pipeline.check_scan_dir(scan_dir)
     facts, facts_source = _facts(sources, leaders, at_zxid, at_offset, chroot)
     fmt = resolve_format(output_format)
-    with spark_session(master, conf=_conf(conf)) as spark:
+    with spark_session(master, conf=_conf(conf), log=log) as spark:
         rows = pipeline.run_analysis_tables(spark, scan_dir, facts=facts, facts_source=facts_source,
                                             protocol=proto, kafka_version=version,
                                             render=partial(report.partition_objects, kafka_version=version))

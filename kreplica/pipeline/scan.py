@@ -14,9 +14,10 @@ tasks run the same readers a single-partition command runs:
    segments before them would change are checked again. The driver then writes the
    ``segments`` table from the summaries.
 
-Tasks write their rows straight to Parquet files under the output directory with Arrow
-(:mod:`.parquet_writers`), so no row passes through the driver. The output directory must be
-on a file system the driver and every executor share.
+Tasks write their rows straight to Parquet files with Arrow (:mod:`.parquet_writers`), so no
+row passes through the driver; they write into a staging directory in the output directory, from
+which the tables are moved into place and marked complete (``_SUCCESS``) once all are written. The
+output directory must be on a file system the driver and every executor share.
 
 Evidence on a file system only Spark reads (``hdfs://``, ``s3a://``...) takes the same stages
 with the files fetched through Spark (:mod:`.remote_scan`).
@@ -30,7 +31,7 @@ from pathlib import Path
 from kreplica.formats.mapped import EvidenceError
 from kreplica.pipeline import remote, remote_scan, tables
 from kreplica.pipeline.layout import FleetLogDir, discover, local_path
-from kreplica.pipeline.parquet_writers import TableWriter, write_empty_tables
+from kreplica.pipeline.parquet_writers import TableWriter, publish_tables, write_empty_tables
 from kreplica.pipeline.scan_checks import publish_checks, recheck_segments, segments_to_recheck
 from kreplica.pipeline.scan_log_dirs import scan_log_dirs
 from kreplica.pipeline.scan_segments import scan_segments
@@ -141,8 +142,9 @@ def plan_scan(root: str, out: str) -> ScanPlan:
 
 
 def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = False) -> ScanTotals:
-    """Scan the fleet into Parquet tables under ``plan.out``."""
-    log_dirs, out_path = list(plan.log_dirs), plan.out
+    """Scan the fleet into Parquet tables under ``plan.out``, published only when all are written."""
+    log_dirs, out_path = list(plan.log_dirs), plan.out / tables.STAGING_DIR
+    out_path.mkdir()
     out_s = str(out_path)
     sc = spark.sparkContext
     sc.setJobDescription("kreplica fleet scan: log directories")
@@ -189,6 +191,7 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
     publish_checks(out_path, set(by_part))
     _write_segments(out_path, walks, checks)
     write_empty_tables(out_path, records)
+    publish_tables(out_path, plan.out)
     return totals
 
 
