@@ -112,7 +112,8 @@ def scan(
     --conf): Spark then lists and fetches the files, and each segment is walked whole from memory
     (at most 2 GiB, never split; in local mode the JVM gets 1 GiB plus 4 GiB per core unless
     --conf spark.driver.memory says otherwise). DIR is a local path, or one every executor shares
-    on a cluster.
+    on a cluster. Tables are written into DIR/_temporary and moved into place when all are
+    complete, each then marked with a _SUCCESS file; an interrupted scan leaves none that is.
 
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH or no fleet extra included), 3 internal error.
@@ -167,7 +168,8 @@ def analyze(
     divergence (as diverge prints it), and a fleet_partition object with the committed data at risk.
     The leader comes from a cluster state SOURCE, from --leaders, or else is the replica with the
     highest (last epoch, log end offset), and each result says which. Results also go to DIR/analysis
-    as Parquet; text output ranks the worst partitions.
+    as Parquet; text output ranks the worst partitions. A scan whose tables are not marked complete
+    (_SUCCESS: an interrupted scan) is refused.
 
     Exit status: 0 no committed data at risk, no divergence and no damage, 1 some partition would
     lose committed data, has divergent replicas or an error finding in a replica's log, 2 bad usage or unreadable input (no java on PATH or no fleet

@@ -29,19 +29,20 @@ class JvmOutput:
 
     def __init__(self) -> None:
         self.show = False
-        self._thread: threading.Thread | None = None
+        self._stderr = 2  # where shown output goes: the process's stderr, or a copy while fd 2 is the pipe
+        self._lock = threading.Lock()
 
     @contextmanager
     def launching(self) -> Iterator[None]:
         """Around the start of the JVM: the process's stdout and stderr (file descriptors 1 and
         2, which the JVM inherits) are the pipe until the block ends."""
         read_end, write_end = os.pipe()
-        self._thread = threading.Thread(target=self._copy, args=(read_end,), name="kreplica-jvm-output",
-                                        daemon=True)
-        self._thread.start()
+        threading.Thread(target=self._copy, args=(read_end,), name="kreplica-jvm-output", daemon=True).start()
         for stream in (sys.stdout, sys.stderr):
             _flush(stream)
         saved = (os.dup(1), os.dup(2))
+        with self._lock:
+            self._stderr = saved[1]
         try:
             os.dup2(write_end, 1)
             os.dup2(write_end, 2)
@@ -50,16 +51,19 @@ class JvmOutput:
         finally:
             for stream in (sys.stdout, sys.stderr):
                 _flush(stream)
-            for fd, copy in zip((1, 2), saved):
-                os.dup2(copy, fd)
-                os.close(copy)
+            with self._lock:
+                for fd, copy in zip((1, 2), saved):
+                    os.dup2(copy, fd)
+                    os.close(copy)
+                self._stderr = 2
 
     def _copy(self, read_end: int) -> None:
         """Until the JVM (the last holder of the write end) exits."""
         with os.fdopen(read_end, "rb", buffering=0) as pipe:
             while chunk := pipe.read(_CHUNK):
                 if self.show:
-                    _write_all(2, chunk)
+                    with self._lock:
+                        _write_all(self._stderr, chunk)
 
 
 def _write_all(fd: int, data: bytes) -> None:
