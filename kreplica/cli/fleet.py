@@ -118,6 +118,8 @@ def scan(
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH or no fleet extra included), 3 internal error.
     """
+    from kreplica.cli.progress import fleet_progress
+    from kreplica.pipeline.job_progress import jobs_done
     from kreplica.pipeline.scan import plan_scan, run_scan
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
@@ -129,8 +131,12 @@ def scan(
     log = _spark_log(spark_log, debug)
     _require_local(root)
     plan = plan_scan(root, out)
-    with spark_session(master, conf=spark_conf, log=log, **plan.session_options) as spark:
-        totals = run_scan(spark, plan, records=records, payloads=payloads)
+    with fleet_progress(not log.shown) as display, \
+            spark_session(master, conf=spark_conf, log=log, **plan.session_options) as spark:
+        if display is not None:
+            display.watch(partial(jobs_done, spark))
+        totals = run_scan(spark, plan, records=records, payloads=payloads,
+                          progress=display.job if display is not None else None)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
 
@@ -176,7 +182,9 @@ def analyze(
     extra included), 3 internal error.
     """
     from kreplica.analysis.replication.truncation import resolve_protocol
+    from kreplica.cli.progress import fleet_progress
     from kreplica.pipeline import analyze as pipeline
+    from kreplica.pipeline.job_progress import jobs_done
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
 
@@ -186,10 +194,13 @@ def analyze(
     pipeline.check_scan_dir(scan_dir)
     facts, facts_source = _facts(sources, leaders, at_zxid, at_offset, chroot)
     fmt = resolve_format(output_format)
-    with spark_session(master, conf=_conf(conf), log=log) as spark:
+    with fleet_progress(not log.shown) as display, spark_session(master, conf=_conf(conf), log=log) as spark:
+        if display is not None:
+            display.watch(partial(jobs_done, spark))
         rows = pipeline.run_analysis_tables(spark, scan_dir, facts=facts, facts_source=facts_source,
                                             protocol=proto, kafka_version=version,
-                                            render=partial(report.partition_objects, kafka_version=version))
+                                            render=partial(report.partition_objects, kafka_version=version),
+                                            progress=display.job if display is not None else None)
         summary, worst = report.emit_analysis(rows, fmt, top=TOP)
     if fmt.value == "text":
         report.render_ranking(worst, summary, text_console())

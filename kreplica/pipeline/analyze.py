@@ -26,6 +26,7 @@ from kreplica.formats.findings import Finding
 from kreplica.analysis.replication.truncation import TruncationPlan, plan_truncations
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, Protocol
+from kreplica.pipeline.job_progress import JobAnnouncer, JobWork, announce
 from kreplica.pipeline.tables import replica_log_from_rows
 
 LEADER_FROM_LEADERS_FILE = "leaders file"
@@ -259,16 +260,20 @@ def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
 
 
 def run_analysis_tables(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                        kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], tuple[dict, ...]]
-                        ) -> Iterator[tuple[dict, ...]]:
+                        kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], tuple[dict, ...]],
+                        progress: JobAnnouncer = None) -> Iterator[tuple[dict, ...]]:
     """Run the analysis, write ``DIR/analysis/objects`` (:data:`ANALYSIS_OBJECTS`) and
     ``DIR/analysis/partitions`` (:data:`ANALYSIS_PARTITIONS`) with Spark's writer (which marks each
     complete with ``_SUCCESS``), and stream each partition's rendered objects to the driver, one
-    partition at a time."""
+    partition at a time; ``progress`` is told how many partitions there are."""
     import json
     from pathlib import Path
 
+    import pyarrow.parquet as pq
     from pyspark import StorageLevel
+
+    keys = pq.read_table(str(Path(scan_dir) / "replicas"), columns=["topic", "partition"])
+    announce(progress, JobWork("partitions", partitions=keys.group_by(["topic", "partition"]).aggregate([]).num_rows))
 
     results = run_analyze(spark, scan_dir, facts=facts, facts_source=facts_source, protocol=protocol,
                           kafka_version=kafka_version, render=render).persist(StorageLevel.MEMORY_AND_DISK)
