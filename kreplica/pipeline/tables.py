@@ -10,9 +10,9 @@ command would have read from the files. Every table carries the replica key
 Tables: ``replicas`` (one row per replica: checkpoint values, ``leader-epoch-checkpoint``
 entries, clean-shutdown marker, what the directory holds), ``segments``, ``batches`` (one row per
 batch header, :class:`~kreplica.formats.log.batch.RecordBatch` fields with ``path`` named ``file``
-and ``compression`` and ``timestamp_type`` as the words inspect-log's JSON gives),
-``markers`` (the decoded marker of each control batch), ``findings`` and, with ``--records``,
-``records``.
+and ``compression`` and ``timestamp_type`` as the words inspect-log's JSON gives), ``markers``
+(the decoded marker of each control batch, ``control_type`` a word too), ``findings`` and, with
+``--records``, ``records``. Their columns are in ``kreplica/pipeline/TABLES.md``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from kreplica.formats.codecs import CODEC_NAMES
 from kreplica.formats.log.batch import TIMESTAMP_TYPE_NAMES, RecordBatch
-from kreplica.formats.log.control_marker import ControlMarker
+from kreplica.formats.log.control_marker import CONTROL_TYPE_NAMES, ControlMarker
 from kreplica.formats.findings import Finding
 from kreplica.formats.logdir.leader_epoch_checkpoint import EpochEntryLine
 from kreplica.formats.logdir.naming import parse_partition_dir
@@ -63,7 +63,7 @@ BATCH_FIELDS = RecordBatch._fields
 BATCHES = pa.schema(KEY + [("file" if f == "path" else f, _BATCH_TYPES[f]) for f in BATCH_FIELDS])
 MARKERS = pa.schema(KEY + [
     ("file", pa.string()), ("position", pa.int64()), ("offset", pa.int64()), ("producer_id", pa.int64()),
-    ("producer_epoch", pa.int16()), ("control_type", pa.int16()), ("coordinator_epoch", pa.int32()),
+    ("producer_epoch", pa.int16()), ("control_type", pa.string()), ("coordinator_epoch", pa.int32()),
     ("key_is_null", pa.bool_()), ("error", pa.string()),
 ])
 FINDINGS = pa.schema(KEY + [
@@ -110,8 +110,19 @@ def timestamp_type_code(word: str) -> int:
     return _TIMESTAMP_TYPE_CODES[word]
 
 
+def control_type_word(code: int | None) -> str | None:
+    """``commit``, ``abort``, ``leader_change``...; a type Kafka does not define as its number
+    (inspect-log's JSON says ``unknown``); ``None`` where the marker cannot be read."""
+    return None if code is None else CONTROL_TYPE_NAMES.get(code) or str(code)
+
+
+def control_type_code(word: str | None) -> int | None:
+    return None if word is None else _CONTROL_TYPE_CODES[word] if word in _CONTROL_TYPE_CODES else int(word)
+
+
 _CODEC_IDS = {word: code for code, word in CODEC_NAMES.items()}
 _TIMESTAMP_TYPE_CODES = {word: code for code, word in TIMESTAMP_TYPE_NAMES.items()}
+_CONTROL_TYPE_CODES = {word: code for code, word in CONTROL_TYPE_NAMES.items()}
 
 #: The ``batches`` columns that hold a word where the header holds a code: (code → word, word → code).
 WORD_COLUMNS = {"compression": (compression_word, compression_code),
@@ -138,7 +149,8 @@ def batch_fields(row: Mapping) -> dict:
 
 def marker_row(key: tuple, path: str, m: ControlMarker) -> dict:
     return {**dict(zip(KEY_COLUMNS, key)), "file": path, "position": m.position, "offset": m.offset,
-            "producer_id": m.producer_id, "producer_epoch": m.producer_epoch, "control_type": m.control_type,
+            "producer_id": m.producer_id, "producer_epoch": m.producer_epoch,
+            "control_type": control_type_word(m.control_type),
             "coordinator_epoch": m.coordinator_epoch, "key_is_null": m.key_is_null, "error": m.error}
 
 
@@ -231,7 +243,8 @@ def replica_log_from_rows(replica: Mapping, segments: Iterable[Mapping], batches
                      "stopped_by": r["stopped_by"], "txn_index_below_base": r["txn_index_below_base"]}
                     for r in seg_rows]
     batch_rows = map(batch_fields, batches)
-    marker_rows = ({"path": r["file"], **{c: r[c] for c in ControlMarker.__dataclass_fields__}} for r in markers)
+    marker_rows = ({"path": r["file"], **{c: r[c] for c in ControlMarker.__dataclass_fields__},
+                    "control_type": control_type_code(r["control_type"])} for r in markers)
     return partition_log_from_rows(partition, log_dir, cps, segment_rows, batch_rows, marker_rows=marker_rows,
                                    label=f"broker-{replica['broker']}", epoch_checkpoint=epoch_checkpoint,
                                    partition_metadata=metadata, broker_id=replica["broker"],

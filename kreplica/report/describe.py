@@ -8,11 +8,11 @@ Decoding keeps raw ints; turning them into the strings of the output schemas hap
 from __future__ import annotations
 
 from kreplica.formats.log.batch import TIMESTAMP_TYPE_NAMES
+from kreplica.formats.log.control_marker import CONTROL_TYPE_NAMES
 from kreplica.formats.codecs import CODEC_NAMES
 
 TIMESTAMP_TYPES = TIMESTAMP_TYPE_NAMES
-CONTROL_TYPES = {0: "abort", 1: "commit", 2: "leader_change", 3: "snapshot_header", 4: "snapshot_footer",
-                 5: "kraft_version", 6: "kraft_voters"}
+CONTROL_TYPES = CONTROL_TYPE_NAMES
 
 
 def compression(codec: int) -> str | int:

@@ -167,3 +167,12 @@ def test_the_analysis_tables_name_brokers_by_id_as_the_scan_tables_do() -> None:
     assert row["brokers_losing_committed"] == [broker[f] for f in result.followers_losing_committed]
     assert result.followers_losing_committed  # the scenario loses committed data: the list is not vacuous
     assert row["divergent_pairs"] == sum(d.differs for d in result.divergences)
+
+
+@pytest.mark.parametrize("code", [None, *range(8)])  # 7 is no type Kafka defines
+def test_every_control_type_has_a_word_and_comes_back(code: int | None) -> None:
+    from kreplica.report import describe
+
+    word = tables.control_type_word(code)
+    assert tables.control_type_code(word) == code
+    assert word == describe.control_type(code) or (describe.control_type(code), word) == ("unknown", str(code))
