@@ -120,7 +120,9 @@ def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"
 
     Ctrl-C raises :class:`KeyboardInterrupt` wherever the driver is (PySpark's own handler would
     call the JVM from inside the call it interrupts, and print tracebacks), Spark is stopped, and
-    a job that fails because of it fails as the interruption."""
+    a job that fails because of it fails as the interruption; during Spark's start it waits for
+    the start to end (:class:`_Interrupts`). py4j's report of the interrupted call is dropped
+    unless Spark's output is shown."""
     require_java()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
