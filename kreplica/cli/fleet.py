@@ -56,7 +56,22 @@ ConfOption = Annotated[Optional[list[str]], typer.Option(
     "--conf", metavar="KEY=VALUE", show_default=False,
     help="Spark configuration, as spark-submit --conf takes it (repeatable), e.g. "
          "spark.hadoop.fs.s3a.endpoint=http://minio:9000.")]
+SparkLogOption = Annotated[Optional[str], typer.Option(
+    "--spark-log", metavar="LEVEL", show_default=False,
+    help="Show Spark's own log at this log4j level (OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL), with the "
+         "JVM's and the Python workers' other output; by default none of it (--debug: WARN).")]
 TOP = 20
+
+
+def _spark_log(level: str | None, debug: bool):
+    """How much of Spark's output to show (:class:`~kreplica.pipeline.session.SparkLog`)."""
+    from kreplica.cli.names import require_choice
+    from kreplica.cli.runner import debug_enabled
+    from kreplica.pipeline.session import SPARK_LOG_LEVELS, SparkLog
+
+    if level is not None:
+        require_choice("--spark-log", level.upper(), SPARK_LOG_LEVELS)
+    return SparkLog.choose(level, debug_enabled(debug))
 
 
 def _conf(pairs: list[str] | None) -> dict[str, str]:
@@ -83,6 +98,7 @@ def scan(
     payloads: Annotated[bool, typer.Option("--payloads", help="With --records, keep key and value bytes too.")]
     = False,
     conf: ConfOption = None,
+    spark_log: SparkLogOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -96,11 +112,14 @@ def scan(
     --conf): Spark then lists and fetches the files, and each segment is walked whole from memory
     (at most 2 GiB, never split; in local mode the JVM gets 1 GiB plus 4 GiB per core unless
     --conf spark.driver.memory says otherwise). DIR is a local path, or one every executor shares
-    on a cluster.
+    on a cluster. Tables are written into DIR/_temporary and moved into place when all are
+    complete, each then marked with a _SUCCESS file; an interrupted scan leaves none that is.
 
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH or no fleet extra included), 3 internal error.
     """
+    from kreplica.cli.progress import fleet_progress
+    from kreplica.pipeline.job_progress import jobs_done
     from kreplica.pipeline.scan import plan_scan, run_scan
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
@@ -109,10 +128,15 @@ def scan(
     if payloads and not records:
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     spark_conf = _conf(conf)
+    log = _spark_log(spark_log, debug)
     _require_local(root)
     plan = plan_scan(root, out)
-    with spark_session(master, conf=spark_conf, **plan.session_options) as spark:
-        totals = run_scan(spark, plan, records=records, payloads=payloads)
+    with fleet_progress(not log.shown) as display, \
+            spark_session(master, conf=spark_conf, log=log, **plan.session_options) as spark:
+        if display is not None:
+            display.watch(partial(jobs_done, spark))
+        totals = run_scan(spark, plan, records=records, payloads=payloads,
+                          progress=display.job if display is not None else None)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
 
@@ -140,6 +164,7 @@ def analyze(
     kafka_version: KafkaVersionOption = None,
     master: MasterOption = None,
     conf: ConfOption = None,
+    spark_log: SparkLogOption = None,
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
@@ -149,26 +174,33 @@ def analyze(
     divergence (as diverge prints it), and a fleet_partition object with the committed data at risk.
     The leader comes from a cluster state SOURCE, from --leaders, or else is the replica with the
     highest (last epoch, log end offset), and each result says which. Results also go to DIR/analysis
-    as Parquet; text output ranks the worst partitions.
+    as Parquet; text output ranks the worst partitions. A scan whose tables are not marked complete
+    (_SUCCESS: an interrupted scan) is refused.
 
     Exit status: 0 no committed data at risk, no divergence and no damage, 1 some partition would
     lose committed data, has divergent replicas or an error finding in a replica's log, 2 bad usage or unreadable input (no java on PATH or no fleet
     extra included), 3 internal error.
     """
     from kreplica.analysis.replication.truncation import resolve_protocol
+    from kreplica.cli.progress import fleet_progress
     from kreplica.pipeline import analyze as pipeline
+    from kreplica.pipeline.job_progress import jobs_done
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
 
     proto, version = resolve_protocol(protocol, kafka_version)
+    log = _spark_log(spark_log, debug)
     _require_local(scan_dir)
     pipeline.check_scan_dir(scan_dir)
     facts, facts_source = _facts(sources, leaders, at_zxid, at_offset, chroot)
     fmt = resolve_format(output_format)
-    with spark_session(master, conf=_conf(conf)) as spark:
+    with fleet_progress(not log.shown) as display, spark_session(master, conf=_conf(conf), log=log) as spark:
+        if display is not None:
+            display.watch(partial(jobs_done, spark))
         rows = pipeline.run_analysis_tables(spark, scan_dir, facts=facts, facts_source=facts_source,
                                             protocol=proto, kafka_version=version,
-                                            render=partial(report.partition_objects, kafka_version=version))
+                                            render=partial(report.partition_objects, kafka_version=version),
+                                            progress=display.job if display is not None else None)
         summary, worst = report.emit_analysis(rows, fmt, top=TOP)
     if fmt.value == "text":
         report.render_ranking(worst, summary, text_console())

@@ -4,7 +4,11 @@ Spark tasks (``local[*]`` by default, a cluster by ``--master``). Needs the ``fl
 Spark or Parquet modules.
 
 * ``layout``: where a fleet's evidence lies (``ROOT/<broker>/<logdir>/<topic>-<partition>/``);
-* ``session``: the Spark session a fleet job runs in, its memory and ``--conf`` settings;
+* ``session``: the Spark session a fleet job runs in, its memory and ``--conf`` settings, how much
+  of Spark's log shows (``log4j2.properties``), Ctrl-C;
+* ``jvm_output``: the driver JVM's stdout and stderr, kept off the terminal unless asked for;
+* ``job_progress``: what each Spark job covers and how far the running ones are, for the
+  commands' progress display;
 * ``tables``: one Arrow schema per Parquet table, and rows ↔ model values;
 * ``parquet_writers``: the Parquet files a scan's tasks write themselves, in bounded row groups;
 * ``scan``: ``fleet scan``: the work planned (large segments split into stretches), the stages

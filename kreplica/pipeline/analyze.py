@@ -26,6 +26,7 @@ from kreplica.formats.findings import Finding
 from kreplica.analysis.replication.truncation import TruncationPlan, plan_truncations
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, Protocol
+from kreplica.pipeline.job_progress import JobAnnouncer, JobWork, announce
 from kreplica.pipeline.tables import replica_log_from_rows
 
 LEADER_FROM_LEADERS_FILE = "leaders file"
@@ -64,14 +65,21 @@ class PartitionAnalysis:
     #: the findings of the replicas' segments that bear on the answers
     #: (:func:`~kreplica.analysis.log.log_findings.log_findings`), replica by replica
     log_findings: tuple[Finding, ...] = ()
+    #: the broker ids behind ``leader`` and ``followers_losing_committed`` (the tables name brokers by id)
+    leader_broker: int | None = None
+    brokers_losing_committed: tuple[int, ...] = ()
 
     @property
     def name(self) -> str:
         return f"{self.topic}-{self.partition}"
 
     @property
+    def divergent_pairs(self) -> int:
+        return sum(d.differs for d in self.divergences)
+
+    @property
     def divergent(self) -> bool:
-        return any(d.differs for d in self.divergences)
+        return self.divergent_pairs > 0
 
 
 def _by_replica(rows: Iterable[Mapping]) -> dict[tuple, list[Mapping]]:
@@ -146,10 +154,13 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
             lost += sum(b.count if b.count is not None else b.last_offset - b.base_offset + 1
                         for b in p.discarded if rng.first <= b.base_offset <= rng.last)
             losing.append(p.follower)
+    broker_of = {log.label: log.broker_id for log in logs}
     return PartitionAnalysis(topic, partition, tuple(log.label for log in logs), epochs,
                              leader.label if leader is not None else None, source, tuple(plans), tuple(divergences),
                              lost, tuple(losing), facts, tuple(notes),
-                             tuple(f for log in logs for f in log_findings(log)))
+                             tuple(f for log in logs for f in log_findings(log)),
+                             leader.broker_id if leader is not None else None,
+                             tuple(broker_of[label] for label in losing))
 
 
 def facts_from_leaders(document: Mapping) -> dict[tuple[str, int], PartitionFacts]:
@@ -174,19 +185,30 @@ def facts_from_cluster_state(state) -> dict[tuple[str, int], PartitionFacts]:
     return out
 
 
+def partition_row(analysis: PartitionAnalysis) -> tuple:
+    """The ``analysis/partitions`` row of one partition (:data:`ANALYSIS_PARTITIONS`' columns):
+    what its ``fleet_partition`` object says, with brokers as ids, as every table names them."""
+    facts = analysis.facts
+    return (analysis.topic, analysis.partition, analysis.leader_broker, analysis.leader_source,
+            analysis.committed_loss_records, list(analysis.brokers_losing_committed), analysis.divergent_pairs,
+            facts.offline if facts else None, facts.under_min_isr if facts else None)
+
+
 def run_partitions(groups: Iterator, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                   kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]) -> Iterator[object]:
-    """Spark task body: ``render`` of one :class:`PartitionAnalysis` per ``((topic, partition),
-    (replicas, segments, batches, markers, findings))`` group."""
+                   kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]) -> Iterator[tuple]:
+    """Spark task body: per ``((topic, partition), (replicas, segments, batches, markers,
+    findings))`` group, the :func:`partition_row` and ``render`` of its :class:`PartitionAnalysis`."""
     for (topic, partition), (replicas, segments, batches, markers, findings) in groups:
-        yield render(analyze_partition(topic, partition, replicas, segments, batches, markers, findings,
-                                       facts=facts.get((topic, partition)), facts_source=facts_source,
-                                       protocol=protocol, kafka_version=kafka_version))
+        analysis = analyze_partition(topic, partition, replicas, segments, batches, markers, findings,
+                                     facts=facts.get((topic, partition)), facts_source=facts_source,
+                                     protocol=protocol, kafka_version=kafka_version)
+        yield partition_row(analysis), render(analysis)
 
 
 def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
                 kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]):
-    """The RDD of ``render(analysis)``, one per partition, in topic and partition order."""
+    """The RDD of ``(partition_row(analysis), render(analysis))``, one per partition, in topic and
+    partition order."""
     from pathlib import Path
 
     base = Path(scan_dir)
@@ -204,51 +226,69 @@ def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | Non
 
 
 def check_scan_dir(scan_dir: str) -> None:
-    """A usage error (exit 2) unless ``scan_dir`` holds the tables ``fleet scan`` writes."""
+    """A usage error (exit 2) unless ``scan_dir`` holds the tables ``fleet scan`` writes, each
+    marked complete: a scan cut short leaves none that is."""
     from pathlib import Path
 
     from kreplica.formats.mapped import EvidenceError
+    from kreplica.pipeline.tables import SCAN_TABLES, STAGING_DIR, SUCCESS_MARKER
 
-    missing = [t for t in ("replicas", "segments", "batches", "markers", "findings") if not (Path(scan_dir) / t).is_dir()]
+    base = Path(scan_dir)
+    missing = [t for t in SCAN_TABLES if not (base / t).is_dir()]
+    if missing and (base / STAGING_DIR).is_dir():
+        raise EvidenceError(f"holds a fleet scan that did not finish (no {missing[0]} table yet): scan again into "
+                            "an empty directory", path=scan_dir)
     if missing:
         raise EvidenceError(f"is not the output of kreplica fleet scan (no {', '.join(missing)} table)", path=scan_dir)
+    for table in SCAN_TABLES:
+        if not (base / table / SUCCESS_MARKER).is_file():
+            raise EvidenceError(f"the {table} table is incomplete (no {SUCCESS_MARKER}: the fleet scan that wrote "
+                                "it did not finish): scan again into an empty directory", path=str(base / table))
+
+
+#: ``DIR/analysis/partitions``: one row per partition, its ``fleet_partition`` object's answers
+ANALYSIS_PARTITIONS = (("topic", "string"), ("partition", "int"), ("leader_broker", "int"),
+                       ("leader_source", "string"), ("committed_loss_records", "bigint"),
+                       ("brokers_losing_committed", "array<int>"), ("divergent_pairs", "bigint"),
+                       ("offline", "boolean"), ("under_min_isr", "boolean"))
+#: ``DIR/analysis/objects``: every object ``fleet analyze`` prints, as JSON, by partition
+ANALYSIS_OBJECTS = (("topic", "string"), ("partition", "int"), ("type", "string"), ("object", "string"))
+
+
+def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{name} {kind}" for name, kind in columns)
 
 
 def run_analysis_tables(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                        kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], tuple[dict, ...]]
-                        ) -> Iterator[tuple[dict, ...]]:
-    """Run the analysis, write ``DIR/analysis/objects`` (partition, type, the object as JSON) and
-    ``DIR/analysis/partitions`` (the ``fleet_partition`` objects as columns), and stream each
-    partition's rendered objects to the driver, one partition at a time."""
+                        kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], tuple[dict, ...]],
+                        progress: JobAnnouncer = None) -> Iterator[tuple[dict, ...]]:
+    """Run the analysis, write ``DIR/analysis/objects`` (:data:`ANALYSIS_OBJECTS`) and
+    ``DIR/analysis/partitions`` (:data:`ANALYSIS_PARTITIONS`) with Spark's writer (which marks each
+    complete with ``_SUCCESS``), and stream each partition's rendered objects to the driver, one
+    partition at a time; ``progress`` is told how many partitions there are."""
     import json
     from pathlib import Path
 
+    import pyarrow.parquet as pq
     from pyspark import StorageLevel
-    from pyspark.sql import types as T
+
+    keys = pq.read_table(str(Path(scan_dir) / "replicas"), columns=["topic", "partition"])
+    announce(progress, JobWork("partitions", partitions=keys.group_by(["topic", "partition"]).aggregate([]).num_rows))
 
     results = run_analyze(spark, scan_dir, facts=facts, facts_source=facts_source, protocol=protocol,
                           kafka_version=kafka_version, render=render).persist(StorageLevel.MEMORY_AND_DISK)
     out = Path(scan_dir) / "analysis"
-    objects = T.StructType([T.StructField("partition", T.StringType()), T.StructField("type", T.StringType()),
-                            T.StructField("object", T.StringType())])
 
-    def object_rows(objs):
-        name = next(o["partition"] for o in objs if o["type"] == "fleet_partition")
-        return [(name, o["type"], json.dumps(o, separators=(",", ":"))) for o in objs]
+    def object_rows(result):
+        row, objs = result
+        return [(row[0], row[1], o["type"], json.dumps(o, separators=(",", ":"))) for o in objs]
 
-    spark.createDataFrame(results.flatMap(object_rows), objects).write.mode("overwrite").parquet(str(out / "objects"))
-    partitions = T.StructType([
-        T.StructField("partition", T.StringType()), T.StructField("leader", T.StringType()),
-        T.StructField("leader_source", T.StringType()), T.StructField("committed_loss_records", T.LongType()),
-        T.StructField("followers_losing_committed", T.ArrayType(T.StringType())),
-        T.StructField("divergent_pairs", T.LongType()), T.StructField("offline", T.BooleanType()),
-        T.StructField("under_min_isr", T.BooleanType()),
-    ])
-    spark.createDataFrame(
-        results.flatMap(lambda objs: [tuple(o[f.name] for f in partitions.fields) for o in objs
-                                      if o["type"] == "fleet_partition"]), partitions,
-    ).write.mode("overwrite").parquet(str(out / "partitions"))
+    spark.createDataFrame(results.flatMap(object_rows), _ddl(ANALYSIS_OBJECTS)).write.mode("overwrite") \
+        .parquet(str(out / "objects"))
+    spark.createDataFrame(results.map(lambda result: result[0]), _ddl(ANALYSIS_PARTITIONS)).write.mode("overwrite") \
+        .parquet(str(out / "partitions"))
     try:
-        yield from results.toLocalIterator()
+        for _, objs in results.toLocalIterator():
+            yield objs
     finally:
         results.unpersist()

@@ -1,11 +1,13 @@
 """The Parquet files a fleet scan's tasks write themselves, with Arrow: one file per table and
-task (``<out>/<table>/part-<part>.parquet``), in bounded row groups, so a task's memory does not
-grow with segment size and no row passes through the driver (the departure from Spark's own
-DataFrame writer is in ``kreplica/CONTRIBUTING.md``). The schemas are :mod:`.tables`'.
+task (``<out>/<table>/part-<part>.parquet``, in a staging directory until every table is complete,
+:func:`publish_tables`), in bounded row groups, so a task's memory does not grow with segment size
+and no row passes through the driver (the departure from Spark's own DataFrame writer is in
+``kreplica/CONTRIBUTING.md``). The schemas are :mod:`.tables`'.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -85,6 +87,9 @@ class BatchWriter(TableWriter):
                 columns[i].extend([value] * len(batches))
             for i, values in enumerate(zip(*batches), n_key):
                 columns[i].extend(values)
+        for column, (word, _) in tables.WORD_COLUMNS.items():
+            i = self.schema.get_field_index(column)
+            columns[i] = list(map(word, columns[i]))
         self._runs, self._pending = [], 0
         self._write([pa.array(col, type=field.type) for col, field in zip(columns, self.schema)])
 
@@ -108,8 +113,19 @@ class PartWriters(dict):
 
 def write_empty_tables(out: Path, records: bool) -> None:
     """Every table readable even when no task wrote a row to it."""
-    for name in ("replicas", "segments", "batches", "markers", "findings", *(("records",) if records else ())):
+    for name in (*tables.SCAN_TABLES, *(("records",) if records else ())):
         directory = out / name
         if not directory.is_dir() or not any(directory.glob("*.parquet")):
             directory.mkdir(parents=True, exist_ok=True)
             pq.write_table(_SCHEMAS[name].empty_table(), str(directory / "part-empty.parquet"))
+
+
+def publish_tables(staging: Path, out: Path) -> None:
+    """The tables written under ``staging`` moved into ``out`` one by one, each marked complete
+    (:data:`~.tables.SUCCESS_MARKER`) once in place, then ``staging`` removed: a scan cut short
+    leaves no table that looks complete."""
+    for directory in sorted(p for p in staging.iterdir() if p.is_dir() and p.name in tables.TABLES):
+        target = out / directory.name
+        directory.rename(target)
+        (target / tables.SUCCESS_MARKER).touch()
+    shutil.rmtree(staging)

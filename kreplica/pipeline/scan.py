@@ -14,9 +14,10 @@ tasks run the same readers a single-partition command runs:
    segments before them would change are checked again. The driver then writes the
    ``segments`` table from the summaries.
 
-Tasks write their rows straight to Parquet files under the output directory with Arrow
-(:mod:`.parquet_writers`), so no row passes through the driver. The output directory must be
-on a file system the driver and every executor share.
+Tasks write their rows straight to Parquet files with Arrow (:mod:`.parquet_writers`), so no
+row passes through the driver; they write into a staging directory in the output directory, from
+which the tables are moved into place and marked complete (``_SUCCESS``) once all are written. The
+output directory must be on a file system the driver and every executor share.
 
 Evidence on a file system only Spark reads (``hdfs://``, ``s3a://``...) takes the same stages
 with the files fetched through Spark (:mod:`.remote_scan`).
@@ -29,8 +30,9 @@ from pathlib import Path
 
 from kreplica.formats.mapped import EvidenceError
 from kreplica.pipeline import remote, remote_scan, tables
+from kreplica.pipeline.job_progress import JobAnnouncer, JobWork, announce
 from kreplica.pipeline.layout import FleetLogDir, discover, local_path
-from kreplica.pipeline.parquet_writers import TableWriter, write_empty_tables
+from kreplica.pipeline.parquet_writers import TableWriter, publish_tables, write_empty_tables
 from kreplica.pipeline.scan_checks import publish_checks, recheck_segments, segments_to_recheck
 from kreplica.pipeline.scan_log_dirs import scan_log_dirs
 from kreplica.pipeline.scan_segments import scan_segments
@@ -140,14 +142,18 @@ def plan_scan(root: str, out: str) -> ScanPlan:
     return ScanPlan(log_dirs, prepare_output(out), root)
 
 
-def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = False) -> ScanTotals:
-    """Scan the fleet into Parquet tables under ``plan.out``."""
-    log_dirs, out_path = list(plan.log_dirs), plan.out
+def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = False,
+             progress: JobAnnouncer = None) -> ScanTotals:
+    """Scan the fleet into Parquet tables under ``plan.out``, published only when all are written;
+    ``progress`` is told what each job covers as it starts."""
+    log_dirs, out_path = list(plan.log_dirs), plan.out / tables.STAGING_DIR
+    out_path.mkdir()
     out_s = str(out_path)
     sc = spark.sparkContext
     sc.setJobDescription("kreplica fleet scan: log directories")
     # NOTE: a PySpark task costs ~0.1-0.2 s however small; bench/bench_fleet.py has the figures
     tasks = max(sc.defaultParallelism * TASKS_PER_CORE, 1)
+    announce(progress, JobWork("log directories"))
     if plan.remote:
         stage1 = remote_scan.scan_remote_log_dirs(spark, plan.root, out_s, tasks)
     else:
@@ -159,12 +165,16 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
     def walk(stretches: list[Stretch], what: str) -> list[SegmentWalk]:
         if not stretches:
             return []
+        announce(progress, JobWork(what, len({s.files.log for s in stretches}), sum(s.size for s in stretches),
+                                   len({s.key[2:] for s in stretches})))
         slices = _balanced(stretches, min(len(stretches), tasks))
         sc.setJobDescription(f"kreplica fleet scan: {what}")
         return sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
             lambda i, it: scan_segments(out_s, records, payloads, i, (s for group in it for s in group))).collect()
 
     if plan.remote:
+        announce(progress, JobWork("segments", len(segments), sum(s[2] for s in segments),
+                                   len({s[0][2:] for s in segments})))
         walks = remote_scan.walk_fetched(spark, segments, out_s, records, payloads, tasks)
     else:
         walks, failed = join_stretches(walk(plan_stretches(segments, sc.defaultParallelism), "segments"))
@@ -179,6 +189,7 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
     for w, before in segments_to_recheck(walks):
         by_part.setdefault(w.part, []).append((w, before))
     if by_part:
+        announce(progress, JobWork("checks across segments", sum(len(work) for work in by_part.values())))
         sc.setJobDescription("kreplica fleet scan: checks across segments")
         parts = sorted(by_part.items())
         for at, n, errors in sc.parallelize(parts, len(parts)).flatMap(
@@ -189,6 +200,7 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
     publish_checks(out_path, set(by_part))
     _write_segments(out_path, walks, checks)
     write_empty_tables(out_path, records)
+    publish_tables(out_path, plan.out)
     return totals
 
 

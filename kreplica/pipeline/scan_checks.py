@@ -74,12 +74,11 @@ def recheck_segments(out: str, part: str, work: list[tuple[SegmentWalk, Partitio
                     if row["path"] not in redo:
                         writers["findings"].add(row)
         batches = pq.ParquetFile(str(root / "batches" / f"part-{part}.parquet"))
-        fields = tables.BATCH_FIELDS
         for walk, before in work:
             context = PartitionContext(before.last_batch, before.max_epoch, before.max_epoch_batch)
             n = errors = 0
             for row in _row_range(batches, walk.first_row, walk.rows):
-                batch = RecordBatch(*(row["file" if f == "path" else f] for f in fields))
+                batch = RecordBatch(**tables.batch_fields(row))
                 for f in check_batch(batch, walk.files.base_offset, context):
                     writers["findings"].add(tables.finding_row(walk.key, f))
                     n += 1

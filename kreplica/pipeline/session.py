@@ -4,19 +4,28 @@ Spark needs a Java runtime (17 for Spark 4); without one, ``fleet`` stops with a
 (exit 2) before PySpark is imported, and the other commands never import PySpark at all.
 Executors run the same Python as the driver in local mode; on a cluster kreplica must be
 installed on (or shipped to) the executors — the README gives a ``spark-submit`` recipe.
+
+Spark's own output stays off stderr unless asked for (:class:`SparkLog`): the JVM starts with the
+log4j2 configuration shipped beside this module, and :mod:`.jvm_output` catches the rest.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
+import signal
 import sys
-from collections.abc import Mapping
-from contextlib import contextmanager
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass
+from importlib import resources
 
 from kreplica.formats.errors import FormatError
 from kreplica.formats.mapped import EvidenceError
+from kreplica.pipeline.jvm_output import JVM_OUTPUT
 
 DEFAULT_MASTER = "local[*]"
 
@@ -53,15 +62,67 @@ def local_heap(master: str, per_task: int) -> str:
     return f"{min((1 << 30) + cores * per_task, total * 3 // 4) >> 20}m"
 
 
+#: The log4j levels ``--spark-log`` takes (those of Spark's ``SparkContext.setLogLevel``).
+SPARK_LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
+
+#: The log4j2 configuration the driver JVM starts with (package data, beside this module).
+LOG4J2_CONFIGURATION = "log4j2.properties"
+
+_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+
+
+@dataclass(frozen=True, slots=True)
+class SparkLog:
+    """How much of Spark's own output a run shows on stderr: nothing by default (its log, the
+    JVM's warnings, the Python workers' stderr; kreplica says what went wrong in one line), its
+    warnings with ``--debug``, the log at ``--spark-log LEVEL`` (and the rest) when asked."""
+
+    level: str = "OFF"
+
+    @classmethod
+    def choose(cls, spark_log: str | None, debug: bool) -> SparkLog:
+        return cls(spark_log.upper() if spark_log else "WARN" if debug else "OFF")
+
+    @property
+    def shown(self) -> bool:
+        return self.level != "OFF"
+
+
+def driver_java_options(conf: Mapping[str, str], log: SparkLog, configuration: str, *,
+                        light_driver: bool) -> str | None:
+    """``spark.driver.extraJavaOptions`` for a JVM kreplica starts: the log4j2 configuration and
+    level, then :data:`LIGHT_DRIVER_JVM` when ``light_driver`` and the user set no Java options,
+    then the user's own (``--conf``), which win where they say the same. ``None`` when
+    ``PYSPARK_SUBMIT_ARGS`` sets them: the user's environment is in charge."""
+    if _JAVA_OPTIONS in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        return None
+    quoted = configuration.replace("\\", "\\\\").replace('"', '\\"')
+    options = [f'"-Dlog4j2.configurationFile={quoted}"', f"-Dkreplica.spark.log={log.level}"]
+    user = conf.get(_JAVA_OPTIONS)
+    if user:
+        options.append(user)
+    elif light_driver:
+        options.append(LIGHT_DRIVER_JVM)
+    return " ".join(options)
+
+
 @contextmanager
 def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet", light_driver: bool = False,
-                  task_heap: int | None = None, conf: Mapping[str, str] | None = None):
+                  task_heap: int | None = None, conf: Mapping[str, str] | None = None, log: SparkLog = SparkLog()):
     """A Spark session for one command, stopped when it ends. ``master`` ``None`` keeps the one
     ``spark-submit`` was given, else :data:`DEFAULT_MASTER`; ``light_driver`` starts the JVM with
     :data:`LIGHT_DRIVER_JVM` (unless the user set driver Java options); ``task_heap``, the bytes a
     running task holds in the JVM, sizes the heap in local mode (:func:`local_heap`) unless the
     user set ``spark.driver.memory``; ``conf`` is Spark configuration given on the command line
-    (``--conf``), which wins over the defaults here."""
+    (``--conf``), which wins over the defaults here; ``log`` is how much of Spark's output
+    reaches stderr (:class:`SparkLog`, :mod:`.jvm_output`). Spark's console progress bar is off:
+    the commands show their own.
+
+    Ctrl-C raises :class:`KeyboardInterrupt` wherever the driver is (PySpark's own handler would
+    call the JVM from inside the call it interrupts, and print tracebacks), Spark is stopped, and
+    a job that fails because of it fails as the interruption; during Spark's start it waits for
+    the start to end (:class:`_Interrupts`). py4j's report of the interrupted call is dropped
+    unless Spark's output is shown."""
     require_java()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -74,36 +135,118 @@ def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"
     elif launched_here:
         builder = builder.master(DEFAULT_MASTER)
     conf = dict(conf or {})
-    if light_driver and launched_here and "spark.driver.extraJavaOptions" not in conf and \
-            "spark.driver.extraJavaOptions" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
-        builder = builder.config("spark.driver.extraJavaOptions", LIGHT_DRIVER_JVM)
     resolved = master or DEFAULT_MASTER
     if task_heap and launched_here and local_cores(resolved) and "spark.driver.memory" not in conf and \
             "spark.driver.memory" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
         builder = builder.config("spark.driver.memory", local_heap(resolved, task_heap))
-    spark = (builder.appName(app_name)
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "true" if sys.stderr.isatty() else "false")
-             .config("spark.sql.shuffle.partitions", "16")
-             .config("spark.python.worker.reuse", "true"))
-    for key, value in conf.items():
-        spark = spark.config(key, value)
-    spark = spark.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    try:
-        yield spark
-    except Exception as exc:
-        failure = task_failure(exc) or jvm_failure(exc)
-        if failure is None:
-            raise
-        raise failure from None
-    finally:
-        from py4j.protocol import Py4JError
-
+    builder = (builder.appName(app_name)
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "16")
+               .config("spark.python.worker.reuse", "true"))
+    with ExitStack() as stack:
+        if launched_here:
+            configuration = stack.enter_context(resources.as_file(resources.files(__package__) / LOG4J2_CONFIGURATION))
+            options = driver_java_options(conf, log, str(configuration), light_driver=light_driver)
+            if options is not None:
+                conf[_JAVA_OPTIONS] = options
+        for key, value in conf.items():
+            builder = builder.config(key, value)
+        if not log.shown:
+            stack.enter_context(_py4j_logs_dropped())
+        interrupts = stack.enter_context(_interrupts())
+        spark = _start(builder, launched_here, log)
+        interrupts.install(deferred=False)  # over PySpark's, which its context put in while starting
         try:
-            spark.stop()
-        except (Py4JError, OSError):  # the JVM is gone already; the error that matters is above
-            pass
+            if interrupts.fired:  # Ctrl-C while Spark started
+                raise KeyboardInterrupt
+            yield spark
+        except Exception as exc:
+            if interrupts.fired:  # the job failed because Ctrl-C stopped its workers
+                raise KeyboardInterrupt from None
+            failure = task_failure(exc) or jvm_failure(exc)
+            if failure is None:
+                raise
+            raise failure from None
+        finally:
+            _stop(spark)
+
+
+def _start(builder, launched_here: bool, log: SparkLog):
+    """The session, its JVM's output caught while it starts (:mod:`.jvm_output`) when kreplica
+    starts the JVM; a start cut short (Ctrl-C) stops what it began."""
+    from pyspark import SparkContext
+
+    JVM_OUTPUT.show = log.shown
+    # NOTE: PySpark keeps one JVM per process (a later session reuses it, and its output pipe)
+    starts_jvm = launched_here and getattr(SparkContext, "_gateway", None) is None
+    try:
+        with JVM_OUTPUT.launching() if starts_jvm else nullcontext():
+            spark = builder.getOrCreate()
+    except BaseException:
+        _stop(SparkContext._active_spark_context)
+        raise
+    spark.sparkContext.setLogLevel(log.level)
+    return spark
+
+
+def _stop(spark) -> None:
+    """Stop a session or context; a JVM already gone is no news (the error that matters is raised)."""
+    if spark is None:
+        return
+    from py4j.protocol import Py4JError
+
+    try:
+        spark.stop()
+    except (Py4JError, OSError):
+        pass
+
+
+class _Interrupts:
+    """Ctrl-C during a session: a plain :class:`KeyboardInterrupt`, remembered. While Spark
+    starts it is only remembered (``deferred``), and raised once the session exists: a start cut
+    short leaves PySpark's JVM running with no one to stop it."""
+
+    fired = False
+
+    def __init__(self) -> None:
+        self.deferred = True
+
+    def handle(self, signum, frame) -> None:
+        self.fired = True
+        if not self.deferred:
+            raise KeyboardInterrupt
+
+    def install(self, *, deferred: bool) -> None:
+        self.deferred = deferred
+        if threading.current_thread() is threading.main_thread():  # the only thread Python lets set it
+            signal.signal(signal.SIGINT, self.handle)
+
+
+@contextmanager
+def _interrupts() -> Iterator[_Interrupts]:
+    """:class:`_Interrupts`, deferred until the session has started, for the session's life;
+    the previous handler restored after."""
+    state = _Interrupts()
+    previous = signal.getsignal(signal.SIGINT)
+    state.install(deferred=True)
+    try:
+        yield state
+    finally:
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _py4j_logs_dropped() -> Iterator[None]:
+    """py4j reports a call Ctrl-C interrupted with ``logging.exception`` on the root logger,
+    which prints a traceback to stderr; a handler that drops records keeps it off."""
+    root, handler = logging.getLogger(), logging.NullHandler()
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
 
 
 #: A line of a task's Python traceback naming a kreplica exception and its message.
@@ -121,10 +264,10 @@ def jvm_failure(exc: Exception) -> EvidenceError | None:
     text = str(exc)
     if "OutOfMemoryError" in text or isinstance(exc, (Py4JNetworkError, ConnectionError)) or \
             "Answer from Java side is empty" in text or "SparkContext was shut down" in text:
-        return EvidenceError("Spark's JVM stopped during the job (java.lang.OutOfMemoryError in its log above means "
-                             "the tasks need more memory: --conf spark.driver.memory=16g in local mode, "
-                             "spark.executor.memory on a cluster; remote segments take about 3 times their size "
-                             "each in the JVM)")
+        return EvidenceError("Spark's JVM stopped during the job (java.lang.OutOfMemoryError in its log, shown with "
+                             "--spark-log ERROR, means the tasks need more memory: --conf spark.driver.memory=16g in "
+                             "local mode, spark.executor.memory on a cluster; remote segments take about 3 times "
+                             "their size each in the JVM)")
     return None
 
 

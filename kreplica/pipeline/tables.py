@@ -9,9 +9,10 @@ command would have read from the files. Every table carries the replica key
 
 Tables: ``replicas`` (one row per replica: checkpoint values, ``leader-epoch-checkpoint``
 entries, clean-shutdown marker, what the directory holds), ``segments``, ``batches`` (one row per
-batch header, :class:`~kreplica.formats.log.batch.RecordBatch` fields with ``path`` named ``file``),
-``markers`` (the decoded marker of each control batch), ``findings`` and, with ``--records``,
-``records``.
+batch header, :class:`~kreplica.formats.log.batch.RecordBatch` fields with ``path`` named ``file``
+and ``compression`` and ``timestamp_type`` as the words inspect-log's JSON gives), ``markers``
+(the decoded marker of each control batch, ``control_type`` a word too), ``findings`` and, with
+``--records``, ``records``. Their columns are in ``kreplica/pipeline/TABLES.md``.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from collections.abc import Iterable, Mapping
 
 import pyarrow as pa
 
-from kreplica.formats.log.batch import RecordBatch
-from kreplica.formats.log.control_marker import ControlMarker
+from kreplica.formats.codecs import CODEC_NAMES
+from kreplica.formats.log.batch import TIMESTAMP_TYPE_NAMES, RecordBatch
+from kreplica.formats.log.control_marker import CONTROL_TYPE_NAMES, ControlMarker
 from kreplica.formats.findings import Finding
 from kreplica.formats.logdir.leader_epoch_checkpoint import EpochEntryLine
 from kreplica.formats.logdir.naming import parse_partition_dir
@@ -52,7 +54,7 @@ SEGMENTS = pa.schema(KEY + [
 _BATCH_TYPES = {
     "path": pa.string(), "position": pa.int64(), "size": pa.int64(), "magic": pa.int8(), "base_offset": pa.int64(),
     "last_offset": pa.int64(), "count": pa.int32(), "partition_leader_epoch": pa.int32(), "crc": pa.int64(),
-    "crc_valid": pa.bool_(), "attributes": pa.int32(), "compression": pa.int8(), "timestamp_type": pa.int8(),
+    "crc_valid": pa.bool_(), "attributes": pa.int32(), "compression": pa.string(), "timestamp_type": pa.string(),
     "base_timestamp": pa.int64(), "max_timestamp": pa.int64(), "producer_id": pa.int64(),
     "producer_epoch": pa.int16(), "base_sequence": pa.int32(), "is_transactional": pa.bool_(),
     "is_control": pa.bool_(), "delete_horizon_ms": pa.int64(), "after_break": pa.bool_(),
@@ -61,7 +63,7 @@ BATCH_FIELDS = RecordBatch._fields
 BATCHES = pa.schema(KEY + [("file" if f == "path" else f, _BATCH_TYPES[f]) for f in BATCH_FIELDS])
 MARKERS = pa.schema(KEY + [
     ("file", pa.string()), ("position", pa.int64()), ("offset", pa.int64()), ("producer_id", pa.int64()),
-    ("producer_epoch", pa.int16()), ("control_type", pa.int16()), ("coordinator_epoch", pa.int32()),
+    ("producer_epoch", pa.int16()), ("control_type", pa.string()), ("coordinator_epoch", pa.int32()),
     ("key_is_null", pa.bool_()), ("error", pa.string()),
 ])
 FINDINGS = pa.schema(KEY + [
@@ -75,19 +77,80 @@ RECORDS = pa.schema(KEY + [
 ])
 TABLES = {"replicas": REPLICAS, "segments": SEGMENTS, "batches": BATCHES, "markers": MARKERS,
           "findings": FINDINGS, "records": RECORDS}
+#: The tables every scan writes (``records`` only with ``--records``), and ``fleet analyze`` reads.
+SCAN_TABLES = ("replicas", "segments", "batches", "markers", "findings")
+
+#: The file that marks a table complete, written last, as Hadoop's output committer (Spark's
+#: writer) does: ``fleet analyze`` reads no table without it.
+SUCCESS_MARKER = "_SUCCESS"
+#: Where a scan's tasks write the tables until every one is complete (the name Spark's writer
+#: uses for the same purpose; Spark and Arrow skip names starting with ``_`` when reading).
+STAGING_DIR = "_temporary"
+
+
+# -- the words of codes, as inspect-log's JSON gives them ----------------------------------------
+
+
+def compression_word(code: int) -> str:
+    """``none``, ``gzip``, ``snappy``, ``lz4``, ``zstd``; a codec id Kafka does not define as its
+    number (``"5"``), where inspect-log's JSON gives the number itself."""
+    return CODEC_NAMES.get(code) or str(code)
+
+
+def compression_code(word: str) -> int:
+    return _CODEC_IDS[word] if word in _CODEC_IDS else int(word)
+
+
+def timestamp_type_word(code: int) -> str:
+    """``create_time``, ``log_append_time``, ``no_timestamp_type`` (magic 0)."""
+    return TIMESTAMP_TYPE_NAMES[code]
+
+
+def timestamp_type_code(word: str) -> int:
+    return _TIMESTAMP_TYPE_CODES[word]
+
+
+def control_type_word(code: int | None) -> str | None:
+    """``commit``, ``abort``, ``leader_change``...; a type Kafka does not define as its number
+    (inspect-log's JSON says ``unknown``); ``None`` where the marker cannot be read."""
+    return None if code is None else CONTROL_TYPE_NAMES.get(code) or str(code)
+
+
+def control_type_code(word: str | None) -> int | None:
+    return None if word is None else _CONTROL_TYPE_CODES[word] if word in _CONTROL_TYPE_CODES else int(word)
+
+
+_CODEC_IDS = {word: code for code, word in CODEC_NAMES.items()}
+_TIMESTAMP_TYPE_CODES = {word: code for code, word in TIMESTAMP_TYPE_NAMES.items()}
+_CONTROL_TYPE_CODES = {word: code for code, word in CONTROL_TYPE_NAMES.items()}
+
+#: The ``batches`` columns that hold a word where the header holds a code: (code → word, word → code).
+WORD_COLUMNS = {"compression": (compression_word, compression_code),
+                "timestamp_type": (timestamp_type_word, timestamp_type_code)}
 
 
 # -- model values to rows ------------------------------------------------------------------------
 
 
 def batch_row(key: tuple, b: RecordBatch) -> tuple:
-    """A ``batches`` row: the key, then the header's fields in :data:`BATCH_FIELDS` order."""
-    return (*key, *b)
+    """A ``batches`` row: the key, then the header's fields in :data:`BATCH_FIELDS` order, codes as
+    words (:data:`WORD_COLUMNS`)."""
+    return (*key, *b._replace(**{c: word(getattr(b, c)) for c, (word, _) in WORD_COLUMNS.items()}))
+
+
+def batch_fields(row: Mapping) -> dict:
+    """A ``batches`` row as the header's fields (:data:`BATCH_FIELDS`): ``file`` as ``path``, the
+    words back to codes."""
+    fields = {f: row["file" if f == "path" else f] for f in BATCH_FIELDS}
+    for column, (_, code) in WORD_COLUMNS.items():
+        fields[column] = code(fields[column])
+    return fields
 
 
 def marker_row(key: tuple, path: str, m: ControlMarker) -> dict:
     return {**dict(zip(KEY_COLUMNS, key)), "file": path, "position": m.position, "offset": m.offset,
-            "producer_id": m.producer_id, "producer_epoch": m.producer_epoch, "control_type": m.control_type,
+            "producer_id": m.producer_id, "producer_epoch": m.producer_epoch,
+            "control_type": control_type_word(m.control_type),
             "coordinator_epoch": m.coordinator_epoch, "key_is_null": m.key_is_null, "error": m.error}
 
 
@@ -179,8 +242,9 @@ def replica_log_from_rows(replica: Mapping, segments: Iterable[Mapping], batches
     segment_rows = [{"path": r["file"], "file_size": r["size"], "valid_bytes": r["valid_bytes"],
                      "stopped_by": r["stopped_by"], "txn_index_below_base": r["txn_index_below_base"]}
                     for r in seg_rows]
-    batch_rows = ({"path" if c == "file" else c: r[c] for c in BATCHES.names[len(KEY):]} for r in batches)
-    marker_rows = ({"path": r["file"], **{c: r[c] for c in ControlMarker.__dataclass_fields__}} for r in markers)
+    batch_rows = map(batch_fields, batches)
+    marker_rows = ({"path": r["file"], **{c: r[c] for c in ControlMarker.__dataclass_fields__},
+                    "control_type": control_type_code(r["control_type"])} for r in markers)
     return partition_log_from_rows(partition, log_dir, cps, segment_rows, batch_rows, marker_rows=marker_rows,
                                    label=f"broker-{replica['broker']}", epoch_checkpoint=epoch_checkpoint,
                                    partition_metadata=metadata, broker_id=replica["broker"],

@@ -1,17 +1,18 @@
 """Words for the raw codes the formats layer yields (codec ids, timestamp types, control types).
 
-Decoding keeps raw ints; turning them into the strings of the output schemas happens here, once.
-Unknown codes stay ints so nothing is hidden.
+Decoding keeps raw ints; turning them into the strings of the output schemas happens here, once
+(the fleet's Parquet tables take the same words from the same name tables, in
+:mod:`kreplica.pipeline.tables`). Unknown codes stay ints so nothing is hidden.
 """
 
 from __future__ import annotations
 
-from kreplica.formats.log.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE
+from kreplica.formats.log.batch import TIMESTAMP_TYPE_NAMES
+from kreplica.formats.log.control_marker import CONTROL_TYPE_NAMES
 from kreplica.formats.codecs import CODEC_NAMES
 
-TIMESTAMP_TYPES = {NO_TIMESTAMP_TYPE: "no_timestamp_type", CREATE_TIME: "create_time", LOG_APPEND_TIME: "log_append_time"}
-CONTROL_TYPES = {0: "abort", 1: "commit", 2: "leader_change", 3: "snapshot_header", 4: "snapshot_footer",
-                 5: "kraft_version", 6: "kraft_voters"}
+TIMESTAMP_TYPES = TIMESTAMP_TYPE_NAMES
+CONTROL_TYPES = CONTROL_TYPE_NAMES
 
 
 def compression(codec: int) -> str | int:

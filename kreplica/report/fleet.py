@@ -43,7 +43,7 @@ def partition_objects(analysis, kafka_version) -> tuple[dict, ...]:
         "leader": analysis.leader, "leader_source": analysis.leader_source,
         "committed_loss_records": analysis.committed_loss_records,
         "followers_losing_committed": list(analysis.followers_losing_committed),
-        "divergent_pairs": sum(d.differs for d in analysis.divergences),
+        "divergent_pairs": analysis.divergent_pairs,
         "offline": facts.offline if facts else None, "under_min_isr": facts.under_min_isr if facts else None,
         "notes": list(analysis.notes),
     })

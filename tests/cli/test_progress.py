@@ -60,3 +60,42 @@ def test_a_terminal_gets_a_bar_that_reaches_the_total(monkeypatch, name: str) ->
 def test_no_bar_without_a_terminal() -> None:
     with progress.byte_progress("x", 1 << 40) as advance:
         assert advance is None
+
+
+def test_a_fleet_job_shows_its_files_bytes_and_partitions_done() -> None:
+    from kreplica.pipeline.job_progress import JobWork
+
+    assert progress._counts(JobWork("segments", 4, 4_000_000, 2), 0.5) == "2/4 files, 2.0 MB/4.0 MB, 2 partitions"
+    assert progress._counts(JobWork("partitions", partitions=6), 0.5) == "3/6 partitions"
+    assert progress._counts(JobWork("log directories"), 0.5) == ""
+
+
+def test_the_fleet_display_follows_sparks_jobs_and_never_goes_back(monkeypatch) -> None:
+    from kreplica.pipeline.job_progress import JobWork
+
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=120)
+    monkeypatch.setattr(progress, "stderr_console", lambda: terminal)
+    monkeypatch.setattr(progress, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(progress, "FLEET_POLL_SECONDS", 0)
+    shares = [None, 0.5, 0.25, 0.75]
+
+    def done() -> float | None:
+        if not shares:
+            raise RuntimeError("Spark stopped")  # the display stops asking, quietly
+        return shares.pop(0)
+
+    with progress.fleet_progress() as display:
+        display.job(JobWork("segments", 4, 4_000_000, 2))
+        display._poll(done)
+        assert display._done == 0.75
+        display.job(JobWork("checks across segments", 1))
+        assert display._done == 0.0
+
+
+def test_no_fleet_display_without_a_terminal_or_beside_sparks_log(monkeypatch) -> None:
+    with progress.fleet_progress() as display:
+        assert display is None
+    monkeypatch.setattr(progress, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(progress, "stderr_console", lambda: Console(file=io.StringIO(), force_terminal=True))
+    with progress.fleet_progress(shown=False) as display:
+        assert display is None

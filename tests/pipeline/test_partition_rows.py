@@ -124,3 +124,55 @@ def test_fleet_without_java_is_a_usage_error(tmp_path) -> None:
                              str(SCENARIOS / "kip101-scenario-1"), "--out", str(tmp_path / "t")],
                             capture_output=True, text=True, env=env)
     assert result.returncode == 2 and "needs Java 17" in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("log_dir", sorted(p.name for p in (FIXTURES / "logs").iterdir() if p.is_dir()))
+def test_batch_rows_say_compression_and_timestamp_type_as_inspect_log_does(log_dir: str) -> None:
+    # one vocabulary: the batches table and inspect-log's JSON give the same words (issue 22)
+    from kreplica.report.inspect_log import batch_object
+
+    (log,) = read_replicas([str(FIXTURES / "logs" / log_dir)], None, {})
+    for b in log.batches:
+        row = dict(zip(tables.BATCHES.names, tables.batch_row((7, "d", "t", 0), b)))
+        obj = batch_object(b)
+        assert (row["compression"], row["timestamp_type"]) == (obj["compression"], obj["timestamp_type"])
+        assert tables.batch_fields(row) == b._asdict()
+
+
+@pytest.mark.parametrize("code", range(8))  # the three bits of the attributes' codec field
+def test_every_codec_id_has_a_word_and_comes_back(code: int) -> None:
+    from kreplica.report import describe
+
+    word = tables.compression_word(code)
+    assert word == str(describe.compression(code)) and tables.compression_code(word) == code
+
+
+def test_every_timestamp_type_has_inspect_logs_word_and_comes_back() -> None:
+    from kreplica.formats.log.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE
+    from kreplica.report import describe
+
+    for code in (NO_TIMESTAMP_TYPE, CREATE_TIME, LOG_APPEND_TIME):
+        word = tables.timestamp_type_word(code)
+        assert word == describe.timestamp_type(code) and tables.timestamp_type_code(word) == code
+
+
+def test_the_analysis_tables_name_brokers_by_id_as_the_scan_tables_do() -> None:
+    logs, replicas, segments, batches, markers = partition_rows("kip279-fast-failover")
+    result = analyze.analyze_partition("orders", 0, replicas, segments, batches, markers, facts=None,
+                                       facts_source=None, protocol=Protocol.KIP279, kafka_version=DEFAULT_VERSION)
+    row = dict(zip((name for name, _ in analyze.ANALYSIS_PARTITIONS), analyze.partition_row(result)))
+    broker = {log.label: log.broker_id for log in logs}
+    assert (row["topic"], row["partition"]) == ("orders", 0)
+    assert row["leader_broker"] == broker[result.leader] and isinstance(row["leader_broker"], int)
+    assert row["brokers_losing_committed"] == [broker[f] for f in result.followers_losing_committed]
+    assert result.followers_losing_committed  # the scenario loses committed data: the list is not vacuous
+    assert row["divergent_pairs"] == sum(d.differs for d in result.divergences)
+
+
+@pytest.mark.parametrize("code", [None, *range(8)])  # 7 is no type Kafka defines
+def test_every_control_type_has_a_word_and_comes_back(code: int | None) -> None:
+    from kreplica.report import describe
+
+    word = tables.control_type_word(code)
+    assert tables.control_type_code(word) == code
+    assert word == describe.control_type(code) or (describe.control_type(code), word) == ("unknown", str(code))

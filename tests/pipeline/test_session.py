@@ -44,3 +44,32 @@ def test_conf_takes_key_equals_value_and_refuses_anything_else(tmp_path) -> None
         "spark.driver.memory": "8g", "spark.hadoop.fs.s3a.endpoint": "http://h:9000/?a=b"}
     result = CliRunner().invoke(app, ["fleet", "scan", str(tmp_path), "--out", str(tmp_path / "o"), "--conf", "x"])
     assert result.exit_code == 2 and "'x' is not KEY=VALUE" in result.stderr
+
+
+@pytest.mark.parametrize("spark_log, debug, level", [
+    (None, False, "OFF"), (None, True, "WARN"), ("info", False, "INFO"), ("error", True, "ERROR"), ("OFF", True, "OFF"),
+])
+def test_sparks_own_output_shows_only_when_asked(spark_log, debug, level) -> None:
+    from kreplica.pipeline.session import SparkLog
+
+    log = SparkLog.choose(spark_log, debug)
+    assert log.level == level and log.shown == (level != "OFF")
+
+
+def test_the_driver_jvm_gets_the_shipped_log4j2_configuration_and_the_users_options_last(monkeypatch) -> None:
+    from importlib import resources
+
+    from kreplica.pipeline.session import LIGHT_DRIVER_JVM, LOG4J2_CONFIGURATION, SparkLog, driver_java_options
+
+    monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
+    shipped = resources.files("kreplica.pipeline") / LOG4J2_CONFIGURATION
+    assert shipped.is_file() and "${sys:kreplica.spark.log:-OFF}" in shipped.read_text()
+    quiet = SparkLog.choose(None, False)
+    assert driver_java_options({}, quiet, "/p/log4j2.properties", light_driver=True) == \
+        f'"-Dlog4j2.configurationFile=/p/log4j2.properties" -Dkreplica.spark.log=OFF {LIGHT_DRIVER_JVM}'
+    # the user's options replace the light driver's and come last, so where they say the same they win
+    user = {"spark.driver.extraJavaOptions": "-Dkreplica.spark.log=INFO -Xss4m"}
+    assert driver_java_options(user, quiet, '/a "b"/x', light_driver=True) == \
+        '"-Dlog4j2.configurationFile=/a \\"b\\"/x" -Dkreplica.spark.log=OFF -Dkreplica.spark.log=INFO -Xss4m'
+    monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--conf spark.driver.extraJavaOptions=-Xss4m pyspark-shell")
+    assert driver_java_options({}, quiet, "/p", light_driver=True) is None

@@ -4,7 +4,8 @@
 For magic 0/1 a "batch" is one shallow (wrapper) message, exactly as Kafka's
 ``FileLogInputStream`` presents it: ``count`` is ``None`` and the producer fields are -1.
 Values are raw: codec ids, timestamp type codes and control type ids are ints; ``report/``
-turns them into words.
+turns them into words (the timestamp types' words are here, beside their codes, as the codecs'
+are in :mod:`kreplica.formats.codecs`, because the fleet's tables use the same words).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from typing import NamedTuple
 NO_TIMESTAMP_TYPE = -1
 CREATE_TIME = 0
 LOG_APPEND_TIME = 1
+#: Kafka's ``TimestampType`` names in snake_case, the words of every output schema
+TIMESTAMP_TYPE_NAMES = {NO_TIMESTAMP_TYPE: "no_timestamp_type", CREATE_TIME: "create_time",
+                        LOG_APPEND_TIME: "log_append_time"}
 
 NO_TIMESTAMP = -1           # RecordBatch.NO_TIMESTAMP
 NO_PRODUCER_ID = -1         # RecordBatch.NO_PRODUCER_ID

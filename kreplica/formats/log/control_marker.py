@@ -22,6 +22,11 @@ from kreplica.formats.log import default_records
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.formats.errors import FormatError
 
+#: ``ControlRecordType`` names in snake_case, the words of every output schema (KRaft's control
+#: records among them); any other code is Kafka's UNKNOWN
+CONTROL_TYPE_NAMES = {0: "abort", 1: "commit", 2: "leader_change", 3: "snapshot_header", 4: "snapshot_footer",
+                      5: "kraft_version", 6: "kraft_voters"}
+
 
 @dataclass(frozen=True, slots=True)
 class ControlMarker:
