@@ -13,8 +13,11 @@ Each package answers one kind of question, and the tree says where a rule lives:
 * ``reassignment``: Kafka's replica placement, minimal-movement plans, bounds, phases and
   throttles, the controller's transitions, ``--verify``;
 * ``timeline``: what happened in a cluster, with causes, from ZooKeeper or KRaft history;
+* ``consumers``: what a replication event does to consumer groups (their committed offsets
+  against the new leader's log, per client generation);
 * ``inspect``: the inspection commands (``inspect-log``, ``inspect-dir``, ``inspect-index``).
 
 Sub-layers (import-linter checks them): ``inspect`` above ``election`` | ``reassignment`` |
-``timeline`` (which do not know each other) above ``replication`` above ``log``.
+``timeline`` (which do not know each other) above ``consumers`` above ``replication`` above
+``log``.
 """

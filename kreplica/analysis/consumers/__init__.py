@@ -1,0 +1,6 @@
+"""What replication events do to consumers: committed offsets joined with the replicas' logs.
+
+* ``impact``: what a consumer group resuming from its committed offset does on its next fetch
+  after a truncation or an unclean election, per client generation (before KIP-320, KIP-320) and
+  ``auto.offset.reset``: records re-read, skipped, and consumed but lost.
+"""
