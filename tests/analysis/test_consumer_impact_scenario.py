@@ -1,0 +1,111 @@
+"""``fixtures/scenarios/unclean-with-groups`` end to end: its ``__consumer_offsets`` partitions
+decode to the commits ``fixtures/generate.py`` wrote, and the consumer impact of the unclean
+election (as ``timeline --log-dirs`` sees it: broker 1's log at the election) and of broker 2's
+truncation (as ``truncate-plan`` sees it: broker 1's log now) is what Kafka's client rules give,
+worked by hand in the generator's docstring and below.
+
+The committed offsets are read here by a test-only replay (the last commit of each key wins, as
+``GroupMetadataManager.loadGroupsAndOffsets`` keeps it); the product's loader is
+``kreplica.model.group_replay``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.analysis.consumers.impact import (
+    CONTINUES,
+    FAILS,
+    RESETS,
+    SEEKS_TO_DIVERGENCE,
+    LostRange,
+    impacts,
+    new_leader,
+)
+from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_record
+from kreplica.model.groups import CommittedOffset
+from kreplica.model.log_dir import scan_log_dir
+from kreplica.model.partition_log import iter_batch_records, read_partition_log
+from tests.conftest import FIXTURES
+
+SCENARIO = FIXTURES / "scenarios" / "unclean-with-groups"
+
+
+def replicas(broker: int) -> dict[str, object]:
+    log_dir = scan_log_dir(SCENARIO / f"broker-{broker}")
+    return {p.name: read_partition_log(p, log_dir, label=f"broker-{broker}") for p in log_dir.partitions}
+
+
+def committed_offsets(broker: int) -> list[CommittedOffset]:
+    latest: dict[tuple, CommittedOffset] = {}
+    for name, log in sorted(replicas(broker).items()):
+        if not name.startswith(CONSUMER_OFFSETS):
+            continue
+        n = int(name.rsplit("-", 1)[1])
+        for batch, records, _ in iter_batch_records(log, log.batches):
+            for r in records:
+                rec = decode_record(CONSUMER_OFFSETS, r.key, r.value)
+                if rec.name != "offset_commit":
+                    continue
+                k, v = rec.key, rec.value
+                epoch = v.get("leader_epoch", -1)
+                latest[(k["group"], k["topic"], k["partition"])] = CommittedOffset(
+                    k["group"], k["topic"], k["partition"], v["offset"], None if epoch == -1 else epoch,
+                    v["metadata"], v["commit_timestamp"], v.get("expire_timestamp"), r.offset, n, log.label,
+                    rec.value_version)
+    return list(latest.values())
+
+
+def test_the_groups_decode_as_written() -> None:
+    got = {(c.group, c.offset, c.leader_epoch, c.value_version, c.coordinator_partition)
+           for c in committed_offsets(1)}
+    assert got == {("billing", 115, 1, 3, 9), ("audit", 118, None, 2, 5), ("search", 110, None, 3, 6),
+                   ("ledger", 100, 0, 3, 39), ("reports", 60, None, 1, 49), ("fresh", 108, 3, 3, 46)}
+    # both brokers hold the same __consumer_offsets replicas
+    def same(c: CommittedOffset) -> tuple:
+        return c.group, c.offset, c.leader_epoch, c.record_offset, c.commit_timestamp, c.expire_timestamp
+    assert sorted(map(same, committed_offsets(1))) == sorted(map(same, committed_offsets(2)))
+
+
+LOST = LostRange(100, 120, "broker-2")
+
+
+def by_group(found) -> dict:
+    return {i.committed.group: i for i in found}
+
+
+def test_the_unclean_election_as_timeline_sees_it() -> None:
+    # broker 1 at the election: log end 100, epoch 3 from 100; its own 100-109 are the later copy
+    leader = new_leader(replicas(1)["orders-0"], leader_epoch=3, log_end_offset=100)
+    assert (leader.log_end_offset, leader.later_log_end) == (100, 110)
+    found = impacts(committed_offsets(1), "orders", 0, LOST, leader, event="unclean election")
+    assert [(i.committed.group, i.at_risk, i.consumed_and_lost) for i in found] == [
+        ("audit", True, 18), ("billing", True, 15), ("search", True, 10),
+        ("fresh", False, 0), ("ledger", False, 0), ("reports", False, 0)]
+    g = by_group(found)
+    assert g["fresh"].committed_after_event
+    # billing: 2.3+ validates epoch 1: (0, 100) < 115, seeks to 100
+    last = g["billing"].behaviours[-2]
+    assert (str(last.clients_from), last.outcome.action, last.outcome.resumes_at) == ("2.3.0", SEEKS_TO_DIVERGENCE,
+                                                                                       100)
+    # search (no epoch): 110 is above the log end at the election (100); if producers wrote past
+    # 110 first it continues there and skips 100-109, all shown by broker 1's later records
+    assert (g["search"].reused_offsets, g["search"].reused_seen) == (10, 10)
+    writes_first = g["search"].behaviours[-1].outcome
+    assert (writes_first.action, writes_first.records_skipped, writes_first.records_skipped_up_to) == (CONTINUES, 10, 10)
+
+
+@pytest.mark.parametrize("group, actions", [
+    # 115 > broker 1's log end 110: out of range for old clients; 2.3+ seeks to 100
+    pytest.param("billing", [RESETS, RESETS, FAILS, CONTINUES, SEEKS_TO_DIVERGENCE, FAILS], id="billing"),
+    # at the log end without an epoch: every client continues, past 100-109 it never reads
+    pytest.param("search", [CONTINUES], id="search"),
+    pytest.param("ledger", [CONTINUES, CONTINUES], id="ledger"),
+])
+def test_the_truncation_as_truncate_plan_sees_it(group: str, actions: list[str]) -> None:
+    leader = new_leader(replicas(1)["orders-0"], leader_epoch=3)
+    found = by_group(impacts(committed_offsets(1), "orders", 0, LOST, leader, event="truncation of broker-2"))
+    assert [b.outcome.action for b in found[group].behaviours] == actions
+    if group == "search":
+        o = found[group].behaviours[0].outcome
+        assert (o.resumes_at, o.records_skipped, found[group].consumed_and_lost) == (110, 10, 10)
