@@ -5,7 +5,8 @@ with group evidence). Machine object::
                       committed_leader_epoch, commit_timestamp, expired, coordinator_partition,
                       source, new_leader, new_leader_epoch, log_start_offset, new_log_end,
                       later_log_end, lost: {replica, first_offset, last_offset}, at_risk,
-                      committed_after_event, consumed_and_lost, reused_offsets, reused_seen,
+                      committed_after_event, read_from, consumed_and_lost, reused_offsets,
+                      reused_seen,
                       behaviours: [{clients_from, clients_before, auto_offset_reset: [str],
                       when, action, cause, exception, resumes_at, records_re_read,
                       records_skipped, records_skipped_up_to,
@@ -18,7 +19,10 @@ offset decides (``null`` otherwise). ``action`` is ``continues``, ``seeks_to_div
 ``resets`` or ``fails`` (with ``exception``); ``cause`` is ``offset_out_of_range``,
 ``log_truncation``, ``undefined_end_offset``, ``no_committed_offset`` or ``null``.
 ``records_skipped_up_to`` is ``null`` where no bound is known (a reset to latest skips what is
-written before it). Counts are offsets. The text report leads with the groups at risk.
+written before it). ``read_from`` is ``lost_replica`` or ``new_leader`` (whose record the group read
+last), ``null`` when the evidence cannot tell or the group committed at or below the divergence
+point; ``consumed_and_lost`` is then the most it can be. Counts are offsets. The text report leads
+with the groups at risk.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from kreplica.analysis.consumers.impact import (
     FAILS,
     FETCHES_FIRST,
     LOG_TRUNCATION,
+    LOST_REPLICA,
     NO_COMMITTED_OFFSET,
     OFFSET_OUT_OF_RANGE,
     RESETS,
@@ -59,7 +64,7 @@ def consumer_impact_object(i: ConsumerImpact) -> dict:
         "log_start_offset": leader.log_start_offset, "new_log_end": leader.log_end_offset,
         "later_log_end": leader.later_log_end,
         "lost": {"replica": i.lost.replica, "first_offset": i.lost.first_offset, "last_offset": i.lost.end_offset - 1},
-        "at_risk": i.at_risk, "committed_after_event": i.committed_after_event,
+        "at_risk": i.at_risk, "committed_after_event": i.committed_after_event, "read_from": i.read_from,
         "consumed_and_lost": i.consumed_and_lost, "reused_offsets": i.reused_offsets, "reused_seen": i.reused_seen,
         "behaviours": [{
             "clients_from": _version(b.clients_from), "clients_before": _version(b.clients_before),
@@ -112,8 +117,13 @@ def _render_at_risk(o: dict, console: Console) -> None:
     if o["expired"]:
         committed += ", expired"
     lost = o["consumed_and_lost"]
-    held = (f"; [bold red]{count(lost, 'consumed record')} the log no longer has[/]" if lost
-            else "; no consumed record lost")
+    if not lost:
+        held = "; no consumed record lost"
+    elif o["read_from"] == LOST_REPLICA:
+        held = f"; [bold red]{count(lost, 'consumed record')} the log no longer has[/]"
+    else:
+        held = (f"; [bold red]up to {count(lost, 'consumed record')} the log no longer has[/], if it read "
+                f"{escape(o['lost']['replica'])}'s (no leader epoch or commit time tells)")
     print_wrapped(console, f"  [bold red]AT RISK[/] [bold]{escape(o['group'])}[/]: {committed}{held}", 4)
     rows: dict[tuple, list[dict]] = {}
     for b in o["behaviours"]:

@@ -38,6 +38,8 @@ from kreplica.analysis.consumers.impact import (
     INVALID_NEGATIVE_OFFSET,
     LATEST,
     LOG_TRUNCATION,
+    LOST_REPLICA,
+    NEW_LEADER,
     LOG_TRUNCATION_EXCEPTION,
     NO_COMMITTED_OFFSET,
     NO_OFFSET_EXCEPTION,
@@ -52,8 +54,10 @@ from kreplica.analysis.consumers.impact import (
     NewLeader,
     consumer_impact,
     impacts,
+    lost_range,
     new_leader,
     next_fetch,
+    read_from,
 )
 from kreplica.model.epoch_cache import EpochEntry
 from kreplica.model.groups import CommittedOffset
@@ -253,6 +257,44 @@ def test_an_unknown_policy_is_refused() -> None:
 ])
 def test_consumed_and_lost(offset: int, expected: int) -> None:
     assert consumer_impact(committed(offset), LOST, LEADER, event="e").consumed_and_lost == expected
+
+
+# -- whose records the group read: the record before its committed offset -------------------------
+# The diverged case: broker 2 wrote 100-119 at epoch 1; broker 1 wrote 100-109 at epoch 2 and leads
+# (its election epoch unknown here, so no commit counts as "after"). Same offset and epoch is the
+# same record (log matching).
+LOST_WITH_EPOCHS = LostRange(100, 120, "broker-2", (EpochEntry(0, 0), EpochEntry(1, 100)))
+DIVERGED_UNKNOWN_EPOCH = leader(end=110, epochs=((0, 0), (2, 100)), epoch=None)
+
+
+@pytest.mark.parametrize("offset, epoch, commit_time, event_time, expected", [
+    pytest.param(105, 2, 0, None, NEW_LEADER, id="epoch-of-the-new-leaders-record"),
+    pytest.param(105, 1, 0, None, LOST_REPLICA, id="epoch-of-the-lost-replicas-record"),
+    pytest.param(105, 0, 0, None, None, id="epoch-neither-holds-there"),
+    pytest.param(115, None, 0, None, LOST_REPLICA, id="above-the-new-log-end"),
+    pytest.param(110, None, 0, None, None, id="no-epoch-at-the-new-log-end-cannot-tell"),
+    pytest.param(105, None, 1000, 2000, LOST_REPLICA, id="committed-before-the-event"),
+    pytest.param(105, None, 2000, 2000, None, id="committed-at-the-event-time-cannot-tell"),
+    pytest.param(100, 1, 0, None, None, id="at-the-divergence-point-nothing-to-tell"),
+])
+def test_read_from(offset: int, epoch: int | None, commit_time: int, event_time: int | None, expected) -> None:
+    c = CommittedOffset("g", "orders", 0, offset, epoch, "", commit_time, None, 0, 7, "b", 3)
+    assert read_from(c, LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, event_time=event_time) == expected
+
+
+def test_a_group_that_read_the_new_leaders_record_lost_nothing() -> None:
+    got = consumer_impact(committed(105, 2), LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, event="e")
+    assert (got.read_from, got.consumed_and_lost) == (NEW_LEADER, 0)
+    got = consumer_impact(committed(105, 1), LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, event="e")
+    assert (got.read_from, got.consumed_and_lost) == (LOST_REPLICA, 5)
+    # without an epoch the count is the most it can be
+    got = consumer_impact(committed(105), LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, event="e")
+    assert (got.read_from, got.consumed_and_lost) == (None, 5)
+
+
+def test_lost_range_takes_the_replicas_lineage(tmp_path: Path) -> None:
+    log = replica_log(tmp_path, 2, [(0, 100, 0, "a"), (100, 20, 1, "b")], hw=110, checkpoint=[(0, 0), (1, 100)])
+    assert lost_range(log, 100, 120) == LOST_WITH_EPOCHS
 
 
 def test_reused_offsets_count_what_a_later_copy_shows() -> None:

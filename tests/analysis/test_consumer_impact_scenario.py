@@ -16,10 +16,11 @@ import pytest
 from kreplica.analysis.consumers.impact import (
     CONTINUES,
     FAILS,
+    LOST_REPLICA,
     RESETS,
     SEEKS_TO_DIVERGENCE,
-    LostRange,
     impacts,
+    lost_range,
     new_leader,
 )
 from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_record
@@ -67,7 +68,8 @@ def test_the_groups_decode_as_written() -> None:
     assert sorted(map(same, committed_offsets(1))) == sorted(map(same, committed_offsets(2)))
 
 
-LOST = LostRange(100, 120, "broker-2")
+def lost() -> object:
+    return lost_range(replicas(2)["orders-0"], 100, 120)
 
 
 def by_group(found) -> dict:
@@ -78,12 +80,16 @@ def test_the_unclean_election_as_timeline_sees_it() -> None:
     # broker 1 at the election: log end 100, epoch 3 from 100; its own 100-109 are the later copy
     leader = new_leader(replicas(1)["orders-0"], leader_epoch=3, log_end_offset=100)
     assert (leader.log_end_offset, leader.later_log_end) == (100, 110)
-    found = impacts(committed_offsets(1), "orders", 0, LOST, leader, event="unclean election")
+    found = impacts(committed_offsets(1), "orders", 0, lost(), leader, event="unclean election")
     assert [(i.committed.group, i.at_risk, i.consumed_and_lost) for i in found] == [
         ("audit", True, 18), ("billing", True, 15), ("search", True, 10),
         ("fresh", False, 0), ("ledger", False, 0), ("reports", False, 0)]
     g = by_group(found)
     assert g["fresh"].committed_after_event
+    # billing by its epoch (broker 2 wrote 114 at epoch 1), audit and search by their offsets
+    # above broker 1's log end at the election: all read broker 2's records
+    assert {n: g[n].read_from for n in ("billing", "audit", "search")} == dict.fromkeys(
+        ("billing", "audit", "search"), LOST_REPLICA)
     # billing: 2.3+ validates epoch 1: (0, 100) < 115, seeks to 100
     last = g["billing"].behaviours[-2]
     assert (str(last.clients_from), last.outcome.action, last.outcome.resumes_at) == ("2.3.0", SEEKS_TO_DIVERGENCE,
@@ -104,8 +110,11 @@ def test_the_unclean_election_as_timeline_sees_it() -> None:
 ])
 def test_the_truncation_as_truncate_plan_sees_it(group: str, actions: list[str]) -> None:
     leader = new_leader(replicas(1)["orders-0"], leader_epoch=3)
-    found = by_group(impacts(committed_offsets(1), "orders", 0, LOST, leader, event="truncation of broker-2"))
+    found = by_group(impacts(committed_offsets(1), "orders", 0, lost(), leader, event="truncation of broker-2"))
     assert [b.outcome.action for b in found[group].behaviours] == actions
     if group == "search":
+        # broker 1 now ends at 110: without an epoch or the event's time, search may have read
+        # either broker's 100-109; 10 is the most it lost
         o = found[group].behaviours[0].outcome
         assert (o.resumes_at, o.records_skipped, found[group].consumed_and_lost) == (110, 10, 10)
+        assert found[group].read_from is None

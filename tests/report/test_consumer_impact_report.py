@@ -45,7 +45,7 @@ def test_object() -> None:
         "expired": False, "coordinator_partition": 12, "source": "broker-1", "new_leader": "broker-1",
         "new_leader_epoch": 2, "log_start_offset": 0, "new_log_end": 100, "later_log_end": 110,
         "lost": {"replica": "broker-2", "first_offset": 100, "last_offset": 119}, "at_risk": True,
-        "committed_after_event": False, "consumed_and_lost": 15, "reused_offsets": 15, "reused_seen": 10,
+        "committed_after_event": False, "read_from": "lost_replica", "consumed_and_lost": 15, "reused_offsets": 15, "reused_seen": 10,
     }
     assert billing["behaviours"][-2] == {
         "clients_from": "2.3.0", "clients_before": None, "auto_offset_reset": ["earliest", "latest"], "when": None,
@@ -121,6 +121,8 @@ def test_a_diverged_leader_and_a_split_generation_in_words() -> None:
                                                         "orders", 0, LOST, diverged, event="e")]
     text = render(lambda c: render_consumer_impacts(objs, c), UNWRAPPED)
     assert "continues at 105, skipping 5 new records" in text
+    assert "x: committed 105 (no leader epoch); up to 5 consumed records the log no longer has, if it read " \
+           "broker-2's (no leader epoch or commit time tells)" in text
     assert "clients 2.3-2.5: the new leader has no end offset for epoch 7" in text
     assert "none: fails with IllegalArgumentException" in text
     assert "clients 2.6+: the new leader has no end offset for epoch 7" in text

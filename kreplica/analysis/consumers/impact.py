@@ -29,9 +29,10 @@ position in memory may be further on). What its next fetch does depends on the c
   ``OffsetAndMetadata(-1)`` throws ``IllegalArgumentException`` ("Invalid negative offset").
 
 Counts are offsets (one record each, fewer where compaction or transaction markers left gaps).
-Records consumed and lost are those of the lost range below ``C``: a downstream system holds them
-and the log does not. A group that committed at or below ``D`` and that no client generation
-moves is unaffected.
+Records consumed and lost are those of the lost range below ``C`` when the group read them from
+the replica that lost them (:func:`read_from`: by the committed epoch, by ``C`` above the new log
+end, or by a commit older than the event): a downstream system holds them and the log does not.
+A group that committed at or below ``D`` and that no client generation moves is unaffected.
 """
 
 from __future__ import annotations
@@ -78,13 +79,25 @@ CLIENT_GENERATIONS: tuple[tuple[KafkaVersion | None, KafkaVersion | None], ...] 
 PRE_VALIDATION_CLIENT = KafkaVersion(0, 9)
 
 
+#: Whose records a group read last (the record before its committed offset): the replica that
+#: loses them, or the new leader (which holds the same record: same offset, same epoch).
+LOST_REPLICA, NEW_LEADER = "lost_replica", "new_leader"
+
+
 @dataclass(frozen=True, slots=True)
 class LostRange:
-    """Offsets ``first_offset``..``end_offset - 1`` that ``replica`` held and the event discards."""
+    """Offsets ``first_offset``..``end_offset - 1`` that ``replica`` held and the event discards;
+    ``epochs`` is that replica's lineage (which epoch wrote which offsets), ``None`` unknown."""
 
     first_offset: int
     end_offset: int
     replica: str
+    epochs: tuple[EpochEntry, ...] | None = None
+
+
+def lost_range(log: PartitionLog, first_offset: int, end_offset: int) -> LostRange:
+    """The range ``log``'s replica loses, with the lineage its batch headers give."""
+    return LostRange(first_offset, end_offset, log.label, tuple(log.batch_cache))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +159,11 @@ class ClientBehaviour:
 class ConsumerImpact:
     """One group, one topic-partition, one event.
 
-    ``consumed_and_lost``: offsets of the lost range below the committed offset. ``reused_offsets``:
+    ``read_from``: whose record the group read last when it committed past the divergence point
+    (:func:`read_from`; ``None``: at or below it, or the evidence cannot tell).
+    ``consumed_and_lost``: offsets of the lost range below the committed offset — records the
+    group consumed and the log no longer has when it read them from the lost replica, the most it
+    can be when ``read_from`` is ``None``, 0 when it read the new leader's. ``reused_offsets``:
     offsets from the new log end up to the committed offset that new records take (``reused_seen``
     of them shown by a later copy; ``None`` without one). ``committed_after_event``: the commit
     carries the new leader's epoch or a later one, so it was made on the new leader's history and
@@ -157,6 +174,7 @@ class ConsumerImpact:
     committed: CommittedOffset
     lost: LostRange
     leader: NewLeader
+    read_from: str | None
     consumed_and_lost: int
     reused_offsets: int
     reused_seen: int | None
@@ -165,7 +183,8 @@ class ConsumerImpact:
 
     @property
     def at_risk(self) -> bool:
-        """Whether the group lost consumed records, or some client would move, fail, re-read or skip."""
+        """Whether the group lost (or may have lost) consumed records, or some client would move,
+        fail, re-read or skip."""
         return self.consumed_and_lost > 0 or any(
             b.outcome.action != CONTINUES or b.outcome.records_re_read or b.outcome.records_skipped_up_to != 0
             for b in self.behaviours)
@@ -283,11 +302,48 @@ def _resume(committed: CommittedOffset, lost: LostRange, leader: NewLeader, posi
     return FetchOutcome(action, cause, None, position, re_read, shown, position - d, reply)
 
 
-def consumer_impact(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *, event: str) -> ConsumerImpact:
-    """The group's impact: its consumed-and-lost records and, per client generation,
-    ``auto.offset.reset`` and race where they differ, what its next fetch does."""
+def _epoch_at(entries: Sequence[EpochEntry] | None, offset: int, end: int) -> int | None:
+    """The epoch that wrote ``offset`` in a lineage ending at ``end`` (``None``: not held)."""
+    if entries is None or not 0 <= offset < end:
+        return None
+    return LeaderEpochCache(entries=list(entries)).epoch_for_offset(offset)
+
+
+def read_from(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *,
+              event_time: int | None = None) -> str | None:
+    """Whose record a group that committed past the divergence point read last (offset ``C - 1``).
+
+    The new leader's when the commit carries its epoch or a later one, or when it holds
+    ``C - 1`` from the committed epoch (the same record: Kafka's log matching). The lost
+    replica's when it holds ``C - 1`` from that epoch, when the new leader did not hold ``C - 1``
+    at the event, or when the commit is older than the event (``event_time``, by the coordinator's
+    clock). Otherwise ``None``: a commit without epoch at or below the new log end may follow
+    either history.
+    """
+    offset, epoch = committed.offset, committed.leader_epoch
+    if offset <= lost.first_offset:
+        return None
+    if epoch is not None and leader.leader_epoch is not None and epoch >= leader.leader_epoch:
+        return NEW_LEADER
+    if epoch is not None:
+        if _epoch_at(leader.epochs, offset - 1, leader.log_end_offset) == epoch:
+            return NEW_LEADER
+        if _epoch_at(lost.epochs, offset - 1, lost.end_offset) == epoch:
+            return LOST_REPLICA
+    if offset > leader.log_end_offset:
+        return LOST_REPLICA
+    if event_time is not None and committed.commit_timestamp < event_time:
+        return LOST_REPLICA
+    return None
+
+
+def consumer_impact(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *, event: str,
+                    event_time: int | None = None) -> ConsumerImpact:
+    """The group's impact: whose records it read, its consumed-and-lost records and, per client
+    generation, ``auto.offset.reset`` and race where they differ, what its next fetch does."""
     offset = committed.offset
-    consumed_and_lost = max(0, min(offset, lost.end_offset) - lost.first_offset)
+    source = read_from(committed, lost, leader, event_time=event_time)
+    consumed_and_lost = 0 if source == NEW_LEADER else max(0, min(offset, lost.end_offset) - lost.first_offset)
     reused = 0 if committed.expired else max(0, offset - leader.log_end_offset)
     seen = None
     if reused and leader.later_log_end is not None:
@@ -296,8 +352,8 @@ def consumer_impact(committed: CommittedOffset, lost: LostRange, leader: NewLead
              and committed.leader_epoch >= leader.leader_epoch and not committed.expired)
     behaviours = () if after else _behaviours(committed, lost, leader)
     if after:
-        consumed_and_lost, reused, seen = 0, 0, None
-    return ConsumerImpact(event, committed, lost, leader, consumed_and_lost, reused, seen, after, behaviours)
+        reused, seen = 0, None
+    return ConsumerImpact(event, committed, lost, leader, source, consumed_and_lost, reused, seen, after, behaviours)
 
 
 def _behaviours(committed: CommittedOffset, lost: LostRange, leader: NewLeader) -> tuple[ClientBehaviour, ...]:
@@ -325,9 +381,9 @@ def _behaviours(committed: CommittedOffset, lost: LostRange, leader: NewLeader) 
 
 
 def impacts(offsets: Iterable[CommittedOffset], topic: str, partition: int, lost: LostRange, leader: NewLeader, *,
-            event: str) -> list[ConsumerImpact]:
+            event: str, event_time: int | None = None) -> list[ConsumerImpact]:
     """The impact on every group that committed an offset for ``topic``-``partition``: the groups
     at risk first (most consumed-and-lost records first), then the rest, each by group name."""
-    found = [consumer_impact(c, lost, leader, event=event) for c in offsets
+    found = [consumer_impact(c, lost, leader, event=event, event_time=event_time) for c in offsets
              if c.topic == topic and c.partition == partition]
     return sorted(found, key=lambda i: (not i.at_risk, -i.consumed_and_lost, i.committed.group))
