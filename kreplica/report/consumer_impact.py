@@ -102,8 +102,8 @@ def render_consumer_impacts(objs: Iterable[dict], console: Console) -> None:
                                    f"read before is not in this evidence): {_names(after)}", 4)
         calm = [o["group"] for o in found if not o["at_risk"] and not o["committed_after_event"]]
         if calm:
-            print_wrapped(console, f"  [green]unaffected[/] (committed at or below {lost['first_offset']}, no client "
-                                   f"moves): {_names(calm)}", 4)
+            print_wrapped(console, f"  [green]unaffected[/] (nothing they read is lost, no client moves them): "
+                                   f"{_names(calm)}", 4)
 
 
 def _names(groups: list[str]) -> str:
@@ -128,8 +128,16 @@ def _render_at_risk(o: dict, console: Console) -> None:
     rows: dict[tuple, list[dict]] = {}
     for b in o["behaviours"]:
         rows.setdefault((b["clients_from"], b["clients_before"], b["when"]), []).append(b)
+    lines: list[list] = []   # [first, before, when, words]: generations that read alike are one line
     for (first, before, when), behaviours in rows.items():
-        print_wrapped(console, f"    {_clients(first, before)}{_race(when, o)}: {_behaviours(behaviours, o)}", 6)
+        words = _behaviours(behaviours, o)
+        same = next((ln for ln in lines if ln[2] == when and ln[3] == words and ln[1] == first), None)
+        if same is not None:
+            same[1] = before
+        else:
+            lines.append([first, before, when, words])
+    for first, before, when, words in lines:
+        print_wrapped(console, f"    {_clients(first, before)}{_race(when, o)}: {words}", 6)
 
 
 def _short(version: str) -> tuple[int, int]:

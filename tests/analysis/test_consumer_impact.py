@@ -54,7 +54,7 @@ from kreplica.analysis.consumers.impact import (
     NewLeader,
     consumer_impact,
     impacts,
-    lost_range,
+    lost_range_of,
     new_leader,
     next_fetch,
     read_from,
@@ -267,19 +267,24 @@ LOST_WITH_EPOCHS = LostRange(100, 120, "broker-2", (EpochEntry(0, 0), EpochEntry
 DIVERGED_UNKNOWN_EPOCH = leader(end=110, epochs=((0, 0), (2, 100)), epoch=None)
 
 
-@pytest.mark.parametrize("offset, epoch, commit_time, event_time, expected", [
-    pytest.param(105, 2, 0, None, NEW_LEADER, id="epoch-of-the-new-leaders-record"),
-    pytest.param(105, 1, 0, None, LOST_REPLICA, id="epoch-of-the-lost-replicas-record"),
-    pytest.param(105, 0, 0, None, None, id="epoch-neither-holds-there"),
-    pytest.param(115, None, 0, None, LOST_REPLICA, id="above-the-new-log-end"),
-    pytest.param(110, None, 0, None, None, id="no-epoch-at-the-new-log-end-cannot-tell"),
-    pytest.param(105, None, 1000, 2000, LOST_REPLICA, id="committed-before-the-event"),
-    pytest.param(105, None, 2000, 2000, None, id="committed-at-the-event-time-cannot-tell"),
-    pytest.param(100, 1, 0, None, None, id="at-the-divergence-point-nothing-to-tell"),
+@pytest.mark.parametrize("offset, epoch, commit_time, event_time, lost_end, expected", [
+    pytest.param(105, 2, 0, None, 120, NEW_LEADER, id="epoch-of-the-new-leaders-record"),
+    pytest.param(105, 1, 0, None, 120, LOST_REPLICA, id="epoch-of-the-lost-replicas-record"),
+    pytest.param(105, 0, 0, None, 120, None, id="epoch-neither-holds-there"),
+    pytest.param(115, None, 0, None, 120, LOST_REPLICA, id="above-the-new-log-end"),
+    pytest.param(110, None, 0, None, 120, None, id="no-epoch-at-the-new-log-end-cannot-tell"),
+    pytest.param(105, None, 1000, 2000, 120, LOST_REPLICA, id="committed-before-the-event"),
+    pytest.param(105, None, 2000, 2000, 120, None, id="committed-at-the-event-time-cannot-tell"),
+    pytest.param(100, 1, 0, None, 120, None, id="at-the-divergence-point-nothing-to-tell"),
+    # a lost replica ending at 108: a commit at 109 read offset 108, which only the new leader held
+    pytest.param(109, None, 0, None, 108, NEW_LEADER, id="past-the-lost-replicas-end"),
+    pytest.param(108, None, 0, None, 108, None, id="at-the-lost-replicas-end-cannot-tell"),
 ])
-def test_read_from(offset: int, epoch: int | None, commit_time: int, event_time: int | None, expected) -> None:
+def test_read_from(offset: int, epoch: int | None, commit_time: int, event_time: int | None, lost_end: int,
+                   expected) -> None:
     c = CommittedOffset("g", "orders", 0, offset, epoch, "", commit_time, None, 0, 7, "b", 3)
-    assert read_from(c, LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, event_time=event_time) == expected
+    lost = LostRange(100, lost_end, "broker-2", LOST_WITH_EPOCHS.epochs)
+    assert read_from(c, lost, DIVERGED_UNKNOWN_EPOCH, event_time=event_time) == expected
 
 
 def test_a_group_that_read_the_new_leaders_record_lost_nothing() -> None:
@@ -292,9 +297,19 @@ def test_a_group_that_read_the_new_leaders_record_lost_nothing() -> None:
     assert (got.read_from, got.consumed_and_lost) == (None, 5)
 
 
+@pytest.mark.parametrize("epoch, skipped", [
+    pytest.param(2, 0, id="read-the-new-leaders-100-104"),
+    pytest.param(1, 5, id="read-the-lost-100-104-so-the-new-ones-are-skipped"),
+])
+def test_records_a_group_read_on_the_new_leader_are_not_skipped(epoch: int, skipped: int) -> None:
+    got = next_fetch(committed(105, epoch), LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, client_version=V2_2,
+                     auto_offset_reset=NONE)
+    assert outcome(got) == (CONTINUES, None, None, 105, 0, skipped, skipped)
+
+
 def test_lost_range_takes_the_replicas_lineage(tmp_path: Path) -> None:
     log = replica_log(tmp_path, 2, [(0, 100, 0, "a"), (100, 20, 1, "b")], hw=110, checkpoint=[(0, 0), (1, 100)])
-    assert lost_range(log, 100, 120) == LOST_WITH_EPOCHS
+    assert lost_range_of(log, 100, 120) == LOST_WITH_EPOCHS
 
 
 def test_reused_offsets_count_what_a_later_copy_shows() -> None:

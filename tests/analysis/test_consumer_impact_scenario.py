@@ -20,7 +20,7 @@ from kreplica.analysis.consumers.impact import (
     RESETS,
     SEEKS_TO_DIVERGENCE,
     impacts,
-    lost_range,
+    lost_range_of,
     new_leader,
 )
 from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_record
@@ -69,7 +69,7 @@ def test_the_groups_decode_as_written() -> None:
 
 
 def lost() -> object:
-    return lost_range(replicas(2)["orders-0"], 100, 120)
+    return lost_range_of(replicas(2)["orders-0"], 100, 120)
 
 
 def by_group(found) -> dict:
@@ -118,3 +118,87 @@ def test_the_truncation_as_truncate_plan_sees_it(group: str, actions: list[str])
         o = found[group].behaviours[0].outcome
         assert (o.resumes_at, o.records_skipped, found[group].consumed_and_lost) == (110, 10, 10)
         assert found[group].read_from is None
+
+
+# -- the events of the three commands, through their adapters -------------------------------------
+def orders(broker: int):
+    return replicas(broker)["orders-0"]
+
+
+def summary(found) -> list[tuple]:
+    return [(i.committed.group, i.at_risk, i.read_from, i.consumed_and_lost) for i in found]
+
+
+def test_truncate_plan_adapter() -> None:
+    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.replication.truncation import plan_truncations
+    from kreplica.model.versions import DEFAULT_VERSION, Protocol
+
+    logs = [orders(1), orders(2)]
+    plans = plan_truncations(logs, protocol=Protocol.DIVERGING_EPOCH, kafka_version=DEFAULT_VERSION)
+    found = truncation_impacts(plans, logs, committed_offsets(1))
+    assert {i.event for i in found} == {"broker-2's truncation to 100"}
+    assert summary(found)[:3] == [("audit", True, LOST_REPLICA, 18), ("billing", True, LOST_REPLICA, 15),
+                                  ("search", True, None, 10)]
+    assert truncation_impacts(plans, logs, [c for c in committed_offsets(1) if c.topic != "orders"]) == []
+
+
+def test_truncate_plan_adapter_counts_a_divergent_middle_it_keeps() -> None:
+    # broker 1 following broker 2 discards nothing (the leader has no end offset for epoch 3) but
+    # keeps 100-109 different from broker 2's: fresh read them (epoch 3) and loses 8
+    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.replication.truncation import plan_truncations
+    from kreplica.model.versions import DEFAULT_VERSION, Protocol
+
+    logs = [orders(2), orders(1)]
+    (plan,) = plan_truncations(logs, protocol=Protocol.DIVERGING_EPOCH, kafka_version=DEFAULT_VERSION)
+    assert not plan.discarded and plan.still_divergent
+    found = {i.committed.group: i for i in truncation_impacts([plan], logs, committed_offsets(1))}
+    assert (found["fresh"].lost.first_offset, found["fresh"].lost.end_offset) == (100, 110)
+    assert (found["fresh"].read_from, found["fresh"].consumed_and_lost) == (LOST_REPLICA, 8)
+    # billing read broker 2's 100-114, which broker 2 still leads with: nothing lost, nothing moves
+    assert (found["billing"].read_from, found["billing"].at_risk) == ("new_leader", False)
+
+
+def test_timeline_adapter() -> None:
+    from kreplica.analysis.timeline.consumer_impact import election_impacts
+    from kreplica.analysis.timeline.events import PartitionEvent
+    from kreplica.analysis.timeline.evidence import join_partition
+    from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
+    from kreplica.model.zookeeper import find_zk_files
+
+    events = [ev for ev in iter_zookeeper_timeline(find_zk_files([SCENARIO / "zookeeper"]))
+              if isinstance(ev, PartitionEvent)]
+    logs = {1: orders(1), 2: orders(2)}
+    (loss,) = join_partition(events, logs).losses
+    found = election_impacts(loss, logs, committed_offsets(1))
+    assert {i.event for i in found} == {"the unclean election of broker 1 at epoch 3"}
+    assert summary(found) == [("audit", True, LOST_REPLICA, 18), ("billing", True, LOST_REPLICA, 15),
+                              ("search", True, LOST_REPLICA, 10), ("fresh", False, "new_leader", 0),
+                              ("ledger", False, None, 0), ("reports", False, None, 0)]
+    assert found[0].leader.log_end_offset == 100 and found[0].leader.later_log_end == 110
+    del logs[2]
+    assert election_impacts(loss, logs, committed_offsets(1)) == []
+
+
+def test_plan_elect_adapter() -> None:
+    from kreplica.analysis.election.consumer_impact import election_impacts
+    from kreplica.analysis.election.scenarios import Scenario, plan_elections
+    from kreplica.model.cluster import load_cluster_state
+
+    state = load_cluster_state([str(SCENARIO / "zookeeper")])
+    plan = plan_elections(state, Scenario((1,), (), None, False, "yes"), None)
+    (election,) = plan.elections
+    assert (election.before.leader, election.after.leader, election.unclean) == (1, 2, True)
+    found = election_impacts(election, {1: orders(1), 2: orders(2)}, committed_offsets(1),
+                             kafka_version=plan.kafka_version)
+    assert {i.event for i in found} == {"the unclean election of broker 2 at epoch 4"}
+    # broker 1 keeps 100-109 of epoch 3 different from broker 2's: fresh read 100-107 of them
+    # (epoch 3) and KIP-320 does not notice (epoch 3 ends at 120 on broker 2, past 108); billing
+    # (epoch 1) and audit (past broker 1's end) read broker 2's records; search may have read either
+    assert summary(found) == [("fresh", True, LOST_REPLICA, 8), ("search", True, None, 10),
+                              ("audit", False, "new_leader", 0), ("billing", False, "new_leader", 0),
+                              ("ledger", False, None, 0), ("reports", False, None, 0)]
+    fresh = found[0].behaviours
+    assert {(b.outcome.action, b.outcome.records_skipped) for b in fresh} == {(CONTINUES, 8)}
+    assert fresh[-1].outcome.validation.end_offset == 120

@@ -99,7 +99,7 @@ consumer groups of orders-0 after the unclean election of broker-1 at epoch 2:
       LogTruncationException
   committed in the new leader's epoch or later (after the event; what they read
     before is not in this evidence): fresh
-  unaffected (committed at or below 100, no client moves): ledger, search
+  unaffected (nothing they read is lost, no client moves them): ledger, search
 """
 
 
@@ -127,3 +127,21 @@ def test_a_diverged_leader_and_a_split_generation_in_words() -> None:
     assert "none: fails with IllegalArgumentException" in text
     assert "clients 2.6+: the new leader has no end offset for epoch 7" in text
     assert "latest: resets to 110 (log end), skipping 10 new records and whatever is written before the reset" in text
+
+
+def test_generations_that_read_alike_are_one_line() -> None:
+    # KIP-320 validation of epoch 3 on a leader that never had it answers (1, 120), past 108: the
+    # 2.3+ client continues like an old one, so one line says it for every client
+    leader = NewLeader("broker-2", 0, 120, (EpochEntry(0, 0), EpochEntry(1, 100), EpochEntry(4, 120)), 4,
+                       KafkaVersion(4, 0))
+    lost = LostRange(100, 110, "broker-1", (EpochEntry(0, 0), EpochEntry(3, 100)))
+    objs = [consumer_impact_object(i) for i in impacts([committed("fresh", 108, 3)], "orders", 0, lost, leader,
+                                                        event="the unclean election of broker 2 at epoch 4")]
+    assert len(objs[0]["behaviours"]) == 2
+    assert render(lambda c: render_consumer_impacts(objs, c), 80) == """\
+consumer groups of orders-0 after the unclean election of broker 2 at epoch 4:
+  offsets 100-109 of broker-1 are lost; the new leader broker-2 ends at 120
+  AT RISK fresh: committed 108 (leader epoch 3); 8 consumed records the log no
+    longer has
+    every client: continues at 108, skipping 8 new records
+"""

@@ -2,5 +2,7 @@
 
 * ``impact``: what a consumer group resuming from its committed offset does on its next fetch
   after a truncation or an unclean election, per client generation (before KIP-320, KIP-320) and
-  ``auto.offset.reset``: records re-read, skipped, and consumed but lost.
+  ``auto.offset.reset``: records re-read, skipped, and consumed but lost;
+* ``truncation_impact``: that impact for each follower a ``truncate-plan`` truncates (election
+  and timeline events are joined in their own packages, which use ``impact``).
 """

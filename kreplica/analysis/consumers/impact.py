@@ -95,7 +95,7 @@ class LostRange:
     epochs: tuple[EpochEntry, ...] | None = None
 
 
-def lost_range(log: PartitionLog, first_offset: int, end_offset: int) -> LostRange:
+def lost_range_of(log: PartitionLog, first_offset: int, end_offset: int) -> LostRange:
     """The range ``log``'s replica loses, with the lineage its batch headers give."""
     return LostRange(first_offset, end_offset, log.label, tuple(log.batch_cache))
 
@@ -289,10 +289,13 @@ def _reset(committed: CommittedOffset, lost: LostRange, leader: NewLeader, polic
 
 def _resume(committed: CommittedOffset, lost: LostRange, leader: NewLeader, position: int, action: str,
             cause: str | None, reply: OffsetForLeaderEpochAnswer | None) -> FetchOutcome:
-    """Reading on from ``position``: the records below the divergence point it had consumed come
-    again; the new leader's records from the divergence point up to ``position`` never come (the
-    evidence shows those below the new log end and those a later copy holds)."""
+    """Reading on from ``position``: the records it had consumed that the new leader holds come
+    again (those below the divergence point; all below the committed offset when it read the new
+    leader's); the new leader's other records below ``position`` never come (the evidence shows
+    those below the new log end and those a later copy holds)."""
     d = min(lost.first_offset, leader.log_end_offset)
+    if read_from(committed, lost, leader) == NEW_LEADER:
+        d = committed.offset
     re_read = max(0, min(committed.offset, d) - position)
     if position <= d:
         return FetchOutcome(action, cause, None, position, re_read, 0, 0, reply)
@@ -314,11 +317,11 @@ def read_from(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *,
     """Whose record a group that committed past the divergence point read last (offset ``C - 1``).
 
     The new leader's when the commit carries its epoch or a later one, or when it holds
-    ``C - 1`` from the committed epoch (the same record: Kafka's log matching). The lost
-    replica's when it holds ``C - 1`` from that epoch, when the new leader did not hold ``C - 1``
-    at the event, or when the commit is older than the event (``event_time``, by the coordinator's
-    clock). Otherwise ``None``: a commit without epoch at or below the new log end may follow
-    either history.
+    ``C - 1`` from the committed epoch (the same record: Kafka's log matching), or when only it
+    held ``C - 1`` (the lost replica ended below). The lost replica's when it holds ``C - 1`` from
+    that epoch, when the new leader did not hold ``C - 1`` at the event, or when the commit is
+    older than the event (``event_time``, by the coordinator's clock). Otherwise ``None``: a
+    commit without epoch that both held may follow either history.
     """
     offset, epoch = committed.offset, committed.leader_epoch
     if offset <= lost.first_offset:
@@ -332,6 +335,8 @@ def read_from(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *,
             return LOST_REPLICA
     if offset > leader.log_end_offset:
         return LOST_REPLICA
+    if offset > lost.end_offset:
+        return NEW_LEADER
     if event_time is not None and committed.commit_timestamp < event_time:
         return LOST_REPLICA
     return None
@@ -383,7 +388,9 @@ def _behaviours(committed: CommittedOffset, lost: LostRange, leader: NewLeader) 
 def impacts(offsets: Iterable[CommittedOffset], topic: str, partition: int, lost: LostRange, leader: NewLeader, *,
             event: str, event_time: int | None = None) -> list[ConsumerImpact]:
     """The impact on every group that committed an offset for ``topic``-``partition``: the groups
-    at risk first (most consumed-and-lost records first), then the rest, each by group name."""
+    at risk first (those known to have read the lost records first, most consumed-and-lost
+    records first), then the rest, each by group name."""
     found = [consumer_impact(c, lost, leader, event=event, event_time=event_time) for c in offsets
              if c.topic == topic and c.partition == partition]
-    return sorted(found, key=lambda i: (not i.at_risk, -i.consumed_and_lost, i.committed.group))
+    return sorted(found, key=lambda i: (not i.at_risk, i.read_from != LOST_REPLICA, -i.consumed_and_lost,
+                                        i.committed.group))
