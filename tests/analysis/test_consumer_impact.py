@@ -240,10 +240,12 @@ def test_an_expired_offset_is_no_offset(policy: str, expected: tuple) -> None:
     # the coordinator dropped it: OffsetFetch returns none, the reset policy starts the consumer
     got = next_fetch(committed(115, 1, expired=True), LOST, LEADER, client_version=V4_0, auto_offset_reset=policy)
     assert outcome(got) == expected
+    # it resumes nowhere near 115, so no reused offset is skipped
+    assert consumer_impact(committed(115, 1, expired=True), LOST, LEADER, event="e").reused_offsets == 0
 
 
 def test_an_unknown_policy_is_refused() -> None:
-    with pytest.raises(ValueError, match="auto.offset.reset"):
+    with pytest.raises(ValueError, match="auto.offset.reset is one of earliest, latest, none, not 'by_duration'"):
         next_fetch(committed(1), LOST, LEADER, client_version=V4_0, auto_offset_reset="by_duration")
 
 
@@ -375,6 +377,7 @@ def test_a_commit_in_the_new_leaders_epoch_was_made_after_the_event(epoch: int |
     got = consumer_impact(committed(115, epoch), LOST, LEADER, event="e")
     assert got.committed_after_event == after
     assert (got.behaviours == ()) == after and (got.consumed_and_lost == 0) == after
+    assert got.reused_offsets == (0 if after else 15)
 
 
 def test_impacts_lead_with_groups_at_risk_and_keep_to_the_partition() -> None:
@@ -417,3 +420,98 @@ def test_a_later_copy_must_share_the_lineage(tmp_path: Path, other_epochs, later
     cp = [(0, 0), (epoch, 100)]
     other = replica_log(tmp_path, 3, [(0, 100, 0, "a"), (100, 20, epoch, tag)], hw=120, checkpoint=cp)
     assert new_leader(log, leader_epoch=2, later=[other]).later_log_end == later_end
+
+
+# -- boundaries the mutation run found unguarded ---------------------------------------------------
+def test_a_divergent_offset_of_0_is_a_log_truncation() -> None:
+    # epochs {0@0, 2@0}: epoch 0 ends at 0, below 5; OffsetAndMetadata(0) is valid, so none raises
+    # LogTruncationException (only -1 throws IllegalArgumentException in 2.3-2.5)
+    zero = leader(end=20, epochs=((0, 0), (2, 0)))
+    for client in (V2_5, V4_0):
+        got = next_fetch(committed(5, 0), LostRange(0, 20, "broker-2"), zero, client_version=client,
+                         auto_offset_reset=NONE)
+        assert outcome(got) == (FAILS, LOG_TRUNCATION, LOG_TRUNCATION_EXCEPTION, None, 0, 0, 0)
+
+
+@pytest.mark.parametrize("policy, resumes_at", [
+    pytest.param(EARLIEST, 100, id="earliest"),
+    pytest.param(LATEST, 200, id="latest"),
+])
+def test_a_validated_position_below_the_log_start_is_out_of_range(policy: str, resumes_at: int) -> None:
+    # epoch 5 is the leader's latest: (5, 200) >= 80, validation completes; the fetch at 80 is below
+    # the log start 100: OFFSET_OUT_OF_RANGE, and the policy decides
+    got = next_fetch(committed(80, 5), LATE_LOSS, RETAINED, client_version=V4_0, auto_offset_reset=policy)
+    assert (got.action, got.cause, got.resumes_at) == (RESETS, OFFSET_OUT_OF_RANGE, resumes_at)
+
+
+def test_a_seek_past_the_divergence_point_skips_the_records_between() -> None:
+    # epoch 1 ends at 110 on this leader, 10 past the divergence point 100
+    odd = leader(end=120, epochs=((0, 0), (1, 100), (2, 110)))
+    got = next_fetch(committed(115, 1), LOST, odd, client_version=V4_0, auto_offset_reset=EARLIEST)
+    assert outcome(got) == (SEEKS_TO_DIVERGENCE, LOG_TRUNCATION, None, 110, 0, 10, 10)
+
+
+def test_skipped_records_add_the_new_leaders_and_the_later_copys() -> None:
+    # 100-109 on the new leader and 110-117 shown by a later copy: 18 of up to 18
+    got = next_fetch(committed(118), LOST, leader(end=110, later=130), client_version=V2_2,
+                     auto_offset_reset=NONE, writes_first=True)
+    assert outcome(got) == (CONTINUES, None, None, 118, 0, 18, 18)
+
+
+@pytest.mark.parametrize("offset, epoch, expected", [
+    # the new leader holds 0 at epoch 2: a commit at 1 read it
+    pytest.param(1, 2, NEW_LEADER, id="first-offset"),
+    # 110 is the new leader's log end, which it does not hold: the lost replica's 110 was read
+    pytest.param(111, 2, LOST_REPLICA, id="one-past-the-new-log-end"),
+])
+def test_read_from_at_the_ends_of_the_logs(offset: int, epoch: int, expected) -> None:
+    new = leader(end=110, epochs=((2, 0),), epoch=None)
+    lost = LostRange(0, 120, "broker-2", (EpochEntry(1, 0),))
+    assert read_from(committed(offset, epoch), lost, new) == expected
+
+
+@pytest.mark.parametrize("offset, epoch, lost_end, expected", [
+    # the record before the committed offset decides, not the one at it nor two before
+    pytest.param(101, 2, 120, NEW_LEADER, id="new-leaders-first-record-of-epoch-2"),
+    pytest.param(110, 2, 120, NEW_LEADER, id="new-leaders-last-record"),
+    pytest.param(101, 1, 120, LOST_REPLICA, id="lost-replicas-first-record-of-epoch-1"),
+    pytest.param(110, 1, 110, LOST_REPLICA, id="lost-replicas-last-record"),
+])
+def test_read_from_looks_at_the_record_before_the_committed_offset(offset: int, epoch: int, lost_end: int,
+                                                                    expected) -> None:
+    lost = LostRange(100, lost_end, "broker-2", LOST_WITH_EPOCHS.epochs)
+    assert read_from(committed(offset, epoch), lost, DIVERGED_UNKNOWN_EPOCH) == expected
+
+
+def test_the_event_time_reaches_read_from_through_impacts() -> None:
+    c = CommittedOffset("g", "orders", 0, 105, None, "", 1000, None, 0, 7, "b", 2)
+    assert consumer_impact(c, LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, event="e", event_time=2000).read_from \
+        == LOST_REPLICA
+    (found,) = impacts([c], "orders", 0, LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, event="e", event_time=2000)
+    assert found.read_from == LOST_REPLICA
+    (found,) = impacts([c], "orders", 0, LOST_WITH_EPOCHS, DIVERGED_UNKNOWN_EPOCH, event="e")
+    assert found.read_from is None
+
+
+def test_new_leader_registers_the_epoch_its_checkpoint_names(tmp_path: Path) -> None:
+    # elected at epoch 2 and written nothing since: the checkpoint holds 2@90, which a 2.1+ leader
+    # keeps (KAFKA-7415: it registers its epoch at its log end), a 2.0 one drops with the load
+    log = replica_log(tmp_path, 1, [(0, 90, 0, "a")], hw=90, checkpoint=[(0, 0), (2, 90)])
+    got = new_leader(log)
+    assert (got.label, got.epochs) == ("broker-1", (EpochEntry(0, 0), EpochEntry(2, 90)))
+    assert new_leader(log, kafka_version=KafkaVersion(2, 0)).epochs == (EpochEntry(0, 0),)
+    # at the event 90, its epoch 2 that starts there stays
+    assert new_leader(log, log_end_offset=90).epochs == (EpochEntry(0, 0), EpochEntry(2, 90))
+
+
+def test_a_legacy_log_has_no_epochs(tmp_path: Path) -> None:
+    log = replica_log(tmp_path, 1, [(0, 6, -1, "a")], hw=6, checkpoint=None, legacy=True)
+    assert new_leader(log).epochs is None
+
+
+def test_a_later_copy_must_end_past_the_log_end(tmp_path: Path) -> None:
+    log = replica_log(tmp_path, 1, [(0, 100, 0, "a")], hw=100, checkpoint=[(0, 0)])
+    same = replica_log(tmp_path, 3, [(0, 100, 0, "a")], hw=100, checkpoint=[(0, 0)])
+    legacy = replica_log(tmp_path / "l", 4, [(0, 120, -1, "a")], hw=120, checkpoint=None, legacy=True)
+    assert new_leader(log, later=[same]).later_log_end is None
+    assert new_leader(log, later=[legacy]).later_log_end is None

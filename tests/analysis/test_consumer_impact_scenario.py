@@ -143,6 +143,22 @@ def test_truncate_plan_adapter() -> None:
     assert truncation_impacts(plans, logs, [c for c in committed_offsets(1) if c.topic != "orders"]) == []
 
 
+def test_truncate_plan_adapter_per_follower_and_version() -> None:
+    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.replication.truncation import plan_truncations
+    from kreplica.model.versions import KafkaVersion, Protocol
+
+    v2_2 = KafkaVersion(2, 2)
+    # two followers that lose the same records, one that loses nothing (a copy of the leader)
+    logs = [orders(1), orders(2), orders(2).relabelled("broker-3"), orders(1).relabelled("broker-4")]
+    plans = plan_truncations(logs, protocol=Protocol.KIP279, kafka_version=v2_2)
+    found = truncation_impacts(plans, logs, committed_offsets(1), kafka_version=v2_2)
+    assert sorted({i.event for i in found}) == ["broker-2's truncation to 100", "broker-3's truncation to 100"]
+    assert len(found) == 12
+    # a 2.2 leader serves no OffsetsForLeaderEpoch v3: no client validates
+    assert all(b.outcome.validation is None for i in found for b in i.behaviours)
+
+
 def test_truncate_plan_adapter_counts_a_divergent_middle_it_keeps() -> None:
     # broker 1 following broker 2 discards nothing (the leader has no end offset for epoch 3) but
     # keeps 100-109 different from broker 2's: fresh read them (epoch 3) and loses 8
