@@ -45,7 +45,7 @@ from kreplica.analysis.consumers.impact import (
     ConsumerImpact,
 )
 from kreplica.model.versions import KafkaVersion
-from kreplica.report.numbers import count
+from kreplica.report.numbers import count, number
 from kreplica.report.safe_text import escape
 from kreplica.report.text_layout import print_wrapped
 
@@ -211,5 +211,5 @@ def _outcome(b: dict) -> str:
         if skipped == most:
             parts.append(f"skipping {count(skipped, 'new record')}")
         else:
-            parts.append(f"skipping up to {count(most, 'new record')} ({skipped} shown by a later copy)")
+            parts.append(f"skipping up to {count(most, 'new record')} (the evidence shows {number(skipped)})")
     return ", ".join(parts)

@@ -4,9 +4,8 @@ election (as ``timeline --log-dirs`` sees it: broker 1's log at the election) an
 truncation (as ``truncate-plan`` sees it: broker 1's log now) is what Kafka's client rules give,
 worked by hand in the generator's docstring and below.
 
-The committed offsets are read here by a test-only replay (the last commit of each key wins, as
-``GroupMetadataManager.loadGroupsAndOffsets`` keeps it); the product's loader is
-``kreplica.model.group_replay``.
+The committed offsets are read here by a test-only replay (``tests/group_offsets.py``); the
+product's loader is ``kreplica.model.group_replay``.
 """
 
 from __future__ import annotations
@@ -23,11 +22,11 @@ from kreplica.analysis.consumers.impact import (
     lost_range_of,
     new_leader,
 )
-from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_record
 from kreplica.model.groups import CommittedOffset
 from kreplica.model.log_dir import scan_log_dir
-from kreplica.model.partition_log import iter_batch_records, read_partition_log
+from kreplica.model.partition_log import read_partition_log
 from tests.conftest import FIXTURES
+from tests.group_offsets import read_committed_offsets
 
 SCENARIO = FIXTURES / "scenarios" / "unclean-with-groups"
 
@@ -38,23 +37,7 @@ def replicas(broker: int) -> dict[str, object]:
 
 
 def committed_offsets(broker: int) -> list[CommittedOffset]:
-    latest: dict[tuple, CommittedOffset] = {}
-    for name, log in sorted(replicas(broker).items()):
-        if not name.startswith(CONSUMER_OFFSETS):
-            continue
-        n = int(name.rsplit("-", 1)[1])
-        for batch, records, _ in iter_batch_records(log, log.batches):
-            for r in records:
-                rec = decode_record(CONSUMER_OFFSETS, r.key, r.value)
-                if rec.name != "offset_commit":
-                    continue
-                k, v = rec.key, rec.value
-                epoch = v.get("leader_epoch", -1)
-                latest[(k["group"], k["topic"], k["partition"])] = CommittedOffset(
-                    k["group"], k["topic"], k["partition"], v["offset"], None if epoch == -1 else epoch,
-                    v["metadata"], v["commit_timestamp"], v.get("expire_timestamp"), r.offset, n, log.label,
-                    rec.value_version)
-    return list(latest.values())
+    return read_committed_offsets(SCENARIO / f"broker-{broker}")
 
 
 def test_the_groups_decode_as_written() -> None:

@@ -85,7 +85,7 @@ consumer groups of orders-0 after the unclean election of broker-1 at epoch 2:
       to 100 (log end), skipping whatever is written before the reset; none:
       fails with OffsetOutOfRangeException
     every client, if producers write past 118 first: continues at 118, skipping
-      up to 18 new records (10 shown by a later copy)
+      up to 18 new records (the evidence shows 10)
   AT RISK billing: committed 115 (leader epoch 1); 15 consumed records the log
     no longer has
     clients before 2.3, fetching before producers reach 115:
@@ -93,7 +93,7 @@ consumer groups of orders-0 after the unclean election of broker-1 at epoch 2:
       100 records; latest: resets to 100 (log end), skipping whatever is written
       before the reset; none: fails with OffsetOutOfRangeException
     clients before 2.3, if producers write past 115 first: continues at 115,
-      skipping up to 15 new records (10 shown by a later copy)
+      skipping up to 15 new records (the evidence shows 10)
     clients 2.3+: detects the truncation (epoch 1 ends at 100 on the new
       leader); earliest/latest: resumes at 100; none: fails with
       LogTruncationException
