@@ -9,6 +9,8 @@ report, return an exit code.
   ``exit_codes``: those codes (``ExitCode``);
 * ``options``: options shared by commands (one name per concept) and the missing-path check;
 * ``replicas``: the replica options and loading of the replication commands;
+* ``group_evidence``: consumer group evidence and the ``consumer_impact`` objects of the
+  commands that report it;
 * ``sources``: the control-plane SOURCE, its position options and the rule for a point outside
   the evidence;
 * ``names``: names the evidence never mentions and words outside a choice (did-you-mean);

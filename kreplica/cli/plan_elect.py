@@ -153,8 +153,10 @@ def plan_elect(
     except ScenarioError as exc:
         raise FormatError(str(exc)) from None
     rankings = []
+    impact: list[dict] = []
     if dirs:
         from kreplica.analysis.election.loss import election_json, rank_candidates
+        from kreplica.cli.group_evidence import committed_offsets, election_objects
 
         keys = list(dict.fromkeys(e.key for e in plan.elections))
         evidence = _evidence(dirs, keys, {k: f"{k[0]}-{k[1]}" for k in keys})
@@ -165,14 +167,20 @@ def plan_elect(
             import json
 
             emit_election_json.write_text(json.dumps(election_json(rankings), indent=2) + "\n", encoding="utf-8")
+        impact = election_objects(plan.elections, evidence, committed_offsets(dirs.values()), plan.kafka_version)
     elections = [report.election_object(e) for e in plan.elections]
     ranked = [report.ranking_object(r) for r in rankings]
     summary = report.summary_object(plan)
     if fmt is OutputFormat.text:
-        report.render_text(elections, ranked, summary, text_console())
+        console = text_console()
+        report.render_text(elections, ranked, summary, console)
+        if impact:
+            from kreplica.report.consumer_impact import render_consumer_impacts
+
+            render_consumer_impacts(impact, console)
     else:
         emitter = Emitter(fmt)
-        for o in [*elections, *ranked, summary]:
+        for o in [*elections, *ranked, *impact, summary]:
             emitter.emit(o)
         emitter.close()
     return ExitCode.PROBLEMS if plan.has_problems else ExitCode.OK

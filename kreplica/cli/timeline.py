@@ -104,6 +104,7 @@ def timeline(
         involved_brokers,
         matches,
     )
+    from kreplica.cli.group_evidence import committed_offsets, loses_consumed_records, timeline_objects
     from kreplica.cli.names import HeldUntilNamed
     from kreplica.model.cluster import NO_LEADER
     from kreplica.formats.findings import Finding
@@ -164,7 +165,7 @@ def timeline(
             if name is not None and name in data:
                 joined.setdefault(name, []).append(item)
     watch.finish()
-    evidence = _join(joined, data)
+    evidence, replicas = _join(joined, data)
     objs: list[dict] = []
     for pe in evidence:
         for obj in evidence_to_dicts(pe, kind):
@@ -172,6 +173,12 @@ def timeline(
                 emitter.emit_plain(obj)
             else:
                 objs.append(obj)
+    impact = timeline_objects(evidence, replicas, committed_offsets(dirs.values())) if evidence else []
+    if emitter is not None:
+        for obj in impact:
+            emitter.emit(obj)
+    else:
+        objs += impact
     summary_obj = summary_to_dict(end, summary, evidence)
     if emitter is not None:
         emitter.emit_plain(summary_obj)
@@ -179,8 +186,8 @@ def timeline(
     else:
         report.finish(objs, summary_obj, findings)
     damaged = any(f.is_error for f in findings)
-    return ExitCode.PROBLEMS if (summary.has_problems or damaged or any(pe.has_problems for pe in evidence)) \
-        else ExitCode.OK
+    return ExitCode.PROBLEMS if (summary.has_problems or damaged or any(pe.has_problems for pe in evidence)
+                                 or loses_consumed_records(impact)) else ExitCode.OK
 
 
 def _walk(sources: list[str], start: tuple[int | None, int | None], stop: tuple[int | None, int | None],
@@ -257,16 +264,18 @@ def _scan(dirs: dict[int, str]) -> dict[str, dict]:
     return out
 
 
-def _join(joined: dict[str, list], data: dict[str, dict]) -> list:
-    """Each selected partition with replica data, read once per replica and joined with its events."""
+def _join(joined: dict[str, list], data: dict[str, dict]) -> tuple[list, dict[str, dict]]:
+    """Each selected partition with replica data, read once per replica and joined with its
+    events; and those replicas (partition name -> broker -> its log) for consumer impact."""
     from kreplica.analysis.timeline.evidence import join_partition
     from kreplica.model.partition_log import read_partition_log
 
     out = []
+    read: dict[str, dict] = {}
     for name in sorted(joined):
-        replicas = {b: read_partition_log(pdir, log_dir, label=f"broker-{b}")
-                    for b, (pdir, log_dir) in sorted(data[name].items())}
+        replicas = read[name] = {b: read_partition_log(pdir, log_dir, label=f"broker-{b}")
+                                 for b, (pdir, log_dir) in sorted(data[name].items())}
         pe = join_partition(joined[name], replicas)
         if pe is not None:
             out.append(pe)
-    return out
+    return out, read

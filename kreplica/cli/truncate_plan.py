@@ -68,7 +68,9 @@ def truncate_plan(
     input, 3 internal error.
     """
     from kreplica.analysis.replication.truncation import plan_truncations, resolve_protocol
+    from kreplica.cli.group_evidence import committed_offsets, loses_consumed_records, truncation_objects
     from kreplica.report import replication as report
+    from kreplica.report.consumer_impact import render_consumer_impacts
     from kreplica.report.log_findings import write_with_log_findings
 
     proto, version = resolve_protocol(protocol, kafka_version)
@@ -84,8 +86,12 @@ def truncate_plan(
         remove_earlier(earlier)
         exported = write_truncation_export(plans, export, replicas[0].name)
     objs = [report.truncation_object(p, exported.get(p.follower, ())) for p in plans]
-    write_with_log_findings(objs, resolve_format(output_format), report.render_truncation, replicas)
-    return ExitCode.PROBLEMS if any(p.committed_loss for p in plans) or log_has_errors(replicas) else ExitCode.OK
+    offsets = committed_offsets(dict.fromkeys(r.log_dir.path for r in replicas))
+    impact = truncation_objects(plans, replicas, offsets, version)
+    write_with_log_findings(objs, resolve_format(output_format), report.render_truncation, replicas, after=impact,
+                            render_after=render_consumer_impacts)
+    return ExitCode.PROBLEMS if (any(p.committed_loss for p in plans) or log_has_errors(replicas)
+                                 or loses_consumed_records(impact)) else ExitCode.OK
 
 
 def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]:

@@ -10,8 +10,9 @@ JSON value and ignores what follows it.
 
 Private to ``kreplica.formats``: :mod:`~kreplica.formats.logdir.checkpoint_file`,
 :mod:`~kreplica.formats.logdir.partition_metadata`, :mod:`~kreplica.formats.logdir.meta_properties`,
-:mod:`~kreplica.formats.logdir.clean_shutdown`, :mod:`~kreplica.formats.kraft.quorum_state` and
-:mod:`~kreplica.formats.logdir.naming` use them.
+:mod:`~kreplica.formats.logdir.clean_shutdown`, :mod:`~kreplica.formats.kraft.quorum_state`,
+:mod:`~kreplica.formats.logdir.naming` and :mod:`~kreplica.formats.coordinator.records` (which
+partition a group's records go to: ``String.hashCode``) use them.
 """
 
 from __future__ import annotations
@@ -150,3 +151,12 @@ def jackson_read_value(text: str) -> object:
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     return value
+
+
+def java_string_hash(text: str) -> int:
+    """``String.hashCode``: over UTF-16 code units, as Java's signed 32-bit ``int``."""
+    data = text.encode("utf-16-be", "surrogatepass")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h > INT32_MAX else h

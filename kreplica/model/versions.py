@@ -76,9 +76,18 @@ class Feature(Enum):
     NO_EPOCH_CACHE_FOR_LEGACY_FORMAT = (_v("2.1.1"), None, "KAFKA-7897: a log with record format < v2 has no "
                                                            "epoch cache")
     RECOVERY_SKIPS_EPOCH_ZERO = (_v("2.1.1"), _v("2.7"), "KAFKA-10432: recovery never re-adds epoch-0 entries")
+    CONSUMER_POSITION_VALIDATION = (_v("2.3"), None, "KIP-320: a consumer validates a position that carries a "
+                                                     "leader epoch with OffsetsForLeaderEpoch after a leader "
+                                                     "change, against brokers that serve it v3 "
+                                                     "(SubscriptionState.maybeValidatePositionForCurrentLeader, "
+                                                     "OffsetFetcherUtils.hasUsableOffsetForLeaderEpochVersion)")
     KIP_455_REASSIGNMENT = (_v("2.4"), None, "KIP-455: topic znode v2 with adding/removing replicas")
     REASSIGN_TOOL_ADMIN_API = (_v("2.6"), None, "kafka-reassign-partitions on the admin API (KIP-455): throttle "
                                                 "lists from the move map, in-flight reassignments included")
+    CONSUMER_UNDEFINED_END_OFFSET_RESETS = (_v("2.6"), None, "KAFKA-9840, KAFKA-10113: an undefined "
+                                                             "OffsetsForLeaderEpoch answer resets the position by "
+                                                             "auto.offset.reset, or raises LogTruncationException "
+                                                             "under none (before: the position was set to -1)")
     DIVERGING_EPOCH_FETCH = (_v("2.8"), None, "follower truncation on fetch (DivergingEpoch), fetch offset = LEO")
     TOPIC_IDS = (_v("2.8"), None, "KIP-516: topic ids in partition.metadata and topic znode v3")
     ELIGIBLE_LEADER_REPLICAS = (_v("4.0"), None, "KIP-966: eligible leader replicas and last-known-leader "

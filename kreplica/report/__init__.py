@@ -7,7 +7,9 @@
   Kafka's internal topics), ``inspect_index``, ``inspect_dir``,
   ``replication`` (epochs, offset-for-epoch, truncate-plan, diverge), ``zk``, ``cluster_state``
   (and ``cluster_state_text``), ``election``, ``reassignment``, ``timeline`` (and
-  ``timeline_text``), ``fleet``, ``transactions``, ``groups`` (and ``groups_text``);
+  ``timeline_text``), ``fleet``, ``transactions``, ``groups`` (and ``groups_text``),
+  ``consumer_impact`` (what a replication event does to consumer groups, in the commands that
+  find one);
 * ``log_findings``: the findings of a replica's log that the replication commands report first;
 * ``salvage``: the files ``truncate-plan --export`` writes;
 * ``describe``: words for the raw codes the formats layer yields;

@@ -58,13 +58,17 @@ def begin_output(fmt: OutputFormat, replicas: Sequence[PartitionLog]) -> Console
 
 
 def write_with_log_findings(objs: Iterable[dict], fmt: OutputFormat, render: Callable[[dict, Console], None],
-                            replicas: Sequence[PartitionLog]) -> None:
-    """The replicas' log findings, then the command's objects (``render(obj, console)`` each for text)."""
+                            replicas: Sequence[PartitionLog], *, after: Sequence[dict] = (),
+                            render_after: Callable[[Sequence[dict], Console], None] | None = None) -> None:
+    """The replicas' log findings, then the command's objects (``render(obj, console)`` each for
+    text), then ``after`` (``render_after(after, console)`` as one block for text, when any)."""
     out = begin_output(fmt, replicas)
     if isinstance(out, Emitter):
-        for obj in objs:
+        for obj in [*objs, *after]:
             out.emit(obj)
         out.close()
         return
     for obj in objs:
         render(obj, out)
+    if after and render_after is not None:
+        render_after(after, out)

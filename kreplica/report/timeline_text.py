@@ -348,6 +348,11 @@ def _render_end(objs: list[dict], summary: dict, findings, console: Console) -> 
             print_wrapped(console, f"[{style}]unclean election[/{style}] {escape(o['partition'])} at {o['position']} "
                                    f"(epoch {o['leader_epoch']}, {o['old_leader']}→{o['new_leader']}): {lost_count} lost"
                                    f"{below}. {escape(o['note'])}")
+    impact = [o for o in objs if o["type"] == "consumer_impact"]
+    if impact:
+        from kreplica.report.consumer_impact import render_consumer_impacts
+
+        render_consumer_impacts(impact, console)
     for z in zombies:
         print_wrapped(console, f"[red]zombie epoch[/red] {escape(z['partition'])} epoch {z['epoch']} held by "
                                f"{', '.join(str(b) for b in z['replicas'])} but the metadata never granted it to a "

@@ -7,5 +7,6 @@
 * ``kraft``: the KRaft controller (``PartitionChangeBuilder``), eligible leader replicas included;
 * ``scenarios``: ``plan-elect``: a what-if scenario under the rule set of a version;
 * ``sweep``: every combination of up to N failed brokers or racks, ranked by impact;
-* ``loss``: every candidate leader ranked by the records choosing it would cost.
+* ``loss``: every candidate leader ranked by the records choosing it would cost;
+* ``consumer_impact``: what a planned election does to the consumer groups of its partition.
 """

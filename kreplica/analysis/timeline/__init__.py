@@ -3,5 +3,7 @@
 * ``events``: the event values and the cause rules (``classify``) both sources share;
 * ``zookeeper``: the timeline of a ZooKeeper cluster, transaction by transaction;
 * ``kraft``: the timeline of a KRaft cluster, metadata record by record;
-* ``evidence``: the timeline joined with the replicas' data: what each leader epoch wrote.
+* ``evidence``: the timeline joined with the replicas' data: what each leader epoch wrote;
+* ``consumer_impact``: what each unclean election did to the consumer groups with offsets in
+  the partition.
 """

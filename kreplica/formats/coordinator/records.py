@@ -24,6 +24,7 @@ import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kreplica.formats._java import INT32_MIN, java_string_hash
 from kreplica.formats.coordinator import group_records, share_records, transaction_records
 from kreplica.formats.coordinator.consumer_protocol import (CONSUMER_PROTOCOL_TYPE, decode_assignment,
                                                             decode_subscription)
@@ -33,6 +34,8 @@ from kreplica.formats.message import Message, decode, decode_flat, encode
 CONSUMER_OFFSETS = "__consumer_offsets"
 TRANSACTION_STATE = "__transaction_state"
 SHARE_GROUP_STATE = "__share_group_state"
+#: ``offsets.topic.num.partitions`` and ``transaction.state.log.num.partitions`` by default.
+DEFAULT_PARTITION_COUNT = 50
 
 #: internal topic -> its record types (type -> (short name, key schema, value schema))
 TOPIC_RECORD_TYPES: dict[str, dict[int, tuple[str, Message, Message]]] = {
@@ -156,6 +159,14 @@ def build_value(topic: str, record_type: int, version: int, value: Mapping | Non
         return None
     _name, _key, value_schema = TOPIC_RECORD_TYPES[topic][record_type]
     return _TYPE.pack(version) + encode(value_schema, version, value)
+
+
+def partition_for(key: str, partition_count: int = DEFAULT_PARTITION_COUNT) -> int:
+    """The partition holding the records of group id or transactional id ``key``:
+    ``Utils.abs(key.hashCode) % partitionCount`` (``GroupMetadataManager.partitionFor``,
+    ``TransactionStateManager.partitionFor``; ``Utils.abs`` maps ``Integer.MIN_VALUE`` to 0)."""
+    h = java_string_hash(key)
+    return (0 if h == INT32_MIN else abs(h)) % partition_count
 
 
 def internal_topic(topic: str | None) -> str | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kreplica.formats._java import java_parse_int, java_trim
+from kreplica.formats._java import java_parse_int, java_string_hash, java_trim
 from kreplica.formats.errors import Malformed, UnsupportedVersion
 from kreplica.formats.uuid import format_uuid, parse_uuid
 
@@ -271,15 +271,6 @@ def _properties_escape(text: str, *, is_key: bool) -> str:
     return "".join(out)
 
 
-def _java_string_hash(text: str) -> int:
-    # String.hashCode over UTF-16 code units, as an unsigned 32-bit value.
-    data = text.encode("utf-16-be", "surrogatepass")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-    return h
-
-
 def _concurrent_hash_map_order(keys: Sequence[str]) -> list[str]:
     # java.util.Properties (JDK 9-17) keeps a ConcurrentHashMap(8): 16 bins, iterated bin by
     # bin, insertion order within a bin. The table doubles when it reaches 3/4 full; a resize
@@ -289,7 +280,7 @@ def _concurrent_hash_map_order(keys: Sequence[str]) -> list[str]:
         size *= 2
 
     def bin_of(key: str) -> int:
-        h = _java_string_hash(key)
+        h = java_string_hash(key) & 0xFFFFFFFF   # as unsigned: Java shifts it with >>>
         return ((h ^ (h >> 16)) & 0x7FFFFFFF) & (size - 1)
 
     return sorted(keys, key=bin_of)   # sorted() is stable: insertion order within a bin
