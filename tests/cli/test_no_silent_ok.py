@@ -105,6 +105,7 @@ def test_a_point_outside_the_evidence_is_exit_2_naming_its_bounds(args, message)
 def test_fleet_analyze_refuses_a_point_outside_the_evidence(tmp_path: Path) -> None:
     for table in ("replicas", "segments", "batches", "markers", "findings"):
         (tmp_path / table).mkdir()
+        (tmp_path / table / "_SUCCESS").touch()     # a finished scan's tables, empty
     usage_error(run("fleet", "analyze", tmp_path, ZK, "--at-zxid", "0x999"), BEYOND_ZK)
 
 
