@@ -1,10 +1,12 @@
 """Consumer group evidence for the commands that report consumer impact (``truncate-plan``,
 ``plan-elect --log-dirs``, ``timeline --log-dirs``), and their ``consumer_impact`` objects.
 
-:func:`committed_offsets` is where the group loader (``kreplica.model.group_replay``) plugs in:
-the ``__consumer_offsets`` partitions of the log directories a command reads already (and of
-``--groups`` SOURCEs), replayed as the coordinator loads them. Until it is wired it reads nothing,
-and a command with no group evidence writes exactly what it wrote before.
+:func:`committed_offsets` loads the ``__consumer_offsets`` partitions of the log directories a
+command reads already and of its ``--groups`` SOURCEs the way ``kreplica groups`` does (the same
+source resolution, :func:`~kreplica.model.group_sources.find_group_sources`, and loader,
+:func:`~kreplica.model.group_fold.load_group_partition`; the replica with the highest log end
+answers, expiry marked as of its newest record). A command with no group evidence writes exactly
+what it wrote before.
 """
 
 from __future__ import annotations
@@ -14,13 +16,63 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from kreplica.model.groups import CommittedOffset
 from kreplica.model.partition_log import PartitionLog
-from kreplica.model.versions import KafkaVersion
+from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 
 
-def committed_offsets(log_dirs: Iterable[str], groups: Sequence[str] = ()) -> tuple[CommittedOffset, ...]:
+def check_group_sources(groups: Sequence[str]) -> None:
+    """Refuse (exit 2, as ``kreplica groups`` does) a ``--groups`` SOURCE that does not exist, or
+    SOURCEs that hold no ``__consumer_offsets`` partition, before anything is written."""
+    if not groups:
+        return
+    from kreplica.cli.options import require_paths
+    from kreplica.model.group_sources import find_group_sources
+
+    require_paths(groups, "--groups")
+    find_group_sources(list(groups))
+
+
+def _holding_offsets(log_dirs: Iterable[str]) -> list[str]:
+    """The log directories among ``log_dirs`` that hold a ``__consumer_offsets`` partition (one
+    that cannot be listed holds none: the command reports its own reading of it)."""
+    import os
+
+    from kreplica.formats.coordinator.records import CONSUMER_OFFSETS
+
+    prefix = CONSUMER_OFFSETS + "-"
+    out = []
+    for path in log_dirs:
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        if any(n.startswith(prefix) and n[len(prefix):].isdigit() for n in names):
+            out.append(path)
+    return out
+
+
+def committed_offsets(log_dirs: Iterable[str], groups: Sequence[str] = (),
+                      kafka_version: KafkaVersion = DEFAULT_VERSION) -> tuple[CommittedOffset, ...]:
     """Every group's committed offsets in the ``__consumer_offsets`` partitions of ``log_dirs``
-    and ``groups`` (none until the group loader is wired)."""
-    return ()
+    and ``groups``, loaded by the group coordinator of ``kafka_version`` (module docstring)."""
+    paths = [*_holding_offsets(log_dirs), *groups]
+    if not paths:
+        return ()
+    from kreplica.analysis.groups.state import partition_groups
+    from kreplica.model.group_expiry import default_retention_minutes
+    from kreplica.model.group_fold import load_group_partition
+    from kreplica.model.group_replay import coordinator_for
+    from kreplica.model.group_sources import LogDirFiles, find_group_sources
+
+    found = find_group_sources(paths)
+    files = LogDirFiles()
+    coordinator = coordinator_for(kafka_version)
+    retention = default_retention_minutes(kafka_version)
+    out: list[CommittedOffset] = []
+    for replicas in found.replicas.values():
+        states = [load_group_partition(p, d, coordinator, checkpoints=files.checkpoints(d)) for p, d in replicas]
+        answer = partition_groups(states, kafka_version, retention_minutes=retention)
+        out += [o for g in answer.chosen.groups for o in g.offsets]
+    return tuple(out)
 
 
 def truncation_objects(plans, replicas: Sequence[PartitionLog], offsets: Sequence[CommittedOffset],
