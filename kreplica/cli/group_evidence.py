@@ -1,5 +1,6 @@
 """Consumer group evidence for the commands that report consumer impact (``truncate-plan``,
-``plan-elect --log-dirs``, ``timeline --log-dirs``), and their ``consumer_impact`` objects.
+``plan-elect --log-dirs``, ``timeline --log-dirs``), and their ``consumer_impact`` objects; the
+committed offsets ``transactions`` names the groups a hanging transaction stalls with.
 
 :func:`committed_offsets` loads the ``__consumer_offsets`` partitions of the log directories a
 command reads already and of its ``--groups`` SOURCEs the way ``kreplica groups`` does (the same
@@ -15,6 +16,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 
 from kreplica.model.groups import CommittedOffset
+from kreplica.model.log_dir import LogDir
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 
@@ -32,22 +34,36 @@ def check_group_sources(groups: Sequence[str]) -> None:
 
 
 def _holding_offsets(log_dirs: Iterable[str]) -> list[str]:
-    """The log directories among ``log_dirs`` that hold a ``__consumer_offsets`` partition (one
-    that cannot be listed holds none: the command reports its own reading of it)."""
+    """The paths among ``log_dirs`` that are or hold a ``__consumer_offsets`` partition (one that
+    cannot be listed holds none: the command reports its own reading of it)."""
     import os
 
     from kreplica.formats.coordinator.records import CONSUMER_OFFSETS
 
     prefix = CONSUMER_OFFSETS + "-"
+
+    def is_partition(name: str) -> bool:
+        return name.startswith(prefix) and name[len(prefix):].isdigit()
+
     out = []
     for path in log_dirs:
+        if is_partition(os.path.basename(os.path.normpath(path))):
+            out.append(path)
+            continue
         try:
             names = os.listdir(path)
         except OSError:
             continue
-        if any(n.startswith(prefix) and n[len(prefix):].isdigit() for n in names):
+        if any(map(is_partition, names)):
             out.append(path)
     return out
+
+
+def given_paths(log_dirs: Iterable[LogDir]) -> list[str]:
+    """What the user gave for these log directories: a whole one's path, else the partition
+    directories given in it (a partition directory given alone does not bring its siblings)."""
+    return [d.path for d in log_dirs if d.is_whole] + [p.path for d in log_dirs if not d.is_whole
+                                                       for p in d.partitions]
 
 
 def committed_offsets(log_dirs: Iterable[str], groups: Sequence[str] = (),
