@@ -13,7 +13,7 @@ what it wrote before.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kreplica.model.groups import CommittedOffset
 from kreplica.model.log_dir import LogDir
@@ -91,13 +91,19 @@ def committed_offsets(log_dirs: Iterable[str], groups: Sequence[str] = (),
     return tuple(out)
 
 
-def truncation_objects(plans, replicas: Sequence[PartitionLog], offsets: Sequence[CommittedOffset],
+def truncation_objects(plans, replicas: Sequence[PartitionLog], load_offsets: Callable[[], Sequence[CommittedOffset]],
                        kafka_version: KafkaVersion) -> list[dict]:
-    """``truncate-plan``: the groups of the partition, for each follower that loses records."""
+    """``truncate-plan``: the groups of the partition, for each follower that loses records;
+    ``load_offsets`` is called only when one does (the group evidence can be large)."""
+    from kreplica.analysis.consumers.truncation_impact import plan_loss, truncation_impacts
+    from kreplica.report.consumer_impact import consumer_impact_object
+
+    by_label = {r.label: r for r in replicas}
+    if not any(plan_loss(p, by_label[p.follower]) is not None for p in plans):
+        return []
+    offsets = load_offsets()
     if not offsets:
         return []
-    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
-    from kreplica.report.consumer_impact import consumer_impact_object
 
     return [consumer_impact_object(i) for i in truncation_impacts(plans, replicas, offsets,
                                                                   kafka_version=kafka_version)]

@@ -196,7 +196,8 @@ def timeline(
                 emitter.emit_plain(obj)
             else:
                 objs.append(obj)
-    impact = timeline_objects(evidence, replicas, committed_offsets(dirs.values(), groups or ())) if evidence else []
+    lost = any(pe.losses for pe in evidence)    # the group evidence is read only when it can matter
+    impact = timeline_objects(evidence, replicas, committed_offsets(dirs.values(), groups or ())) if lost else []
     if emitter is not None:
         for obj in impact:
             emitter.emit(obj)

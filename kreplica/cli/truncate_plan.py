@@ -98,8 +98,8 @@ def truncate_plan(
         remove_earlier(earlier)
         exported = write_truncation_export(plans, export, replicas[0].name)
     objs = [report.truncation_object(p, exported.get(p.follower, ())) for p in plans]
-    offsets = committed_offsets(dict.fromkeys(r.log_dir.path for r in replicas), groups or (), version)
-    impact = truncation_objects(plans, replicas, offsets, version)
+    impact = truncation_objects(plans, replicas, lambda: committed_offsets(
+        dict.fromkeys(r.log_dir.path for r in replicas), groups or (), version), version)
     write_with_log_findings(objs, resolve_format(output_format), report.render_truncation, replicas, after=impact,
                             render_after=render_consumer_impacts)
     return ExitCode.PROBLEMS if (any(p.committed_loss for p in plans) or log_has_errors(replicas)
