@@ -105,7 +105,10 @@ def scan(
     """Walk every segment of every replica under ROOT once, in Spark tasks running kreplica's own
     readers, and write Parquet tables under DIR: replicas (checkpoint values, leader-epoch-checkpoint
     entries, clean-shutdown marker), segments, batches (one row per batch header), markers, findings
-    (the inspect-log findings, with broker and partition) and, with --records, records. Work is
+    (the inspect-log findings, with broker and partition), group_offsets and transactions (the
+    committed offsets of each __consumer_offsets replica as groups loads it, and the transactional ids
+    of each __transaction_state replica as transactions loads it; local evidence only) and, with
+    --records, records. Work is
     distributed per segment file, balanced by size (a segment big enough to keep the other cores
     waiting is split at batch boundaries); no row passes through the driver. ROOT may be any URI
     Spark reads (hdfs://, s3a://, gs://, ... with the connector on Spark's classpath; settings by
@@ -171,7 +174,9 @@ def analyze(
     """For every partition in the scan's tables, across all its replicas (in broker-id order): each
     replica's epoch lineage and its disagreements with leader-epoch-checkpoint (as epochs prints them),
     the truncation each follower would do against the leader (as truncate-plan prints it), pairwise
-    divergence (as diverge prints it), and a fleet_partition object with the committed data at risk.
+    divergence (as diverge prints it), the consumer_impact of each truncation that loses records on
+    every group the scan's group_offsets table has an offset for in the partition (as truncate-plan
+    prints it), and a fleet_partition object with the committed data at risk.
     The leader comes from a cluster state SOURCE, from --leaders, or else is the replica with the
     highest (last epoch, log end offset), and each result says which. Results also go to DIR/analysis
     as Parquet; text output ranks the worst partitions. A scan whose tables are not marked complete

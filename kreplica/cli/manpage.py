@@ -50,9 +50,12 @@ _ASSIGNMENT = ("--assignment fixtures/reassign/assignment.json --brokers 1-6 "
                "--racks 1:a,2:b,3:a,4:b,5:a,6:b")
 _LOG_DIRS = f"--log-dirs 1={_THREE}/broker-1 --log-dirs 2={_THREE}/broker-2 --log-dirs 3={_THREE}/broker-3"
 _TXN = "fixtures/transactions/broker-1"
+_GROUPS = "fixtures/scenarios/unclean-with-groups"
+_GROUP_DIRS = f"--log-dirs 1={_GROUPS}/broker-1 --log-dirs 2={_GROUPS}/broker-2"
 _TRUNCATE = f"kreplica truncate-plan --leader {_KIP279}/broker-1/orders-0 --follower {_KIP279}/broker-2/orders-0"
 
-#: command ("zk dump" for a nested one; "" for kreplica(1) itself) -> its EXAMPLES, 1 to 3 each;
+#: command ("zk dump" for a nested one; "" for kreplica(1) itself) -> its EXAMPLES, 1 to 3 each (a 4th
+#: where one shows consumer impact);
 #: tests/cli/test_examples.py runs them all and asserts each exit status
 EXAMPLES: dict[str, tuple[Example, ...]] = {
     "": (
@@ -106,6 +109,10 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             f"{_TRUNCATE} --protocol kip101 -f text"),
         _ex("Keep what the truncation would discard: the batches as a segment file and the records as ndjson.",
             f"{_TRUNCATE} --export /tmp/salvage -f text", exit_code=1),
+        _ex("The consumer groups of the broker's __consumer_offsets partitions against a truncation: audit and "
+            "billing consumed records the log no longer has.",
+            f"kreplica truncate-plan --leader {_GROUPS}/broker-1/orders-0 --follower {_GROUPS}/broker-2/orders-0 "
+            "-f text", exit_code=1),
     ),
     "diverge": (
         _ex("Two replicas that differ in the middle of their logs, under an identical tail.",
@@ -152,6 +159,9 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             exit_code=1),
         _ex("The blast radius of losing one or both racks.", f"kreplica plan-elect {_KRAFT} --sweep 2 --by-rack -f text",
             exit_code=1),
+        _ex("Broker 1 fails and broker 2 is elected uncleanly: group fresh consumed 8 records the new leader never "
+            "had.", f"kreplica plan-elect {_GROUPS}/zookeeper --fail 1 --unclean-allowed yes {_GROUP_DIRS} -f text",
+            exit_code=1),
     ),
     "timeline": (
         _ex("Every leader, epoch and ISR change from ZooKeeper's logs, time-ordered: an unclean election.",
@@ -160,6 +170,8 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             f"kreplica timeline {_ZK} --log-dirs 1=fixtures/timeline/broker-1 --log-dirs 2=fixtures/timeline/broker-2 "
             "--log-dirs 3=fixtures/timeline/broker-3 --partition orders-0 -f text", exit_code=1),
         _ex("A KRaft metadata log's history, as ndjson.", f"kreplica timeline {_KRAFT} -f ndjson"),
+        _ex("An unclean election joined with the consumer groups on the brokers: what each group's next fetch does.",
+            f"kreplica timeline {_GROUPS}/zookeeper {_GROUP_DIRS} -f text", exit_code=1),
     ),
     "plan-reassign": (
         _ex("Add brokers 5 and 6 with the fewest moves, balancing bytes from kafka-log-dirs.sh output.",

@@ -26,6 +26,11 @@ DebugOption = Annotated[
     typer.Option("--debug", help="Show the Python traceback of an internal error (also KREPLICA_DEBUG=1)."),
 ]
 
+GroupsOption = Annotated[Optional[list[str]], typer.Option(
+    "--groups", metavar="SOURCE",
+    help="Consumer group evidence beside the __consumer_offsets partitions of the log directories read: a broker "
+         "log directory or a __consumer_offsets-N directory, as for kreplica groups (repeatable). Each group of a "
+         "partition that loses records gets a consumer_impact.")]
 
 def _kafka_version(text: str | None):
     """The version asked for; one newer than kreplica's version table knows is refused (it would

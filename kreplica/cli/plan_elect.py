@@ -8,7 +8,14 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption, SourcesArgument, parse_log_dirs
+from kreplica.cli.options import (
+    DebugOption,
+    FormatOption,
+    GroupsOption,
+    KafkaVersionOption,
+    SourcesArgument,
+    parse_log_dirs,
+)
 from kreplica.cli.runner import runs_command
 from kreplica.cli.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
 from kreplica.formats.errors import FormatError
@@ -80,6 +87,7 @@ def plan_elect(
         "--log-dirs", metavar="BROKER=DIR",
         help="A broker's log directory copy (repeatable): rank each elected partition's candidate leaders by "
              "KIP-966 recovery order and the records each choice would lose.")] = None,
+    groups: GroupsOption = None,
     emit_election_json: Annotated[Optional[Path], typer.Option(
         "--emit-election-json", metavar="FILE",
         help="Write kafka-leader-election.sh --path-to-json-file input for the best candidates (needs "
@@ -110,10 +118,18 @@ def plan_elect(
     lose under each, committed or not; --emit-election-json writes the stock tool's input. --sweep N
     lists the blast radius of every combination of up to N failed brokers (or racks with --by-rack).
 
+    With the __consumer_offsets partitions of the --log-dirs (and of --groups SOURCEs), each group's
+    committed offset in a partition whose election loses records is joined with it as a
+    consumer_impact: what the consumer does on its next fetch per client generation, and the records
+    it consumed that the log no longer has.
+
     Exit status: 0 no election leaves a partition offline or elects uncleanly (sweep: no
-    combination harms a partition), 1 some do, 2 bad usage or unreadable input (an unknown broker or
-    partition, a point before or beyond the evidence), 3 internal error.
+    combination harms a partition), 1 some do or a group is known to have consumed lost records, 2
+    bad usage or unreadable input (an unknown broker or partition, a point before or beyond the
+    evidence, --groups without --log-dirs or a --groups SOURCE without __consumer_offsets
+    partitions), 3 internal error.
     """
+    from kreplica.cli.group_evidence import check_group_sources, loses_consumed_records
     from kreplica.cli.names import require_choice
     from kreplica.cli.sources import load_source
     from kreplica.report.output import Emitter, OutputFormat, resolve_format, text_console
@@ -125,11 +141,15 @@ def plan_elect(
     if emit_election_json is not None and not dirs:
         raise FormatError("needs --log-dirs (the candidates are ranked from the replicas' files)",
                           field="--emit-election-json")
+    if groups and not dirs:
+        raise FormatError("needs --log-dirs (the records an election loses are read from the replicas' files)",
+                          field="--groups")
     if by_rack and sweep is None:
         raise FormatError("applies to --sweep", field="--by-rack")
     if sweep is not None and (failed or stopping or preferred is not None or reassign_complete or dirs):
         raise FormatError("runs on its own: no --fail, --shutdown, --preferred, --reassign-complete or "
                           "--log-dirs with it", field="--sweep")
+    check_group_sources(groups or ())
     state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
     fmt = resolve_format(output_format)
     _check_names(state, failed, stopping, preferred, dirs)
@@ -167,7 +187,9 @@ def plan_elect(
             import json
 
             emit_election_json.write_text(json.dumps(election_json(rankings), indent=2) + "\n", encoding="utf-8")
-        impact = election_objects(plan.elections, evidence, committed_offsets(dirs.values()), plan.kafka_version)
+        impact = election_objects(plan.elections, evidence, committed_offsets(dirs.values(), groups or (),
+                                                                                    plan.kafka_version),
+                                  plan.kafka_version)
     elections = [report.election_object(e) for e in plan.elections]
     ranked = [report.ranking_object(r) for r in rankings]
     summary = report.summary_object(plan)
@@ -183,7 +205,7 @@ def plan_elect(
         for o in [*elections, *ranked, *impact, summary]:
             emitter.emit(o)
         emitter.close()
-    return ExitCode.PROBLEMS if plan.has_problems else ExitCode.OK
+    return ExitCode.PROBLEMS if plan.has_problems or loses_consumed_records(impact) else ExitCode.OK
 
 
 def _write(fmt, objs, render) -> None:

@@ -10,7 +10,14 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.exit_codes import ExitCode
-from kreplica.cli.options import DebugOption, FormatOption, SourcesArgument, parse_log_dirs, require_paths
+from kreplica.cli.options import (
+    DebugOption,
+    FormatOption,
+    GroupsOption,
+    SourcesArgument,
+    parse_log_dirs,
+    require_paths,
+)
 from kreplica.cli.runner import runs_command
 from kreplica.cli.sources import ChrootOption, check_point, chroot_option, time_option, unreadable
 from kreplica.formats.errors import FormatError
@@ -74,6 +81,7 @@ def timeline(
         help="A broker's log directory: join each partition's leader epochs with the offsets they wrote "
              "there (epoch_evidence), report epochs no replica holds, zombie epochs the metadata never "
              "granted, and what each unclean election lost. Repeatable.")] = None,
+    groups: GroupsOption = None,
     per_partition: Annotated[bool, typer.Option(
         "--per-partition", help="Text output: one table per partition instead of one time-ordered table.")] = False,
     chroot: ChrootOption = None,
@@ -92,10 +100,16 @@ def timeline(
     between two snapshots are not seen). The last object is a timeline_summary (its resolution,
     unclean elections, offline periods, epochs without data, zombie epochs).
 
+    With the __consumer_offsets partitions of the --log-dirs (and of --groups SOURCEs), each group's
+    committed offset in a partition an unclean election lost records of is joined with it as a
+    consumer_impact: what the consumer does on its next fetch per client generation, and the records
+    it consumed that the log no longer has.
+
     Exit status: 0 nothing wrong, 1 an unclean election, an offline period, a zombie epoch, data
-    lost, or damage found in the evidence, 2 bad usage or unreadable input (--from or --to before or
-    beyond the evidence, a --partition or --broker it never mentions), or a history with no Kafka
-    metadata in it, 3 internal error.
+    lost, damage found in the evidence, or a group known to have consumed lost records, 2 bad usage
+    or unreadable input (--from or --to before or beyond the evidence, a --partition or --broker it
+    never mentions, --groups without --log-dirs or a --groups SOURCE without __consumer_offsets
+    partitions), or a history with no Kafka metadata in it, 3 internal error.
     """
     from kreplica.analysis.timeline.events import (
         PartitionEvent,
@@ -104,7 +118,12 @@ def timeline(
         involved_brokers,
         matches,
     )
-    from kreplica.cli.group_evidence import committed_offsets, loses_consumed_records, timeline_objects
+    from kreplica.cli.group_evidence import (
+        check_group_sources,
+        committed_offsets,
+        loses_consumed_records,
+        timeline_objects,
+    )
     from kreplica.cli.names import HeldUntilNamed
     from kreplica.model.cluster import NO_LEADER
     from kreplica.formats.findings import Finding
@@ -119,6 +138,10 @@ def timeline(
     root = chroot_option(chroot)
     fmt = resolve_format(output_format)
     require_paths(sources)
+    if groups and not dirs:
+        raise FormatError("needs --log-dirs (the records an election loses are read from the replicas' files)",
+                          field="--groups")
+    check_group_sources(groups or ())
     try:
         items, kind = _walk(sources, (from_pos, from_time), (to_pos, to_time), root)
         items = _refuse_empty(items, kind)
@@ -173,7 +196,8 @@ def timeline(
                 emitter.emit_plain(obj)
             else:
                 objs.append(obj)
-    impact = timeline_objects(evidence, replicas, committed_offsets(dirs.values())) if evidence else []
+    lost = any(pe.losses for pe in evidence)    # the group evidence is read only when it can matter
+    impact = timeline_objects(evidence, replicas, committed_offsets(dirs.values(), groups or ())) if lost else []
     if emitter is not None:
         for obj in impact:
             emitter.emit(obj)

@@ -39,7 +39,8 @@ NowOption = Annotated[Optional[str], typer.Option(
 def transactions(
     sources: Annotated[list[str], typer.Argument(
         metavar="SOURCE", show_default=False,
-        help="Broker log directories, or partition directories (__transaction_state-N and data partitions).")],
+        help="Broker log directories, or partition directories (__transaction_state-N, __consumer_offsets-N and "
+             "data partitions).")],
     transactional_id: TransactionalIdOption = None,
     transaction_max_timeout_ms: MaxTimeoutOption = 900_000,
     transaction_state_log_num_partitions: PartitionsOption = 50,
@@ -67,13 +68,16 @@ def transactions(
     id uses the producer id (with every __transaction_state partition in the evidence), or it has been open
     longer than transaction.max.timeout.ms. The rules are those of kafka-transactions.sh find-hanging,
     applied offline; each hanging transaction says which, the last stable offset it pins, and the groups
-    whose read_committed consumers it stalls. Hanging transactions come first.
+    whose read_committed consumers it stalls (their committed offsets at or above it, from the
+    __consumer_offsets partitions among the SOURCEs, loaded as kreplica groups loads them). Hanging
+    transactions come first.
 
     Exit status: 0 no hanging transaction, 1 a hanging transaction or an error finding in a log, 2 bad
     usage or unreadable input (an unknown --transactional-id lists the ones there are; a point outside the
     evidence names where it ends), 3 internal error.
     """
     from kreplica.analysis.consumers.transactions import analyze_transactions, coordinator_partitions
+    from kreplica.cli.group_evidence import committed_offsets, given_paths
     from kreplica.cli.names import require_known
     from kreplica.cli.progress import byte_progress
     from kreplica.formats.errors import FormatError
@@ -94,7 +98,8 @@ def transactions(
     with byte_progress("transactions", total) as advance:
         result = analyze_transactions(log_dirs, at_offset=offset, at_time=when, now=aged_at,
                                       max_timeout_ms=transaction_max_timeout_ms,
-                                      partition_count=transaction_state_log_num_partitions, advance=advance)
+                                      partition_count=transaction_state_log_num_partitions, advance=advance,
+                                      committed=committed_offsets(given_paths(log_dirs)))
     if offset is not None:
         check_point(result.coordinator_span, "--at-offset", position=offset)
     if when is not None:

@@ -9,7 +9,7 @@ import typer
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.names import choice_message
-from kreplica.cli.options import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.options import DebugOption, FormatOption, GroupsOption, KafkaVersionOption
 from kreplica.cli.output_dirs import OVERWRITE_OPTION, listing, own_files, remove_earlier, require_writable_dir
 from kreplica.cli.replicas import HwOption, PartitionOption, load_replicas, log_has_errors
 from kreplica.cli.runner import runs_command
@@ -49,6 +49,7 @@ def truncate_plan(
         help="Write the discarded records to DIR as ndjson and as a valid segment file, and name the files written "
              "(DIR/FOLLOWER/PARTITION.records.ndjson and DIR/FOLLOWER/PARTITION/OFFSET.log).")]
     = None,
+    groups: GroupsOption = None,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Replace an earlier --export of the same partition and followers in DIR (its records "
                             "file and segment files; nothing else).")] = False,
@@ -64,16 +65,27 @@ def truncate_plan(
 
     The findings of the replicas' logs that bear on the plan (errors, warnings about epochs) come first.
 
-    Exit status: 0 nothing committed is lost, 1 committed data would be lost or a log has error findings, 2 bad usage or unreadable
-    input, 3 internal error.
+    With the __consumer_offsets partitions of the replicas' log directories (and of --groups SOURCEs), each group's committed
+    offset in a partition that a follower truncates is joined with it as a consumer_impact: what the consumer does on its
+    next fetch per client generation, and the records it consumed that the log no longer has.
+
+    Exit status: 0 nothing committed is lost, 1 committed data would be lost, a log has error findings or
+    a group is known to have consumed lost records, 2 bad usage or unreadable input (a --groups SOURCE
+    without __consumer_offsets partitions), 3 internal error.
     """
     from kreplica.analysis.replication.truncation import plan_truncations, resolve_protocol
-    from kreplica.cli.group_evidence import committed_offsets, loses_consumed_records, truncation_objects
+    from kreplica.cli.group_evidence import (
+        check_group_sources,
+        committed_offsets,
+        loses_consumed_records,
+        truncation_objects,
+    )
     from kreplica.report import replication as report
     from kreplica.report.consumer_impact import render_consumer_impacts
     from kreplica.report.log_findings import write_with_log_findings
 
     proto, version = resolve_protocol(protocol, kafka_version)
+    check_group_sources(groups or ())
     if export is not None:
         require_writable_dir(export, EXPORT_OPTION)
     replicas = load_replicas([leader, *followers], partition, hw)
@@ -86,8 +98,8 @@ def truncate_plan(
         remove_earlier(earlier)
         exported = write_truncation_export(plans, export, replicas[0].name)
     objs = [report.truncation_object(p, exported.get(p.follower, ())) for p in plans]
-    offsets = committed_offsets(dict.fromkeys(r.log_dir.path for r in replicas))
-    impact = truncation_objects(plans, replicas, offsets, version)
+    impact = truncation_objects(plans, replicas, lambda: committed_offsets(
+        dict.fromkeys(r.log_dir.path for r in replicas), groups or (), version), version)
     write_with_log_findings(objs, resolve_format(output_format), report.render_truncation, replicas, after=impact,
                             render_after=render_consumer_impacts)
     return ExitCode.PROBLEMS if (any(p.committed_loss for p in plans) or log_has_errors(replicas)

@@ -17,6 +17,8 @@ Spark or Parquet modules.
   totals);
 * ``scan_log_dirs``: stage 1, one task per log directory: ``replicas`` rows, the segment list;
 * ``scan_segments``: stage 2, each segment walked once: batches, markers, findings, records;
+* ``scan_groups``: the ``group_offsets`` and ``transactions`` rows of Kafka's internal topics
+  (stage 1), and the committed offsets ``fleet analyze`` reads back;
 * ``scan_checks``: stage 3, the checks across segment boundaries, redone only where they change;
 * ``remote``: evidence on ``hdfs://``, ``s3a://`` and other URIs listed and fetched through
   Spark's connectors, and staged for the readers;

@@ -5,7 +5,10 @@ Spark groups the ``replicas``, ``segments``, ``batches``, ``markers`` and ``find
 topic-partition;
 each group becomes one :class:`~kreplica.model.partition_log.PartitionLog` per replica
 (:func:`~kreplica.pipeline.tables.replica_log_from_rows`) and is handed to the same ``analysis/``
-functions ``epochs``, ``truncate-plan`` and ``diverge`` call, with replicas in broker-id order.
+functions ``epochs``, ``truncate-plan`` and ``diverge`` call, with replicas in broker-id order;
+where a follower's truncation loses records, the groups' committed offsets in the partition (the
+scan's ``group_offsets`` rows, :func:`~kreplica.pipeline.scan_groups.committed_by_partition`)
+give its consumer impact, as ``truncate-plan`` gives it.
 Where two replicas' batches differ, ``diverge``'s analysis reads those batches' records from the
 segment files the rows name; where that evidence is not readable from the task (remote URIs,
 another machine, a changed copy) the ranges are ``batches_differ`` and a note says why.
@@ -16,13 +19,15 @@ layer turns into the objects they print (passed in as ``render``, so the pipelin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from kreplica.analysis.consumers.impact import ConsumerImpact
 from kreplica.analysis.replication.divergence import Divergence, compare_all
 from kreplica.analysis.log.epoch_reconciliation import EpochsVerdict, reconcile_epochs
 from kreplica.analysis.log.log_findings import log_findings
 from kreplica.formats.findings import Finding
+from kreplica.model.groups import CommittedOffset
 from kreplica.analysis.replication.truncation import TruncationPlan, plan_truncations
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, Protocol
@@ -68,6 +73,8 @@ class PartitionAnalysis:
     #: the broker ids behind ``leader`` and ``followers_losing_committed`` (the tables name brokers by id)
     leader_broker: int | None = None
     brokers_losing_committed: tuple[int, ...] = ()
+    #: each group's consumer impact of each truncation that loses records (``truncate-plan``'s)
+    consumer_impacts: tuple[ConsumerImpact, ...] = ()
 
     @property
     def name(self) -> str:
@@ -100,8 +107,10 @@ def _evidence_leader(logs: list[PartitionLog]) -> PartitionLog:
 def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], segments: Iterable[Mapping],
                       batches: Iterable[Mapping], markers: Iterable[Mapping], findings: Iterable[Mapping] = (), *,
                       facts: PartitionFacts | None,
-                      facts_source: str | None, protocol: Protocol, kafka_version: KafkaVersion) -> PartitionAnalysis:
-    """Everything ``fleet analyze`` says about one partition, from its rows."""
+                      facts_source: str | None, protocol: Protocol, kafka_version: KafkaVersion,
+                      committed: Sequence[CommittedOffset] = ()) -> PartitionAnalysis:
+    """Everything ``fleet analyze`` says about one partition, from its rows; ``committed`` are
+    the groups' committed offsets in it."""
     name = f"{topic}-{partition}"
     segs, bats, marks, finds = _by_replica(segments), _by_replica(batches), _by_replica(markers), _by_replica(findings)
     notes: list[str] = []
@@ -141,6 +150,11 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
         followers = [log for log in logs if log is not leader]
         if followers:
             plans = plan_truncations([leader, *followers], protocol=protocol, kafka_version=kafka_version)
+    impacts: list[ConsumerImpact] = []
+    if plans and committed:
+        from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+
+        impacts = truncation_impacts(plans, [leader, *followers], committed, kafka_version=kafka_version)
     divergences = compare_all(logs)
     for d in divergences:
         if d.records_unread is not None:
@@ -160,7 +174,7 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
                              lost, tuple(losing), facts, tuple(notes),
                              tuple(f for log in logs for f in log_findings(log)),
                              leader.broker_id if leader is not None else None,
-                             tuple(broker_of[label] for label in losing))
+                             tuple(broker_of[label] for label in losing), tuple(impacts))
 
 
 def facts_from_leaders(document: Mapping) -> dict[tuple[str, int], PartitionFacts]:
@@ -195,20 +209,25 @@ def partition_row(analysis: PartitionAnalysis) -> tuple:
 
 
 def run_partitions(groups: Iterator, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                   kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]) -> Iterator[tuple]:
+                   kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object],
+                   committed: Mapping[tuple[str, int], Sequence[CommittedOffset]] | None = None) -> Iterator[tuple]:
     """Spark task body: per ``((topic, partition), (replicas, segments, batches, markers,
-    findings))`` group, the :func:`partition_row` and ``render`` of its :class:`PartitionAnalysis`."""
+    findings))`` group, the :func:`partition_row` and ``render`` of its :class:`PartitionAnalysis`
+    (``committed``: the groups' committed offsets by partition)."""
+    committed = committed or {}
     for (topic, partition), (replicas, segments, batches, markers, findings) in groups:
         analysis = analyze_partition(topic, partition, replicas, segments, batches, markers, findings,
                                      facts=facts.get((topic, partition)), facts_source=facts_source,
-                                     protocol=protocol, kafka_version=kafka_version)
+                                     protocol=protocol, kafka_version=kafka_version,
+                                     committed=committed.get((topic, partition), ()))
         yield partition_row(analysis), render(analysis)
 
 
 def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]):
+                kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object],
+                committed: Mapping[tuple[str, int], Sequence[CommittedOffset]] | None = None):
     """The RDD of ``(partition_row(analysis), render(analysis))``, one per partition, in topic and
-    partition order."""
+    partition order (``committed``: :func:`read_committed`)."""
     from pathlib import Path
 
     base = Path(scan_dir)
@@ -220,9 +239,27 @@ def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | Non
     sc = spark.sparkContext
     sc.setJobDescription("kreplica fleet analyze")
     facts_b = sc.broadcast(dict(facts))
+    committed_b = sc.broadcast(dict(committed or {}))
     grouped = keyed("replicas").groupWith(keyed("segments"), keyed("batches"), keyed("markers"), keyed("findings"))
     return (grouped.filter(lambda kv: len(kv[1][0]) > 0).sortByKey()
-            .mapPartitions(lambda it: run_partitions(it, facts_b.value, facts_source, protocol, kafka_version, render)))
+            .mapPartitions(lambda it: run_partitions(it, facts_b.value, facts_source, protocol, kafka_version, render,
+                                                     committed_b.value)))
+
+
+def read_committed(scan_dir: str) -> dict[tuple[str, int], tuple[CommittedOffset, ...]]:
+    """The groups' committed offsets by partition from the scan's ``group_offsets`` table (none
+    when the scan predates it), read on the driver: a row per group and partition."""
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    from kreplica.pipeline.scan_groups import committed_by_partition
+    from kreplica.pipeline.tables import SUCCESS_MARKER
+
+    table = Path(scan_dir) / "group_offsets"
+    if not (table / SUCCESS_MARKER).is_file():
+        return {}
+    return committed_by_partition(pq.read_table(str(table)).to_pylist())
 
 
 def check_scan_dir(scan_dir: str) -> None:
@@ -276,7 +313,8 @@ def run_analysis_tables(spark, scan_dir: str, *, facts: Mapping, facts_source: s
     announce(progress, JobWork("partitions", partitions=keys.group_by(["topic", "partition"]).aggregate([]).num_rows))
 
     results = run_analyze(spark, scan_dir, facts=facts, facts_source=facts_source, protocol=protocol,
-                          kafka_version=kafka_version, render=render).persist(StorageLevel.MEMORY_AND_DISK)
+                          kafka_version=kafka_version, render=render,
+                          committed=read_committed(scan_dir)).persist(StorageLevel.MEMORY_AND_DISK)
     out = Path(scan_dir) / "analysis"
 
     def object_rows(result):

@@ -113,7 +113,7 @@ class PartWriters(dict):
 
 def write_empty_tables(out: Path, records: bool) -> None:
     """Every table readable even when no task wrote a row to it."""
-    for name in (*tables.SCAN_TABLES, *(("records",) if records else ())):
+    for name in (*tables.SCAN_TABLES, *tables.COORDINATOR_TABLES, *(("records",) if records else ())):
         directory = out / name
         if not directory.is_dir() or not any(directory.glob("*.parquet")):
             directory.mkdir(parents=True, exist_ok=True)

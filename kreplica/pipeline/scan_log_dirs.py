@@ -1,8 +1,9 @@
 """``fleet scan``, stage 1: one task per log directory reads its checkpoints, partition
 directories and small files (``leader-epoch-checkpoint``, ``partition.metadata``, producer
 snapshots) with the readers a single-partition command uses, writes ``replicas`` rows and
-log-directory findings, and hands the driver the list of segment files (a few hundred bytes per
-file; nothing per batch).
+log-directory findings (and, for local evidence, the ``group_offsets`` and ``transactions`` rows
+of Kafka's internal topics, :mod:`.scan_groups`), and hands the driver the list of segment files
+(a few hundred bytes per file; nothing per batch).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from kreplica.model.partition_log import read_partition_files, txn_index_below_b
 from kreplica.pipeline import tables
 from kreplica.pipeline.layout import FleetLogDir
 from kreplica.pipeline.parquet_writers import PartWriters
+from kreplica.pipeline.scan_groups import coordinator_rows
 from kreplica.pipeline.scan_work import ScanTotals
 
 
@@ -29,6 +31,7 @@ def scan_log_dirs(out: str, index: int, log_dirs: Iterable[FleetLogDir], relabel
     """Stage 1 task: ``replicas`` rows and log-directory findings written; yields one
     ``("segment", key, SegmentFiles, size, txn_index_below_base)`` per segment for stage 2, then
     the task's totals. ``relabel`` maps staged paths to remote URIs (:mod:`.remote_scan`)."""
+    local = relabel is None
     relabel = relabel or (lambda value: value)
     writers = PartWriters(Path(out), f"logdirs-{index:05d}", relabel)
     totals = ScanTotals()
@@ -48,6 +51,9 @@ def scan_log_dirs(out: str, index: int, log_dirs: Iterable[FleetLogDir], relabel
                     writers["findings"].add(tables.finding_row(key, f))
                     totals += ScanTotals(findings=1, errors=int(f.is_error))
                 totals += ScanTotals(replicas=1)
+                if local:
+                    for table, row in coordinator_rows(key, partition, log_dir, cps):
+                        writers[table].add(row)
                 for files in partition.segments:
                     yield relabel(("segment", key, files, os.path.getsize(files.log), txn_index_below_base(files)))
     finally:

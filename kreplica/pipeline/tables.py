@@ -12,7 +12,9 @@ entries, clean-shutdown marker, what the directory holds), ``segments``, ``batch
 batch header, :class:`~kreplica.formats.log.batch.RecordBatch` fields with ``path`` named ``file``
 and ``compression`` and ``timestamp_type`` as the words inspect-log's JSON gives), ``markers``
 (the decoded marker of each control batch, ``control_type`` a word too), ``findings`` and, with
-``--records``, ``records``. Their columns are in ``kreplica/pipeline/TABLES.md``.
+``--records``, ``records``; ``group_offsets`` and ``transactions`` (the committed offsets and
+transactional ids of the ``__consumer_offsets`` and ``__transaction_state`` replicas,
+:mod:`~kreplica.pipeline.scan_groups`). Their columns are in ``kreplica/pipeline/TABLES.md``.
 """
 
 from __future__ import annotations
@@ -75,10 +77,30 @@ RECORDS = pa.schema(KEY + [
     ("key_size", pa.int32()), ("value_size", pa.int32()), ("key_xxhash", pa.uint64()),
     ("value_xxhash", pa.uint64()), ("key", pa.binary()), ("value", pa.binary()),
 ])
+GROUP_OFFSETS = pa.schema(KEY + [
+    ("group", pa.string()), ("committed_topic", pa.string()), ("committed_partition", pa.int32()),
+    ("offset", pa.int64()), ("leader_epoch", pa.int32()), ("metadata", pa.string()),
+    ("commit_timestamp", pa.int64()), ("expire_timestamp", pa.int64()), ("expired", pa.bool_()),
+    ("pending", pa.bool_()), ("transactional", pa.bool_()), ("producer_id", pa.int64()),
+    ("record_offset", pa.int64()), ("value_version", pa.int16()), ("coordinator_partition", pa.int32()),
+    ("source", pa.string()), ("path", pa.string()), ("position", pa.int64()),
+])
+TRANSACTIONS = pa.schema(KEY + [
+    ("transactional_id", pa.string()), ("producer_id", pa.int64()), ("producer_epoch", pa.int16()),
+    ("previous_producer_id", pa.int64()), ("next_producer_id", pa.int64()),
+    ("transaction_timeout_ms", pa.int32()), ("state", pa.string()),
+    ("partitions", pa.list_(pa.struct([("topic", pa.string()), ("partition", pa.int32())]))),
+    ("transaction_last_update_timestamp_ms", pa.int64()), ("transaction_start_timestamp_ms", pa.int64()),
+    ("client_transaction_version", pa.int16()), ("value_version", pa.int16()),
+    ("coordinator_partition", pa.int32()), ("record_offset", pa.int64()), ("source", pa.string()),
+])
 TABLES = {"replicas": REPLICAS, "segments": SEGMENTS, "batches": BATCHES, "markers": MARKERS,
-          "findings": FINDINGS, "records": RECORDS}
+          "findings": FINDINGS, "records": RECORDS, "group_offsets": GROUP_OFFSETS, "transactions": TRANSACTIONS}
 #: The tables every scan writes (``records`` only with ``--records``), and ``fleet analyze`` reads.
 SCAN_TABLES = ("replicas", "segments", "batches", "markers", "findings")
+#: The tables of Kafka's internal topics every scan writes too (:mod:`.scan_groups`); ``fleet
+#: analyze`` reads ``group_offsets`` where it is (a scan before them has none).
+COORDINATOR_TABLES = ("group_offsets", "transactions")
 
 #: The file that marks a table complete, written last, as Hadoop's output committer (Spark's
 #: writer) does: ``fleet analyze`` reads no table without it.

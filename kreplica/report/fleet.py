@@ -4,7 +4,9 @@ Per partition, ``fleet analyze`` prints the objects the single-partition command
 same replicas — the ``finding`` objects of their segments that bear on the answers (the
 log-directory checkpoint findings a single-partition command adds are kept in the scan's
 ``findings`` table, not joined to each partition), ``epochs`` (with its findings),
-``truncation``, ``divergence`` — then one ``fleet_partition`` object; the run ends with a
+``truncation``, ``divergence``, and ``consumer_impact`` (each group with a committed offset in a
+partition whose truncation loses records, from the scan's ``group_offsets``, as ``truncate-plan``
+prints it) — then one ``fleet_partition`` object; the run ends with a
 ``fleet_summary``::
 
     fleet_partition  {type, partition, replicas, leader, leader_source, committed_loss_records,
@@ -22,6 +24,7 @@ from rich.console import Console
 
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.numbers import count, number
+from kreplica.report.consumer_impact import consumer_impact_object
 from kreplica.report.replication import divergence_object, epochs_object, truncation_object
 from kreplica.report.safe_text import escape
 from kreplica.report.text_layout import Column, Units, print_table, print_wrapped
@@ -29,14 +32,15 @@ from kreplica.report.text_layout import Column, Units, print_table, print_wrappe
 
 def partition_objects(analysis, kafka_version) -> tuple[dict, ...]:
     """The objects of one partition, in the order ``epochs``, ``truncate-plan`` and ``diverge``
-    print them (the replicas' log findings first, as those commands begin), then its
-    ``fleet_partition`` object."""
+    print them (the replicas' log findings first, as those commands begin), the consumer impact of
+    its truncations, then its ``fleet_partition`` object."""
     out: list[dict] = [finding_object(f) for f in analysis.log_findings]
     for verdict in analysis.epochs:
         out.append(epochs_object(verdict.state, verdict.checkpoint, kafka_version))
         out.extend(finding_object(f) for f in verdict.findings)
     out.extend(truncation_object(p) for p in analysis.plans)
     out.extend(divergence_object(d) for d in analysis.divergences)
+    out.extend(consumer_impact_object(i) for i in analysis.consumer_impacts)
     facts = analysis.facts
     out.append({
         "type": "fleet_partition", "partition": analysis.name, "replicas": list(analysis.replicas),

@@ -170,6 +170,31 @@ def test_the_groups_a_hanging_transaction_stalls() -> None:
     assert "read_committed consumers stalled at 7: reader at 7" in out.getvalue()
 
 
+def test_the_groups_in_the_same_log_dirs_are_named(tmp_path: Path) -> None:
+    """The groups come from the __consumer_offsets partitions beside the data: "reader" committed
+    7 in transfers-0, where producer 8003's hanging transaction pins the last stable offset at 7
+    (so its read_committed consumers wait there: stalled); "behind" committed 5, below it (it
+    still has records 5-6 to read: not stalled). Without them no group is named. A
+    __consumer_offsets-N directory given alone counts the same."""
+    from fixtures.generate import consumer_offsets
+
+    copy = tmp_path / "broker-1"
+    shutil.copytree(BROKER, copy)
+    consumer_offsets(copy, {"reader": [(7, 0, 3)], "behind": [(5, 0, 3)]}, topic="transfers")
+    result = run(copy, "-f", "ndjson")
+    assert result.exit_code == 1, result.output
+    fenced = next(o for o in ndjson(result) if o["type"] == "hanging_transaction" and o["producer_id"] == 8003)
+    assert [(g["group"], g["offset"], g["leader_epoch"]) for g in fenced["stalled_groups"]] == [("reader", 7, 0)]
+    alone = [str(copy / "transfers-0"), str(copy / "__transaction_state-0"),
+             *map(str, sorted(copy.glob("__consumer_offsets-*")))]
+    again = next(o for o in ndjson(run(*alone, "-f", "ndjson"))
+                 if o["type"] == "hanging_transaction" and o["producer_id"] == 8003)
+    assert again["stalled_groups"] == fenced["stalled_groups"]
+    without = next(o for o in ndjson(run(BROKER, "-f", "ndjson"))
+                   if o["type"] == "hanging_transaction" and o["producer_id"] == 8003)
+    assert without["stalled_groups"] == []
+
+
 def test_evidence_is_left_as_it_was(tmp_path: Path) -> None:
     copy = tmp_path / "broker-1"
     shutil.copytree(BROKER, copy)
