@@ -17,6 +17,17 @@ from __future__ import annotations
 
 from kreplica.formats.message import F, Message
 
+#: field lists several schemas repeat, in Kafka's order
+_GROUP_KEY = (F('group_id', 'string'),)
+_MEMBER_KEY = (F('group_id', 'string'), F('member_id', 'string'))
+_TOPIC_PARTITIONS = (F('topic_id', 'uuid'), F('partitions', '[]int32'))
+_TOPIC_METADATA = (
+    F('topic_id', 'uuid'),
+    F('topic_name', 'string'),
+    F('num_partitions', 'int32'),
+    F('partition_metadata', '[]', fields=(F('partition', 'int32'), F('racks', '[]string'))),
+)
+
 OffsetCommitKey = Message('OffsetCommitKey', 0, None, (
     F('group', 'string'),
     F('topic', 'string'),
@@ -53,34 +64,19 @@ GroupMetadataValue = Message('GroupMetadataValue', 4, 4, (
     )),
 ))
 
-ConsumerGroupMetadataKey = Message('ConsumerGroupMetadataKey', 0, None, (
-    F('group_id', 'string'),
-))
+ConsumerGroupMetadataKey = Message('ConsumerGroupMetadataKey', 0, None, _GROUP_KEY)
 
 ConsumerGroupMetadataValue = Message('ConsumerGroupMetadataValue', 0, 0, (
     F('epoch', 'int32'),
 ))
 
-ConsumerGroupPartitionMetadataKey = Message('ConsumerGroupPartitionMetadataKey', 0, None, (
-    F('group_id', 'string'),
-))
+ConsumerGroupPartitionMetadataKey = Message('ConsumerGroupPartitionMetadataKey', 0, None, _GROUP_KEY)
 
 ConsumerGroupPartitionMetadataValue = Message('ConsumerGroupPartitionMetadataValue', 0, 0, (
-    F('topics', '[]', fields=(
-        F('topic_id', 'uuid'),
-        F('topic_name', 'string'),
-        F('num_partitions', 'int32'),
-        F('partition_metadata', '[]', fields=(
-            F('partition', 'int32'),
-            F('racks', '[]string'),
-        )),
-    )),
+    F('topics', '[]', fields=_TOPIC_METADATA),
 ))
 
-ConsumerGroupMemberMetadataKey = Message('ConsumerGroupMemberMetadataKey', 0, None, (
-    F('group_id', 'string'),
-    F('member_id', 'string'),
-))
+ConsumerGroupMemberMetadataKey = Message('ConsumerGroupMemberMetadataKey', 0, None, _MEMBER_KEY)
 
 ConsumerGroupMemberMetadataValue = Message('ConsumerGroupMemberMetadataValue', 0, 0, (
     F('instance_id', 'string', nullable=True),
@@ -100,65 +96,35 @@ ConsumerGroupMemberMetadataValue = Message('ConsumerGroupMemberMetadataValue', 0
     )),
 ))
 
-ConsumerGroupTargetAssignmentMetadataKey = Message('ConsumerGroupTargetAssignmentMetadataKey', 0, None, (
-    F('group_id', 'string'),
-))
+ConsumerGroupTargetAssignmentMetadataKey = Message('ConsumerGroupTargetAssignmentMetadataKey', 0, None, _GROUP_KEY)
 
 ConsumerGroupTargetAssignmentMetadataValue = Message('ConsumerGroupTargetAssignmentMetadataValue', 0, 0, (
     F('assignment_epoch', 'int32'),
 ))
 
-ConsumerGroupTargetAssignmentMemberKey = Message('ConsumerGroupTargetAssignmentMemberKey', 0, None, (
-    F('group_id', 'string'),
-    F('member_id', 'string'),
-))
+ConsumerGroupTargetAssignmentMemberKey = Message('ConsumerGroupTargetAssignmentMemberKey', 0, None, _MEMBER_KEY)
 
 ConsumerGroupTargetAssignmentMemberValue = Message('ConsumerGroupTargetAssignmentMemberValue', 0, 0, (
-    F('topic_partitions', '[]', fields=(
-        F('topic_id', 'uuid'),
-        F('partitions', '[]int32'),
-    )),
+    F('topic_partitions', '[]', fields=_TOPIC_PARTITIONS),
 ))
 
-ConsumerGroupCurrentMemberAssignmentKey = Message('ConsumerGroupCurrentMemberAssignmentKey', 0, None, (
-    F('group_id', 'string'),
-    F('member_id', 'string'),
-))
+ConsumerGroupCurrentMemberAssignmentKey = Message('ConsumerGroupCurrentMemberAssignmentKey', 0, None, _MEMBER_KEY)
 
 ConsumerGroupCurrentMemberAssignmentValue = Message('ConsumerGroupCurrentMemberAssignmentValue', 0, 0, (
     F('member_epoch', 'int32'),
     F('previous_member_epoch', 'int32'),
     F('state', 'int8'),
-    F('assigned_partitions', '[]', fields=(
-        F('topic_id', 'uuid'),
-        F('partitions', '[]int32'),
-    )),
-    F('partitions_pending_revocation', '[]', fields=(
-        F('topic_id', 'uuid'),
-        F('partitions', '[]int32'),
-    )),
+    F('assigned_partitions', '[]', fields=_TOPIC_PARTITIONS),
+    F('partitions_pending_revocation', '[]', fields=_TOPIC_PARTITIONS),
 ))
 
-ShareGroupPartitionMetadataKey = Message('ShareGroupPartitionMetadataKey', 0, None, (
-    F('group_id', 'string'),
-))
+ShareGroupPartitionMetadataKey = Message('ShareGroupPartitionMetadataKey', 0, None, _GROUP_KEY)
 
 ShareGroupPartitionMetadataValue = Message('ShareGroupPartitionMetadataValue', 0, 0, (
-    F('topics', '[]', fields=(
-        F('topic_id', 'uuid'),
-        F('topic_name', 'string'),
-        F('num_partitions', 'int32'),
-        F('partition_metadata', '[]', fields=(
-            F('partition', 'int32'),
-            F('racks', '[]string'),
-        )),
-    )),
+    F('topics', '[]', fields=_TOPIC_METADATA),
 ))
 
-ShareGroupMemberMetadataKey = Message('ShareGroupMemberMetadataKey', 0, None, (
-    F('group_id', 'string'),
-    F('member_id', 'string'),
-))
+ShareGroupMemberMetadataKey = Message('ShareGroupMemberMetadataKey', 0, None, _MEMBER_KEY)
 
 ShareGroupMemberMetadataValue = Message('ShareGroupMemberMetadataValue', 0, 0, (
     F('rack_id', 'string', nullable=True),
@@ -167,52 +133,34 @@ ShareGroupMemberMetadataValue = Message('ShareGroupMemberMetadataValue', 0, 0, (
     F('subscribed_topic_names', '[]string'),
 ))
 
-ShareGroupMetadataKey = Message('ShareGroupMetadataKey', 0, None, (
-    F('group_id', 'string'),
-))
+ShareGroupMetadataKey = Message('ShareGroupMetadataKey', 0, None, _GROUP_KEY)
 
 ShareGroupMetadataValue = Message('ShareGroupMetadataValue', 0, 0, (
     F('epoch', 'int32'),
 ))
 
-ShareGroupTargetAssignmentMetadataKey = Message('ShareGroupTargetAssignmentMetadataKey', 0, None, (
-    F('group_id', 'string'),
-))
+ShareGroupTargetAssignmentMetadataKey = Message('ShareGroupTargetAssignmentMetadataKey', 0, None, _GROUP_KEY)
 
 ShareGroupTargetAssignmentMetadataValue = Message('ShareGroupTargetAssignmentMetadataValue', 0, 0, (
     F('assignment_epoch', 'int32'),
 ))
 
-ShareGroupTargetAssignmentMemberKey = Message('ShareGroupTargetAssignmentMemberKey', 0, None, (
-    F('group_id', 'string'),
-    F('member_id', 'string'),
-))
+ShareGroupTargetAssignmentMemberKey = Message('ShareGroupTargetAssignmentMemberKey', 0, None, _MEMBER_KEY)
 
 ShareGroupTargetAssignmentMemberValue = Message('ShareGroupTargetAssignmentMemberValue', 0, 0, (
-    F('topic_partitions', '[]', fields=(
-        F('topic_id', 'uuid'),
-        F('partitions', '[]int32'),
-    )),
+    F('topic_partitions', '[]', fields=_TOPIC_PARTITIONS),
 ))
 
-ShareGroupCurrentMemberAssignmentKey = Message('ShareGroupCurrentMemberAssignmentKey', 0, None, (
-    F('group_id', 'string'),
-    F('member_id', 'string'),
-))
+ShareGroupCurrentMemberAssignmentKey = Message('ShareGroupCurrentMemberAssignmentKey', 0, None, _MEMBER_KEY)
 
 ShareGroupCurrentMemberAssignmentValue = Message('ShareGroupCurrentMemberAssignmentValue', 0, 0, (
     F('member_epoch', 'int32'),
     F('previous_member_epoch', 'int32'),
     F('state', 'int8'),
-    F('assigned_partitions', '[]', fields=(
-        F('topic_id', 'uuid'),
-        F('partitions', '[]int32'),
-    )),
+    F('assigned_partitions', '[]', fields=_TOPIC_PARTITIONS),
 ))
 
-ShareGroupStatePartitionMetadataKey = Message('ShareGroupStatePartitionMetadataKey', 0, None, (
-    F('group_id', 'string'),
-))
+ShareGroupStatePartitionMetadataKey = Message('ShareGroupStatePartitionMetadataKey', 0, None, _GROUP_KEY)
 
 ShareGroupStatePartitionMetadataValue = Message('ShareGroupStatePartitionMetadataValue', 0, 0, (
     F('initialized_topics', '[]', fields=(

@@ -9,41 +9,29 @@ from __future__ import annotations
 
 from kreplica.formats.message import F, Message
 
-ShareSnapshotKey = Message('ShareSnapshotKey', 0, None, (
-    F('group_id', 'string'),
-    F('topic_id', 'uuid'),
-    F('partition', 'int32'),
-))
+#: the key of both record types: a share-partition of a group
+_SHARE_PARTITION_KEY = (F('group_id', 'string'), F('topic_id', 'uuid'), F('partition', 'int32'))
+#: a run of offsets in one delivery state
+_STATE_BATCH = (F('first_offset', 'int64', until=0), F('last_offset', 'int64', until=0),
+                F('delivery_state', 'int8', until=0), F('delivery_count', 'int16', until=0))
+
+ShareSnapshotKey = Message('ShareSnapshotKey', 0, None, _SHARE_PARTITION_KEY)
 
 ShareSnapshotValue = Message('ShareSnapshotValue', 0, 0, (
     F('snapshot_epoch', 'uint16', until=0),
     F('state_epoch', 'int32'),
     F('leader_epoch', 'int32'),
     F('start_offset', 'int64', until=0),
-    F('state_batches', '[]', until=0, fields=(
-        F('first_offset', 'int64', until=0),
-        F('last_offset', 'int64', until=0),
-        F('delivery_state', 'int8', until=0),
-        F('delivery_count', 'int16', until=0),
-    )),
+    F('state_batches', '[]', until=0, fields=_STATE_BATCH),
 ))
 
-ShareUpdateKey = Message('ShareUpdateKey', 0, None, (
-    F('group_id', 'string'),
-    F('topic_id', 'uuid'),
-    F('partition', 'int32'),
-))
+ShareUpdateKey = Message('ShareUpdateKey', 0, None, _SHARE_PARTITION_KEY)
 
 ShareUpdateValue = Message('ShareUpdateValue', 0, 0, (
     F('snapshot_epoch', 'uint16', until=0),
     F('leader_epoch', 'int32'),
     F('start_offset', 'int64', until=0),
-    F('state_batches', '[]', until=0, fields=(
-        F('first_offset', 'int64', until=0),
-        F('last_offset', 'int64', until=0),
-        F('delivery_state', 'int8', until=0),
-        F('delivery_count', 'int16', until=0),
-    )),
+    F('state_batches', '[]', until=0, fields=_STATE_BATCH),
 ))
 
 #: record type -> (short name used in output, key schema, value schema)
