@@ -49,9 +49,10 @@ def scan_fetched_segments(out: str, records: bool, payloads: bool, index: int, b
     return scan_segments(out, records, payloads, index, pairs())
 
 
-def scan_remote_log_dirs(spark, root: str, out: str, tasks: int) -> list[tuple]:
+def scan_remote_log_dirs(spark, root: str, output, tasks: int) -> list[tuple]:
     """Stage 1 on remote evidence: the tree listed and its log directories found on the driver,
-    then each log directory scanned in a task from the small files Spark fetches for it."""
+    then each log directory scanned in a task from the small files Spark fetches for it, writing
+    into ``output`` (:mod:`.scan_output`)."""
     sc = spark.sparkContext
     tree = remote.list_tree(spark, root)
     log_dirs = _discover_remote(tree)
@@ -70,8 +71,8 @@ def scan_remote_log_dirs(spark, root: str, out: str, tasks: int) -> list[tuple]:
         fetched = sc.parallelize([], n).map(lambda row: row)
     shipped = sc.broadcast(tree)
     sc.setJobDescription("kreplica fleet scan: log directories")
-    return fetched.partitionBy(n, lambda k: k).mapPartitionsWithIndex(
-        lambda i, it: scan_fetched_log_dirs(out, i, shipped.value, log_dirs[i::n], (v for _, v in it))).collect()
+    return output.run(fetched.partitionBy(n, lambda k: k), lambda out, i, it: scan_fetched_log_dirs(
+        out, i, shipped.value, log_dirs[i::n], (v for _, v in it)))
 
 
 def _discover_remote(tree: remote.RemoteTree) -> list[FleetLogDir]:
@@ -89,7 +90,7 @@ def _discover_remote(tree: remote.RemoteTree) -> list[FleetLogDir]:
 MAX_FETCHED_SEGMENT = (1 << 31) - 1
 
 
-def walk_fetched(spark, segments: list[tuple], out: str, records: bool, payloads: bool,
+def walk_fetched(spark, segments: list[tuple], output, records: bool, payloads: bool,
                  tasks: int) -> list[SegmentWalk]:
     """Stage 2 on remote evidence: each segment fetched as one value and walked whole in memory;
     Spark packs segments into about ``tasks`` tasks of even size."""
@@ -104,5 +105,5 @@ def walk_fetched(spark, segments: list[tuple], out: str, records: bool, payloads
     sc = spark.sparkContext
     shipped = sc.broadcast(stretches)
     sc.setJobDescription("kreplica fleet scan: segments")
-    return remote.fetch(sc, list(stretches), tasks).mapPartitionsWithIndex(
-        lambda i, pairs: scan_fetched_segments(out, records, payloads, i, shipped.value, pairs)).collect()
+    return output.run(remote.fetch(sc, list(stretches), tasks), lambda out, i, pairs: scan_fetched_segments(
+        out, records, payloads, i, shipped.value, pairs))
