@@ -111,9 +111,11 @@ def scan(
     distributed per segment file, balanced by size (a segment big enough to keep the other cores
     waiting is split at batch boundaries); no row passes through the driver. ROOT may be any URI
     Spark reads (hdfs://, s3a://, gs://, ... with the connector on Spark's classpath; settings by
-    --conf): Spark then lists and fetches the files, and each segment is walked whole from memory
-    (at most 2 GiB, never split; in local mode the JVM gets 1 GiB plus 4 GiB per core unless
-    --conf spark.driver.memory says otherwise). DIR is a path every executor shares (any local
+    --conf): Spark then lists and fetches the files; a segment up to 128 MiB is walked from
+    memory, a larger one from the ranges Spark reads of it, written into a sparse file on the
+    executor's disk (never held whole in memory, whatever its size; walked by one task, not
+    split), and in local mode the JVM gets 1 GiB plus 512 MiB per core unless --conf
+    spark.driver.memory says otherwise. DIR is a path every executor shares (any local
     path in local mode), where the tasks write the tables themselves, or any URI Spark writes
     (hdfs://, s3a://, gs://, abfs://, viewfs://... with its connector), where Spark's own
     writer does (there the XXH64 columns of records are decimal(20,0), as Spark reads the

@@ -28,5 +28,7 @@ Spark or Parquet modules.
 * ``remote``: evidence on ``hdfs://``, ``s3a://`` and other URIs listed and fetched through
   Spark's connectors, and staged for the readers;
 * ``remote_scan``: the scan's stages on such evidence (fetched small files, segments in memory);
+* ``remote_ranges``: large remote segments read in ranges into a sparse file on the executor's
+  disk, never held whole;
 * ``analyze``: ``fleet analyze``: per partition, the single-partition analyses on rebuilt logs.
 """

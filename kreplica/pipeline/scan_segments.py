@@ -67,12 +67,14 @@ def _scan_segment(writers: PartWriters, part: str, stretch: Stretch, records: bo
     end = None
     with open_buffer(files.log) if fetched is None else nullcontext(fetched) as buf:
         start = stop = None
+        # the search skips the holes of a sparse segment and hands back the pages it passed (``buf``
+        # as the mapping), as the walk does
         if stretch.chunk == 0:
             start = 0
         elif stretch.begin < len(buf):
-            start = find_next_batch(buf, stretch.begin, len(buf))
+            start = find_next_batch(buf, stretch.begin, len(buf), buf)
         if stretch.until is not None and stretch.until < len(buf):
-            stop = find_next_batch(buf, stretch.until, len(buf))
+            stop = find_next_batch(buf, stretch.until, len(buf), buf)
         # NOTE: the per-batch path of a fleet scan; bench/bench_fleet.py has the figures
         for ev in iter_segment(buf, path=files.log, start=len(buf) if start is None else start, stop=stop):
             if type(ev) is RecordBatch:

@@ -210,27 +210,15 @@ def test_listing_in_bulk_equals_listing_entry_by_entry(scans, monkeypatch, tmp_p
     assert any(rel.endswith("/.kafka_cleanshutdown") for rel in bulk.contents)
 
 
-def test_a_segment_over_two_gib_is_refused_before_any_is_fetched(tmp_path) -> None:
-    partition = tmp_path / "big" / "broker-1" / "data" / "t-0"
-    partition.mkdir(parents=True)
-    with open(partition / "00000000000000000000.log", "wb") as fh:
-        fh.truncate(2 << 30)  # sparse: Spark could not hand it to a task as one value
-    (partition / "leader-epoch-checkpoint").write_bytes(b"0\n0\n")
-    result = CliRunner().invoke(app, [
-        "fleet", "scan", "viewfs://big/fleet", "--out", str(tmp_path / "out"), "--master", "local[1]",
-        "--conf", f"spark.hadoop.fs.viewfs.mounttable.big.link./fleet=file://{tmp_path / 'big'}",
-        "--conf", "spark.hadoop.fs.viewfs.impl.disable.cache=true"])
-    assert result.exit_code == 2, result.output
-    (line,) = [x for x in result.stderr.splitlines() if x.startswith("kreplica: error:")]
-    assert line == ("kreplica: error: viewfs://big/fleet/broker-1/data/t-0/00000000000000000000.log: is 2147483648 "
-                    "bytes: Spark fetches a file as one value of at most 2 GiB; mount the store and give the mount "
-                    "path to walk it mapped")
-
-
-def test_on_separate_executor_processes_the_tables_are_the_same(scans, tmp_path) -> None:
+def test_on_separate_executor_processes_the_tables_are_the_same(scans, tmp_path, monkeypatch) -> None:
     # local-cluster runs two executor JVMs of their own, as a cluster would: nothing the scan
     # needs may live only in the driver (the listing ships by broadcast, the mount by --conf),
-    # and each executor keeps the row groups of its own tasks until Spark writes the tables
+    # and each executor keeps the row groups of its own tasks until Spark writes the tables.
+    # Every segment is read in ranges here, ranges of 4 KiB, so most batches lie across two
+    from kreplica.pipeline import remote_ranges, remote_scan
+
+    monkeypatch.setattr(remote_scan, "WHOLE_FETCH_LIMIT", 0)
+    monkeypatch.setattr(remote_ranges, "RANGE_BYTES", 4096)
     evidence, local, _ = scans
     code, _ = _run("fleet", "scan", MOUNT, "--out", OUT, "--master", "local-cluster[2,1,1024]",
                    "--records", *_mount(evidence, tmp_path))
