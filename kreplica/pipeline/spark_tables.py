@@ -183,15 +183,10 @@ class SparkTables:
         groups = self._row_groups().filter(lambda g: g.part not in dropped)
         names = (*tables.SCAN_TABLES, *(("records",) if records else ()))
         for name in names:
-            if name == "findings":
-                def wanted(g: RowGroup) -> bool:
-                    return g.table == "findings" or (g.table == "_checks" and g.part not in rewritten)
-            else:
-                def wanted(g: RowGroup, name=name) -> bool:
-                    return g.table == name
             announce(progress, JobWork(f"{name} table"))
             self.spark.sparkContext.setJobDescription(f"kreplica fleet scan: the {name} table")
-            data = self.spark.createDataFrame(groups.filter(wanted).map(lambda g: (g.data,)), "data binary")
+            data = self.spark.createDataFrame(groups.filter(_of_table(name, rewritten)).map(lambda g: (g.data,)),
+                                              "data binary")
             map_in_arrow(data, _decoded, spark_schema(tables.TABLES[name])).write.options(**_NO_SUCCESS_MARKER) \
                 .parquet(join_uri(self.staging, name))
         for name in names:
@@ -201,6 +196,14 @@ class SparkTables:
         self.files.delete(self.staging)
         for rdd in self._spooled:
             rdd.unpersist()
+
+
+def _of_table(name: str, rewritten: set[str]) -> Callable[[RowGroup], bool]:
+    """Which row groups make the table ``name``: its own, and for ``findings`` the in-segment
+    check findings of the parts stage 3 did not write again."""
+    if name == "findings":
+        return lambda g: g.table == "findings" or (g.table == "_checks" and g.part not in rewritten)
+    return lambda g: g.table == name
 
 
 def _decoded(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
