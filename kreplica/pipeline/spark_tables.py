@@ -6,7 +6,8 @@ Each task runs exactly as for a shared directory, writing its Parquet files with
 :mod:`.parquet_writers`, but into a spool of its own on the executor's disk
 (``SPARK_LOCAL_DIRS``); when it is done it hands its files to Spark as Arrow row groups
 (:class:`RowGroup`, compressed), which Spark keeps, in memory and then on disk, until every
-stage is done. The evidence is walked once. Spark's own Parquet writer then writes each table
+stage is done. The evidence is walked once (a task Spark runs again, to recover lost work, writes
+the same part files: their names do not change between runs). Spark's own Parquet writer then writes each table
 into ``URI/_temporary/<table>``, and the driver moves each into place and marks it complete
 (``_SUCCESS``) through Hadoop's ``FileSystem`` (:mod:`.hadoop_files`), as for a local
 directory. Spark has no unsigned integers: the ``uint64`` columns (``records``' XXH64) are
