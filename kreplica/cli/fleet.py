@@ -91,7 +91,9 @@ def scan(
                                         help="The fleet: ROOT/<broker>/<logdir>/<topic>-<partition>/ (a path or "
                                              "file:// URI every executor can read, or any URI Spark reads: "
                                              "hdfs://, s3a://, gs://, abfs://, viewfs://...).")],
-    out: Annotated[str, typer.Option("--out", metavar="DIR", help="Where the tables go (a new or empty directory).")],
+    out: Annotated[str, typer.Option("--out", metavar="DIR", help="Where the tables go: a new or empty directory, a "
+                                                                  "path every executor shares or any URI Spark "
+                                                                  "writes (hdfs://, s3a://, gs://, abfs://...).")],
     master: MasterOption = None,
     records: Annotated[bool, typer.Option("--records", help="Also write a records table: offset, timestamp, key and "
                                                             "value sizes and their XXH64.")] = False,
@@ -112,11 +114,17 @@ def scan(
     distributed per segment file, balanced by size (a segment big enough to keep the other cores
     waiting is split at batch boundaries); no row passes through the driver. ROOT may be any URI
     Spark reads (hdfs://, s3a://, gs://, ... with the connector on Spark's classpath; settings by
-    --conf): Spark then lists and fetches the files, and each segment is walked whole from memory
-    (at most 2 GiB, never split; in local mode the JVM gets 1 GiB plus 4 GiB per core unless
-    --conf spark.driver.memory says otherwise). DIR is a local path, or one every executor shares
-    on a cluster. Tables are written into DIR/_temporary and moved into place when all are
-    complete, each then marked with a _SUCCESS file; an interrupted scan leaves none that is.
+    --conf): Spark then lists and fetches the files; a segment up to 128 MiB is walked from
+    memory, a larger one from the ranges Spark reads of it, written into a sparse file on the
+    executor's disk (never held whole in memory, whatever its size; walked by one task, not
+    split), and in local mode the JVM gets 1 GiB plus 512 MiB per core unless --conf
+    spark.driver.memory says otherwise. DIR is a path every executor shares (any local
+    path in local mode), where the tasks write the tables themselves, or any URI Spark writes
+    (hdfs://, s3a://, gs://, abfs://, viewfs://... with its connector), where Spark's own
+    writer does (there the XXH64 columns of records are decimal(20,0), as Spark reads the
+    uint64 of a local table). Tables are written into DIR/_temporary and moved into place when
+    all are complete, each then marked with a _SUCCESS file; an interrupted scan leaves none
+    that is.
 
     Exit status: 0 no findings of error severity, 1 damage found, 2 bad usage or unreadable input
     (no java on PATH or no fleet extra included), 3 internal error.
@@ -148,7 +156,8 @@ def scan(
              short_help="Per partition across its replicas: epochs, truncation, divergence, loss at risk.")
 @runs_command
 def analyze(
-    scan_dir: Annotated[str, typer.Argument(metavar="DIR", show_default=False, help="The output of fleet scan.")],
+    scan_dir: Annotated[str, typer.Argument(metavar="DIR", show_default=False,
+                                            help="The output of fleet scan (a path or a URI Spark reads).")],
     sources: Annotated[Optional[list[str]], typer.Argument(
         metavar="[SOURCE]...", show_default=False,
         help="A cluster state (anything cluster-state reads) naming each partition's leader.")] = None,
@@ -189,17 +198,23 @@ def analyze(
     from kreplica.analysis.replication.truncation import resolve_protocol
     from kreplica.cli.progress import fleet_progress
     from kreplica.pipeline import analyze as pipeline
+    from kreplica.pipeline.hadoop_files import HadoopFiles
     from kreplica.pipeline.job_progress import jobs_done
+    from kreplica.pipeline.remote import is_remote
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
 
     proto, version = resolve_protocol(protocol, kafka_version)
     log = _spark_log(spark_log, debug)
     _require_local(scan_dir)
-    pipeline.check_scan_dir(scan_dir)
+    remote_dir = is_remote(scan_dir)
+    if not remote_dir:
+        pipeline.check_scan_dir(scan_dir)
     facts, facts_source = _facts(sources, leaders, at_zxid, at_offset, chroot)
     fmt = resolve_format(output_format)
     with fleet_progress(not log.shown) as display, spark_session(master, conf=_conf(conf), log=log) as spark:
+        if remote_dir:  # checked once Spark, whose connectors read it, has started
+            pipeline.check_scan_dir(scan_dir, HadoopFiles(spark))
         if display is not None:
             display.watch(partial(jobs_done, spark))
         rows = pipeline.run_analysis_tables(spark, scan_dir, facts=facts, facts_source=facts_source,

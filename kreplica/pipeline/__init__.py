@@ -11,6 +11,13 @@ Spark or Parquet modules.
   commands' progress display;
 * ``tables``: one Arrow schema per Parquet table, and rows ↔ model values;
 * ``parquet_writers``: the Parquet files a scan's tasks write themselves, in bounded row groups;
+* ``scan_output``: where a scan's tables go: a directory every task writes into, or any URI
+  Spark writes (``spark_tables``: the tasks' row groups kept by Spark, then written by Spark's
+  own writer); the stages use either alike;
+* ``hadoop_files``: files on any file system Spark reaches, handled from the driver through the
+  JVM's Hadoop ``FileSystem`` (checking, moving and marking tables; a few bytes of a file);
+* ``arrow_map``: Arrow record batches through Python tasks (``mapInArrow``) without pandas,
+  and the Spark schema of an Arrow one;
 * ``scan``: ``fleet scan``: the work planned (large segments split into stretches), the stages
   run on Spark and their reports joined;
 * ``scan_work``: what the scan's driver and tasks hand each other (stretches, segment walks,
@@ -23,5 +30,7 @@ Spark or Parquet modules.
 * ``remote``: evidence on ``hdfs://``, ``s3a://`` and other URIs listed and fetched through
   Spark's connectors, and staged for the readers;
 * ``remote_scan``: the scan's stages on such evidence (fetched small files, segments in memory);
+* ``remote_ranges``: large remote segments read in ranges into a sparse file on the executor's
+  disk, never held whole;
 * ``analyze``: ``fleet analyze``: per partition, the single-partition analyses on rebuilt logs.
 """

@@ -31,6 +31,7 @@ from kreplica.model.groups import CommittedOffset
 from kreplica.analysis.replication.truncation import TruncationPlan, plan_truncations
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, Protocol
+from kreplica.pipeline.hadoop_files import LocalFiles, join_uri
 from kreplica.pipeline.job_progress import JobAnnouncer, JobWork, announce
 from kreplica.pipeline.tables import replica_log_from_rows
 
@@ -228,12 +229,8 @@ def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | Non
                 committed: Mapping[tuple[str, int], Sequence[CommittedOffset]] | None = None):
     """The RDD of ``(partition_row(analysis), render(analysis))``, one per partition, in topic and
     partition order (``committed``: :func:`read_committed`)."""
-    from pathlib import Path
-
-    base = Path(scan_dir)
-
     def keyed(table: str):
-        return (spark.read.parquet(str(base / table)).where("topic IS NOT NULL").rdd
+        return (spark.read.parquet(join_uri(scan_dir, table)).where("topic IS NOT NULL").rdd
                 .map(lambda row: ((row["topic"], row["partition"]), row.asDict(recursive=True))))
 
     sc = spark.sparkContext
@@ -246,41 +243,46 @@ def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | Non
                                                      committed_b.value)))
 
 
-def read_committed(scan_dir: str) -> dict[tuple[str, int], tuple[CommittedOffset, ...]]:
+def read_committed(spark, scan_dir: str) -> dict[tuple[str, int], tuple[CommittedOffset, ...]]:
     """The groups' committed offsets by partition from the scan's ``group_offsets`` table (none
-    when the scan predates it), read on the driver: a row per group and partition."""
-    from pathlib import Path
-
-    import pyarrow.parquet as pq
-
+    when the scan predates it), read on the driver: a row per group and partition (with Arrow,
+    or through Spark for a URI)."""
+    from kreplica.pipeline.remote import is_remote
     from kreplica.pipeline.scan_groups import committed_by_partition
     from kreplica.pipeline.tables import SUCCESS_MARKER
 
-    table = Path(scan_dir) / "group_offsets"
-    if not (table / SUCCESS_MARKER).is_file():
+    table = join_uri(scan_dir, "group_offsets")
+    if is_remote(scan_dir):
+        from kreplica.pipeline.hadoop_files import HadoopFiles
+
+        if not HadoopFiles(spark).is_file(join_uri(table, SUCCESS_MARKER)):
+            return {}
+        return committed_by_partition(row.asDict(recursive=True) for row in spark.read.parquet(table).collect())
+    import pyarrow.parquet as pq
+
+    if not LocalFiles.is_file(join_uri(table, SUCCESS_MARKER)):
         return {}
-    return committed_by_partition(pq.read_table(str(table)).to_pylist())
+    return committed_by_partition(pq.read_table(table).to_pylist())
 
 
-def check_scan_dir(scan_dir: str) -> None:
+def check_scan_dir(scan_dir: str, files=LocalFiles) -> None:
     """A usage error (exit 2) unless ``scan_dir`` holds the tables ``fleet scan`` writes, each
-    marked complete: a scan cut short leaves none that is."""
-    from pathlib import Path
-
+    marked complete: a scan cut short leaves none that is. ``files`` answers for a URI
+    (:class:`~.hadoop_files.HadoopFiles`)."""
     from kreplica.formats.mapped import EvidenceError
     from kreplica.pipeline.tables import SCAN_TABLES, STAGING_DIR, SUCCESS_MARKER
 
-    base = Path(scan_dir)
-    missing = [t for t in SCAN_TABLES if not (base / t).is_dir()]
-    if missing and (base / STAGING_DIR).is_dir():
+    missing = [t for t in SCAN_TABLES if not files.is_dir(join_uri(scan_dir, t))]
+    if missing and files.is_dir(join_uri(scan_dir, STAGING_DIR)):
         raise EvidenceError(f"holds a fleet scan that did not finish (no {missing[0]} table yet): scan again into "
                             "an empty directory", path=scan_dir)
     if missing:
         raise EvidenceError(f"is not the output of kreplica fleet scan (no {', '.join(missing)} table)", path=scan_dir)
     for table in SCAN_TABLES:
-        if not (base / table / SUCCESS_MARKER).is_file():
+        if not files.is_file(join_uri(scan_dir, table, SUCCESS_MARKER)):
             raise EvidenceError(f"the {table} table is incomplete (no {SUCCESS_MARKER}: the fleet scan that wrote "
-                                "it did not finish): scan again into an empty directory", path=str(base / table))
+                                "it did not finish): scan again into an empty directory",
+                                path=join_uri(scan_dir, table))
 
 
 #: ``DIR/analysis/partitions``: one row per partition, its ``fleet_partition`` object's answers
@@ -290,6 +292,19 @@ ANALYSIS_PARTITIONS = (("topic", "string"), ("partition", "int"), ("leader_broke
                        ("offline", "boolean"), ("under_min_isr", "boolean"))
 #: ``DIR/analysis/objects``: every object ``fleet analyze`` prints, as JSON, by partition
 ANALYSIS_OBJECTS = (("topic", "string"), ("partition", "int"), ("type", "string"), ("object", "string"))
+
+
+def _partition_count(spark, scan_dir: str) -> int:
+    """How many partitions the ``replicas`` table names (read with Arrow, or Spark for a URI)."""
+    from kreplica.pipeline.remote import is_remote
+
+    replicas = join_uri(scan_dir, "replicas")
+    if is_remote(scan_dir):
+        return spark.read.parquet(replicas).select("topic", "partition").distinct().count()
+    import pyarrow.parquet as pq
+
+    keys = pq.read_table(replicas, columns=["topic", "partition"])
+    return keys.group_by(["topic", "partition"]).aggregate([]).num_rows
 
 
 def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
@@ -304,27 +319,24 @@ def run_analysis_tables(spark, scan_dir: str, *, facts: Mapping, facts_source: s
     complete with ``_SUCCESS``), and stream each partition's rendered objects to the driver, one
     partition at a time; ``progress`` is told how many partitions there are."""
     import json
-    from pathlib import Path
 
-    import pyarrow.parquet as pq
     from pyspark import StorageLevel
 
-    keys = pq.read_table(str(Path(scan_dir) / "replicas"), columns=["topic", "partition"])
-    announce(progress, JobWork("partitions", partitions=keys.group_by(["topic", "partition"]).aggregate([]).num_rows))
+    announce(progress, JobWork("partitions", partitions=_partition_count(spark, scan_dir)))
 
     results = run_analyze(spark, scan_dir, facts=facts, facts_source=facts_source, protocol=protocol,
                           kafka_version=kafka_version, render=render,
-                          committed=read_committed(scan_dir)).persist(StorageLevel.MEMORY_AND_DISK)
-    out = Path(scan_dir) / "analysis"
+                          committed=read_committed(spark, scan_dir)).persist(StorageLevel.MEMORY_AND_DISK)
+    out = join_uri(scan_dir, "analysis")
 
     def object_rows(result):
         row, objs = result
         return [(row[0], row[1], o["type"], json.dumps(o, separators=(",", ":"))) for o in objs]
 
     spark.createDataFrame(results.flatMap(object_rows), _ddl(ANALYSIS_OBJECTS)).write.mode("overwrite") \
-        .parquet(str(out / "objects"))
+        .parquet(join_uri(out, "objects"))
     spark.createDataFrame(results.map(lambda result: result[0]), _ddl(ANALYSIS_PARTITIONS)).write.mode("overwrite") \
-        .parquet(str(out / "partitions"))
+        .parquet(join_uri(out, "partitions"))
     try:
         for _, objs in results.toLocalIterator():
             yield objs

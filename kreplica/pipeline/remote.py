@@ -11,8 +11,8 @@ Tasks cannot memory-map such files, and the log-directory readers work on direct
   nothing — lets discovery and the log-directory readers run unchanged, with the files they do
   read (:func:`needs_content`: checkpoints, ``leader-epoch-checkpoint``, ``partition.metadata``,
   producer snapshots, transaction indexes) filled in from what Spark fetches (:func:`fetch`);
-- segments are fetched one value each and walked from memory: a segment is held whole by its
-  task (at most 2 GiB, Spark's limit for one value) and never split.
+- segments up to 128 MiB are fetched one value each and walked from memory; larger ones are read
+  in ranges into a sparse file on the executor's disk (:mod:`.remote_ranges`), never held whole.
 
 :class:`Staging` maps every path a reader reports back to the remote URI.
 """
@@ -35,11 +35,12 @@ from kreplica.model.log_dir import LOG_DIR_MARKERS, META_PROPERTIES
 
 #: Levels below ROOT that are listed: broker, log directory, partition directory, its files.
 DEPTH = 4
-#: What a task fetching a segment holds in the JVM at most: a 1 GiB segment (Kafka's default
-#: ``segment.bytes``) read whole is built from chunks into one array, and the one before it may
-#: still be on its way to the Python worker (measured: two tasks on 1 GiB segments pass in a 6-7
-#: GiB heap, but not always in 7 GiB: humongous arrays fragment it), with room to spare.
-TASK_HEAP = 4 << 30
+#: What a task fetching segments holds in the JVM at most: a segment read whole (at most
+#: :data:`~.remote_ranges.WHOLE_FETCH_LIMIT`, 128 MiB, larger ones are read in ranges) is built
+#: from chunks into one array, and the one before it may still be on its way to the Python worker
+#: (measured before ranges: two tasks on 1 GiB segments passed in a 6-7 GiB heap, but not always
+#: in 7 GiB: humongous arrays fragment it), with room to spare.
+TASK_HEAP = 512 << 20
 #: Hadoop glob characters: Spark would read a path holding one as a pattern.
 _GLOB = set("*?[]{}\\,")
 _READ_KINDS = (FileKind.LEADER_EPOCH_CHECKPOINT, FileKind.PARTITION_METADATA, FileKind.SNAPSHOT, FileKind.TXNINDEX)

@@ -1,8 +1,9 @@
 """``fleet scan`` on remote evidence (``hdfs://``, ``s3a://``...: read through Spark's
 connectors, :mod:`.remote`): the same stages, with the files fetched through Spark. Stage 1 runs
 on a skeleton of each log directory, its small files filled in from what Spark fetched; stage 2
-walks each segment in memory, whole (at most :data:`MAX_FETCHED_SEGMENT` bytes, never split).
-Every path in rows and results is given as its URI.
+walks each segment of up to :data:`~.remote_ranges.WHOLE_FETCH_LIMIT` bytes in memory, fetched
+whole, and each larger one from the ranges Spark reads of it (:mod:`.remote_ranges`), one task
+each, never split. Every path in rows and results is given as its URI.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import replace
 from kreplica.formats.mapped import EvidenceError
 from kreplica.pipeline import remote
 from kreplica.pipeline.layout import FleetLogDir, discover
+from kreplica.pipeline.remote_ranges import WHOLE_FETCH_LIMIT, read_in_ranges, scan_ranged_segment
 from kreplica.pipeline.scan_log_dirs import scan_log_dirs
 from kreplica.pipeline.scan_segments import scan_segments
 from kreplica.pipeline.scan_work import SegmentWalk, Stretch
@@ -49,9 +51,10 @@ def scan_fetched_segments(out: str, records: bool, payloads: bool, index: int, b
     return scan_segments(out, records, payloads, index, pairs())
 
 
-def scan_remote_log_dirs(spark, root: str, out: str, tasks: int) -> list[tuple]:
+def scan_remote_log_dirs(spark, root: str, output, tasks: int) -> list[tuple]:
     """Stage 1 on remote evidence: the tree listed and its log directories found on the driver,
-    then each log directory scanned in a task from the small files Spark fetches for it."""
+    then each log directory scanned in a task from the small files Spark fetches for it, writing
+    into ``output`` (:mod:`.scan_output`)."""
     sc = spark.sparkContext
     tree = remote.list_tree(spark, root)
     log_dirs = _discover_remote(tree)
@@ -70,8 +73,8 @@ def scan_remote_log_dirs(spark, root: str, out: str, tasks: int) -> list[tuple]:
         fetched = sc.parallelize([], n).map(lambda row: row)
     shipped = sc.broadcast(tree)
     sc.setJobDescription("kreplica fleet scan: log directories")
-    return fetched.partitionBy(n, lambda k: k).mapPartitionsWithIndex(
-        lambda i, it: scan_fetched_log_dirs(out, i, shipped.value, log_dirs[i::n], (v for _, v in it))).collect()
+    return output.run(fetched.partitionBy(n, lambda k: k), lambda out, i, it: scan_fetched_log_dirs(
+        out, i, shipped.value, log_dirs[i::n], (v for _, v in it)))
 
 
 def _discover_remote(tree: remote.RemoteTree) -> list[FleetLogDir]:
@@ -85,24 +88,25 @@ def _discover_remote(tree: remote.RemoteTree) -> list[FleetLogDir]:
             raise EvidenceError(staging.relabel(exc.reason), path=staging.relabel(exc.path)) from None
 
 
-#: A fetched segment is one binary value: Spark's limit for one.
-MAX_FETCHED_SEGMENT = (1 << 31) - 1
-
-
-def walk_fetched(spark, segments: list[tuple], out: str, records: bool, payloads: bool,
+def walk_fetched(spark, segments: list[tuple], output, records: bool, payloads: bool,
                  tasks: int) -> list[SegmentWalk]:
-    """Stage 2 on remote evidence: each segment fetched as one value and walked whole in memory;
-    Spark packs segments into about ``tasks`` tasks of even size."""
+    """Stage 2 on remote evidence: each segment up to :data:`WHOLE_FETCH_LIMIT` bytes fetched as
+    one value and walked in memory, Spark packing them into about ``tasks`` tasks of even size;
+    each larger one read in ranges by a task of its own (:mod:`.remote_ranges`)."""
     stretches = {files.log: Stretch(key, files, size, txn_index_below_base=txn) for key, files, size, txn in segments}
-    if not stretches:
-        return []
     remote.refuse_globs(stretches)
-    for uri, s in stretches.items():
-        if s.size > MAX_FETCHED_SEGMENT:
-            raise EvidenceError(f"is {s.size} bytes: Spark fetches a file as one value of at most 2 GiB; mount the "
-                                "store and give the mount path to walk it mapped", path=uri)
+    whole = {uri: s for uri, s in stretches.items() if s.size <= WHOLE_FETCH_LIMIT}
+    large = [s for s in stretches.values() if s.size > WHOLE_FETCH_LIMIT]
     sc = spark.sparkContext
-    shipped = sc.broadcast(stretches)
     sc.setJobDescription("kreplica fleet scan: segments")
-    return remote.fetch(sc, list(stretches), tasks).mapPartitionsWithIndex(
-        lambda i, pairs: scan_fetched_segments(out, records, payloads, i, shipped.value, pairs)).collect()
+    walks = []
+    if whole:
+        shipped = sc.broadcast(whole)
+        walks += output.run(remote.fetch(sc, list(whole), tasks), lambda out, i, pairs: scan_fetched_segments(
+            out, records, payloads, i, shipped.value, pairs))
+    if large:
+        ranges, ranged = read_in_ranges(spark, large)
+        work = sc.broadcast(ranged)
+        walks += output.run(ranges, lambda out, i, numbered: scan_ranged_segment(
+            out, records, payloads, i, work.value[i], numbered))
+    return walks

@@ -16,8 +16,9 @@ tasks run the same readers a single-partition command runs:
 
 Tasks write their rows straight to Parquet files with Arrow (:mod:`.parquet_writers`), so no
 row passes through the driver; they write into a staging directory in the output directory, from
-which the tables are moved into place and marked complete (``_SUCCESS``) once all are written. The
-output directory must be on a file system the driver and every executor share.
+which the tables are moved into place and marked complete (``_SUCCESS``) once all are written.
+An output directory on a file system only Spark writes (a URI) gets the same tables through
+Spark's writer (:mod:`.scan_output`).
 
 Evidence on a file system only Spark reads (``hdfs://``, ``s3a://``...) takes the same stages
 with the files fetched through Spark (:mod:`.remote_scan`).
@@ -32,9 +33,10 @@ from kreplica.formats.mapped import EvidenceError
 from kreplica.pipeline import remote, remote_scan, tables
 from kreplica.pipeline.job_progress import JobAnnouncer, JobWork, announce
 from kreplica.pipeline.layout import FleetLogDir, discover, local_path
-from kreplica.pipeline.parquet_writers import TableWriter, publish_tables, write_empty_tables
-from kreplica.pipeline.scan_checks import publish_checks, recheck_segments, segments_to_recheck
+from kreplica.pipeline.parquet_writers import TableWriter
+from kreplica.pipeline.scan_checks import recheck_segments, segments_to_recheck
 from kreplica.pipeline.scan_log_dirs import scan_log_dirs
+from kreplica.pipeline.scan_output import open_tables
 from kreplica.pipeline.scan_segments import scan_segments
 from kreplica.pipeline.scan_work import ScanTotals, SegmentWalk, Stretch
 
@@ -106,19 +108,14 @@ def join_stretches(walks: list[SegmentWalk]) -> tuple[list[SegmentWalk], list[Se
     return kept, failed
 
 
-def _drop_parts(out: Path, walks: list[SegmentWalk]) -> None:
-    for w in walks:
-        for file in out.glob(f"*/part-{w.part}.parquet"):
-            file.unlink()
-
-
 @dataclass(frozen=True, slots=True)
 class ScanPlan:
     """A checked scan: the fleet's log directories and an output directory ready for the tables.
-    Remote evidence (:mod:`.remote`) is found once Spark, whose connectors read it, has started."""
+    Remote evidence (:mod:`.remote`) is found, and a remote output (a URI) checked, once Spark,
+    whose connectors read and write them, has started."""
 
     log_dirs: tuple[FleetLogDir, ...]
-    out: Path
+    out: Path | str
     root: str = ""
     remote: bool = False
 
@@ -133,32 +130,27 @@ class ScanPlan:
 
 def plan_scan(root: str, out: str) -> ScanPlan:
     """Find the fleet and prepare the output before any Spark start-up (bad input fails fast)."""
-    if remote.is_remote(out):
-        raise EvidenceError("the tables are written by the tasks with Arrow, so --out must be a path the driver "
-                            "and every executor share (a local directory in local mode)", path=out)
+    target = out if remote.is_remote(out) else prepare_output(out)
     if remote.is_remote(root):
-        return ScanPlan((), prepare_output(out), root, True)
+        return ScanPlan((), target, root, True)
     log_dirs = tuple(discover(root))
-    return ScanPlan(log_dirs, prepare_output(out), root)
+    return ScanPlan(log_dirs, target, root)
 
 
 def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = False,
              progress: JobAnnouncer = None) -> ScanTotals:
     """Scan the fleet into Parquet tables under ``plan.out``, published only when all are written;
     ``progress`` is told what each job covers as it starts."""
-    log_dirs, out_path = list(plan.log_dirs), plan.out / tables.STAGING_DIR
-    out_path.mkdir()
-    out_s = str(out_path)
+    log_dirs, output = list(plan.log_dirs), open_tables(spark, plan.out)
     sc = spark.sparkContext
     sc.setJobDescription("kreplica fleet scan: log directories")
     # NOTE: a PySpark task costs ~0.1-0.2 s however small; bench/bench_fleet.py has the figures
     tasks = max(sc.defaultParallelism * TASKS_PER_CORE, 1)
     announce(progress, JobWork("log directories"))
     if plan.remote:
-        stage1 = remote_scan.scan_remote_log_dirs(spark, plan.root, out_s, tasks)
+        stage1 = remote_scan.scan_remote_log_dirs(spark, plan.root, output, tasks)
     else:
-        stage1 = sc.parallelize(log_dirs, min(len(log_dirs), tasks)).mapPartitionsWithIndex(
-            lambda i, it: scan_log_dirs(out_s, i, it)).collect()
+        stage1 = output.run(sc.parallelize(log_dirs, min(len(log_dirs), tasks)), scan_log_dirs)
     segments = [item[1:] for item in stage1 if item[0] == "segment"]
     totals = sum((item[1] for item in stage1 if item[0] == "totals"), ScanTotals())
 
@@ -169,17 +161,17 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
                                    len({s.key[2:] for s in stretches})))
         slices = _balanced(stretches, min(len(stretches), tasks))
         sc.setJobDescription(f"kreplica fleet scan: {what}")
-        return sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
-            lambda i, it: scan_segments(out_s, records, payloads, i, (s for group in it for s in group))).collect()
+        return output.run(sc.parallelize(slices, len(slices)), lambda out, i, it: scan_segments(
+            out, records, payloads, i, (s for group in it for s in group)))
 
     if plan.remote:
         announce(progress, JobWork("segments", len(segments), sum(s[2] for s in segments),
                                    len({s[0][2:] for s in segments})))
-        walks = remote_scan.walk_fetched(spark, segments, out_s, records, payloads, tasks)
+        walks = remote_scan.walk_fetched(spark, segments, output, records, payloads, tasks)
     else:
         walks, failed = join_stretches(walk(plan_stretches(segments, sc.defaultParallelism), "segments"))
         if failed:
-            _drop_parts(out_path, failed)
+            output.drop_parts({w.part for w in failed})
             whole = {w.files.log: replace(w.stretch, size=w.file_size, chunk=0, chunks=1, begin=0, until=None)
                      for w in failed}
             walks += walk(list(whole.values()), "segments whose split failed, whole")
@@ -192,15 +184,16 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
         announce(progress, JobWork("checks across segments", sum(len(work) for work in by_part.values())))
         sc.setJobDescription("kreplica fleet scan: checks across segments")
         parts = sorted(by_part.items())
-        for at, n, errors in sc.parallelize(parts, len(parts)).flatMap(
-                lambda item: recheck_segments(out_s, item[0], item[1])).collect():
+        for at, n, errors in output.run_on_parts(
+                parts, lambda out, _, items: (r for part, work in items for r in recheck_segments(out, part, work)),
+                part_of=lambda item: item[0], reads=("_checks", "batches")):
             old_n, old_errors = checks[at]
             totals += ScanTotals(findings=n - old_n, errors=errors - old_errors)
             checks[at] = (n, errors)
-    publish_checks(out_path, set(by_part))
-    _write_segments(out_path, walks, checks)
-    write_empty_tables(out_path, records)
-    publish_tables(out_path, plan.out)
+    output.publish_checks(set(by_part))
+    with output.driver_writes() as out_path:
+        _write_segments(out_path, walks, checks)
+    output.publish(records, progress)
     return totals
 
 

@@ -10,8 +10,8 @@ which stage 3 completes into ``findings``.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -34,11 +34,19 @@ def scan_segments(out: str, records: bool, payloads: bool, index: int,
                   stretches: Iterable[Stretch | tuple[Stretch, Buffer]]) -> Iterator[SegmentWalk]:
     """Stage 2 task: walk each segment or stretch once, write its rows, yield its summary. A
     stretch of a split segment writes part files of its own, dropped if the split fails. A
-    ``(stretch, buffer)`` pair is a whole segment already in memory (fetched through Spark)."""
-    part = f"segments-{index:05d}-{uuid.uuid4().hex[:8]}"
+    ``(stretch, buffer)`` pair is a whole segment already in memory (fetched through Spark).
+
+    The part files are named after the task's first stretch, so the names differ between tasks
+    and jobs (the walk again of a segment whose split failed) and a task run again (a retry,
+    Spark recomputing lost work) writes the same files."""
+    items = iter(stretches)
+    first = next(items, None)
+    if first is None:
+        return
+    part = f"segments-{index:05d}-{_part_tag(first[0] if isinstance(first, tuple) else first)}"
     writers = PartWriters(Path(out), part)
     try:
-        for n, item in enumerate(stretches):
+        for n, item in enumerate(chain((first,), items)):
             stretch, buf = item if isinstance(item, tuple) else (item, None)
             if stretch.chunks == 1:
                 yield _scan_segment(writers, part, stretch, records, payloads, buf)
@@ -51,6 +59,12 @@ def scan_segments(out: str, records: bool, payloads: bool, index: int,
                 own.close()
     finally:
         writers.close()
+
+
+def _part_tag(stretch: Stretch) -> str:
+    """Eight hex digits naming a stretch (a path that is not UTF-8 hashes as its bytes)."""
+    name = f"{stretch.files.log}\0{stretch.chunk}\0{stretch.chunks}"
+    return xxhash.xxh64_hexdigest(name.encode("utf-8", "surrogateescape"))[:8]
 
 
 def _scan_segment(writers: PartWriters, part: str, stretch: Stretch, records: bool, payloads: bool,
@@ -67,12 +81,14 @@ def _scan_segment(writers: PartWriters, part: str, stretch: Stretch, records: bo
     end = None
     with open_buffer(files.log) if fetched is None else nullcontext(fetched) as buf:
         start = stop = None
+        # the search skips the holes of a sparse segment and hands back the pages it passed (``buf``
+        # as the mapping), as the walk does
         if stretch.chunk == 0:
             start = 0
         elif stretch.begin < len(buf):
-            start = find_next_batch(buf, stretch.begin, len(buf))
+            start = find_next_batch(buf, stretch.begin, len(buf), buf)
         if stretch.until is not None and stretch.until < len(buf):
-            stop = find_next_batch(buf, stretch.until, len(buf))
+            stop = find_next_batch(buf, stretch.until, len(buf), buf)
         # NOTE: the per-batch path of a fleet scan; bench/bench_fleet.py has the figures
         for ev in iter_segment(buf, path=files.log, start=len(buf) if start is None else start, stop=stop):
             if type(ev) is RecordBatch:

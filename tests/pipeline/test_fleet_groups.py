@@ -93,3 +93,21 @@ def test_analyze_gives_the_consumer_impact_truncate_plan_gives(fleet) -> None:
     kinds = [o["type"] for o in objs]
     last = max(i for i, k in enumerate(kinds) if k == "consumer_impact")
     assert objs[last + 1]["type"] == "fleet_partition" and objs[last + 1]["partition"] == "orders-0"
+
+
+def test_tables_at_a_uri_hold_the_same_groups_and_analyze_reads_them_there(fleet, tmp_path) -> None:
+    """Written by Spark's writer into a ``viewfs://`` --out, the two tables keep their rows, and
+    ``fleet analyze`` of that URI reads ``group_offsets`` there for the same consumer impact."""
+    evidence, out, objs = fleet
+    tables = tmp_path / "tables"
+    conf = [arg for c in (f"spark.hadoop.fs.viewfs.mounttable.fleet.link./tables=file://{tables}",
+                          "spark.hadoop.fs.viewfs.impl.disable.cache=true") for arg in ("--conf", c)]
+    run("fleet", "scan", str(evidence), "--out", "viewfs://fleet/tables", "--master", "local[1]", *conf)
+    for table in ("group_offsets", "transactions"):
+        assert (tables / table / "_SUCCESS").is_file()
+        got = sorted(json.dumps(r, sort_keys=True) for r in pq.read_table(str(tables / table)).to_pylist())
+        want = sorted(json.dumps(r, sort_keys=True) for r in pq.read_table(str(out / table)).to_pylist())
+        assert got == want and got
+    at_uri = run("fleet", "analyze", "viewfs://fleet/tables", "--master", "local[1]", *conf)
+    impacts = [o for o in at_uri if o["type"] == "consumer_impact"]
+    assert impacts == [o for o in objs if o["type"] == "consumer_impact"] and len(impacts) == 6

@@ -1,5 +1,6 @@
-"""``fleet scan`` on evidence only Spark's Hadoop connectors can read writes exactly the tables
-a scan of the same files on a local path writes, every path given as its URI; ``fleet analyze``
+"""``fleet scan`` on evidence only Spark's Hadoop connectors can read, into an output only they
+can write, writes exactly the tables a scan of the same files on a local path writes into a local
+directory, every path given as its URI; ``fleet analyze`` of those tables, read where they are,
 then says the same.
 
 The remote file system is Hadoop's ``viewfs://``, a real Hadoop scheme mounted here over the
@@ -32,12 +33,16 @@ if shutil.which("java") is None:
     pytest.skip("Spark needs a Java runtime and none is on PATH (CI installs Java 17)", allow_module_level=True)
 
 MOUNT = "viewfs://fleet/evidence"
+OUT = "viewfs://fleet/tables"
 TABLES = ("replicas", "segments", "batches", "markers", "findings", "records")
 
 
-def _mount(root: Path) -> list[str]:
-    return ["--conf", f"spark.hadoop.fs.viewfs.mounttable.fleet.link./evidence=file://{root}",
-            "--conf", "spark.hadoop.fs.viewfs.impl.disable.cache=true"]
+def _mount(root: Path, tables: Path | None = None) -> list[str]:
+    """``--conf`` mounting ``root`` at :data:`MOUNT` (and ``tables`` at :data:`OUT`)."""
+    links = [f"spark.hadoop.fs.viewfs.mounttable.fleet.link./evidence=file://{root}"]
+    if tables is not None:
+        links.append(f"spark.hadoop.fs.viewfs.mounttable.fleet.link./tables=file://{tables}")
+    return [arg for conf in (*links, "spark.hadoop.fs.viewfs.impl.disable.cache=true") for arg in ("--conf", conf)]
 
 
 def _run(*args: str) -> tuple[int, list[dict]]:
@@ -65,18 +70,19 @@ def scans(tmp_path_factory) -> tuple[Path, Path, Path]:
     local, fetched = root / "local", root / "fetched"
     code_local, (local_obj,) = _run("fleet", "scan", str(evidence), "--out", str(local), "--master", "local[2]",
                                     "--records")
-    code, (obj,) = _run("fleet", "scan", MOUNT, "--out", str(fetched), "--master", "local[2]", "--records",
-                        *_mount(evidence))
-    assert (code, {**obj, "out": None}) == (code_local, {**local_obj, "out": None})
+    code, (obj,) = _run("fleet", "scan", MOUNT, "--out", OUT, "--master", "local[2]", "--records",
+                        *_mount(evidence, fetched))
+    assert (code, obj) == (code_local, {**local_obj, "out": OUT})
     return evidence, local, fetched
 
 
 def _rows(out: Path, table: str, local_root: Path | None = None) -> list[str]:
+    """The rows of a table, as sorted JSON; a ``decimal(20,0)`` (where Spark wrote a ``uint64``
+    column: it has no unsigned type) as the integer it holds."""
     rows = []
-    for file in sorted((out / table).glob("*.parquet")):
-        for row in pq.read_table(file).to_pylist():
-            text = json.dumps(row, sort_keys=True, default=str)
-            rows.append(text.replace(str(local_root), MOUNT) if local_root else text)
+    for row in pq.read_table(out / table).to_pylist():
+        text = json.dumps(row, sort_keys=True, default=int)
+        rows.append(text.replace(str(local_root), MOUNT) if local_root else text)
     return sorted(rows)
 
 
@@ -104,7 +110,9 @@ def test_names_spark_hides_and_files_the_readers_read_came_through(scans) -> Non
 def test_analyze_says_the_same_of_both_scans(scans) -> None:
     evidence, local, fetched = scans
     code_local, local_objs = _run("fleet", "analyze", str(local), "--master", "local[2]")
-    code, objs = _run("fleet", "analyze", str(fetched), "--master", "local[2]")
+    code, objs = _run("fleet", "analyze", OUT, "--master", "local[2]", *_mount(evidence, fetched))
+    assert {p.name for p in (fetched / "analysis").iterdir()} == {"objects", "partitions"}
+    assert all((fetched / "analysis" / name / "_SUCCESS").is_file() for name in ("objects", "partitions"))
     assert code == code_local
     local_objs = [json.loads(json.dumps(o).replace(str(evidence), MOUNT)) for o in local_objs]
     assert len(objs) == len(local_objs)
@@ -140,9 +148,36 @@ def test_a_scheme_without_its_connector_is_a_usage_error(tmp_path) -> None:
     assert line.startswith("kreplica: error: s3a://bucket/fleet: ") and "connector" in line
 
 
-def test_remote_output_is_refused_before_spark_starts(tmp_path) -> None:
-    result = CliRunner().invoke(app, ["fleet", "scan", str(tmp_path), "--out", "s3a://bucket/tables"])
-    assert result.exit_code == 2 and "--out must be a path the driver and every executor share" in result.stderr
+def test_a_remote_output_holding_files_is_refused(scans, tmp_path) -> None:
+    evidence, _, _ = scans
+    (tmp_path / "earlier").write_text("")
+    result = CliRunner().invoke(app, ["fleet", "scan", str(evidence), "--out", OUT, "--master", "local[1]",
+                                      *_mount(evidence, tmp_path)])
+    assert result.exit_code == 2, result.output
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("kreplica: error:")]
+    assert line == (f"kreplica: error: {OUT}: exists and is not an empty directory: fleet scan never writes over "
+                    "earlier output")
+    assert [p.name for p in tmp_path.iterdir()] == ["earlier"]
+
+
+def test_tables_at_a_uri_are_checked_where_they_are(scans, tmp_path) -> None:
+    from kreplica.formats.mapped import EvidenceError
+    from kreplica.pipeline.analyze import check_scan_dir
+    from kreplica.pipeline.hadoop_files import HadoopFiles
+    from kreplica.pipeline.session import spark_session
+
+    evidence, _, fetched = scans
+    unmarked = tmp_path / "unmarked"
+    shutil.copytree(fetched, unmarked)
+    (unmarked / "markers" / "_SUCCESS").unlink()
+    conf = {k: v for k, _, v in (pair.partition("=") for pair in _mount(evidence, unmarked)[1::2])}
+    with spark_session("local[1]", conf=conf) as spark:
+        files = HadoopFiles(spark)
+        with pytest.raises(EvidenceError, match=r"the markers table is incomplete \(no _SUCCESS"):
+            check_scan_dir(OUT, files)
+        (unmarked / "markers" / "_SUCCESS").touch()
+        check_scan_dir(OUT, files)
+        assert files.read(f"{OUT}/markers/_SUCCESS", 0, 0) == b""
 
 
 def test_listing_in_bulk_equals_listing_entry_by_entry(scans, monkeypatch, tmp_path) -> None:
@@ -175,28 +210,17 @@ def test_listing_in_bulk_equals_listing_entry_by_entry(scans, monkeypatch, tmp_p
     assert any(rel.endswith("/.kafka_cleanshutdown") for rel in bulk.contents)
 
 
-def test_a_segment_over_two_gib_is_refused_before_any_is_fetched(tmp_path) -> None:
-    partition = tmp_path / "big" / "broker-1" / "data" / "t-0"
-    partition.mkdir(parents=True)
-    with open(partition / "00000000000000000000.log", "wb") as fh:
-        fh.truncate(2 << 30)  # sparse: Spark could not hand it to a task as one value
-    (partition / "leader-epoch-checkpoint").write_bytes(b"0\n0\n")
-    result = CliRunner().invoke(app, [
-        "fleet", "scan", "viewfs://big/fleet", "--out", str(tmp_path / "out"), "--master", "local[1]",
-        "--conf", f"spark.hadoop.fs.viewfs.mounttable.big.link./fleet=file://{tmp_path / 'big'}",
-        "--conf", "spark.hadoop.fs.viewfs.impl.disable.cache=true"])
-    assert result.exit_code == 2, result.output
-    (line,) = [x for x in result.stderr.splitlines() if x.startswith("kreplica: error:")]
-    assert line == ("kreplica: error: viewfs://big/fleet/broker-1/data/t-0/00000000000000000000.log: is 2147483648 "
-                    "bytes: Spark fetches a file as one value of at most 2 GiB; mount the store and give the mount "
-                    "path to walk it mapped")
-
-
-def test_on_separate_executor_processes_the_tables_are_the_same(scans, tmp_path) -> None:
+def test_on_separate_executor_processes_the_tables_are_the_same(scans, tmp_path, monkeypatch) -> None:
     # local-cluster runs two executor JVMs of their own, as a cluster would: nothing the scan
-    # needs may live only in the driver (the listing ships by broadcast, the mount by --conf)
+    # needs may live only in the driver (the listing ships by broadcast, the mount by --conf),
+    # and each executor keeps the row groups of its own tasks until Spark writes the tables.
+    # Every segment is read in ranges here, ranges of 4 KiB, so most batches lie across two
+    from kreplica.pipeline import remote_ranges, remote_scan
+
+    monkeypatch.setattr(remote_scan, "WHOLE_FETCH_LIMIT", 0)
+    monkeypatch.setattr(remote_ranges, "RANGE_BYTES", 4096)
     evidence, local, _ = scans
-    code, _ = _run("fleet", "scan", MOUNT, "--out", str(tmp_path / "out"), "--master", "local-cluster[2,1,1024]",
-                   "--records", *_mount(evidence))
+    code, _ = _run("fleet", "scan", MOUNT, "--out", OUT, "--master", "local-cluster[2,1,1024]",
+                   "--records", *_mount(evidence, tmp_path))
     for table in TABLES:
-        assert _rows(tmp_path / "out", table) == _rows(local, table, evidence), table
+        assert _rows(tmp_path, table) == _rows(local, table, evidence), table
