@@ -21,5 +21,8 @@ Spark or Parquet modules.
 * ``remote``: evidence on ``hdfs://``, ``s3a://`` and other URIs listed and fetched through
   Spark's connectors, and staged for the readers;
 * ``remote_scan``: the scan's stages on such evidence (fetched small files, segments in memory);
-* ``analyze``: ``fleet analyze``: per partition, the single-partition analyses on rebuilt logs.
+* ``analyze``: ``fleet analyze``: per partition, the single-partition analyses on rebuilt logs;
+* ``analysis_tables``: the scan's rows gathered by partition, and the analysis tables written,
+  published and read back for the output;
+* ``analyze_run``: ``fleet analyze`` in the driver for small tables, else as one Spark job.
 """

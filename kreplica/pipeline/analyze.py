@@ -1,17 +1,18 @@
 """``fleet analyze``: per partition, across its replicas, the analyses of the single-partition
 commands, run on partition logs rebuilt from the scan's table rows.
 
-Spark groups the ``replicas``, ``segments``, ``batches``, ``markers`` and ``findings`` tables by
-topic-partition;
-each group becomes one :class:`~kreplica.model.partition_log.PartitionLog` per replica
-(:func:`~kreplica.pipeline.tables.replica_log_from_rows`) and is handed to the same ``analysis/``
+The ``replicas``, ``segments``, ``batches``, ``markers`` and ``findings`` rows of a partition
+(gathered in the driver or by a Spark job, :mod:`.analyze_run`) become one
+:class:`~kreplica.model.partition_log.PartitionLog` per replica
+(:func:`~kreplica.pipeline.tables.replica_log_from_rows`), handed to the same ``analysis/``
 functions ``epochs``, ``truncate-plan`` and ``diverge`` call, with replicas in broker-id order.
 Where two replicas' batches differ, ``diverge``'s analysis reads those batches' records from the
 segment files the rows name; where that evidence is not readable from the task (remote URIs,
 another machine, a changed copy) the ranges are ``batches_differ`` and a note says why.
 Each partition yields a :class:`PartitionAnalysis` of those commands' values, which the report
 layer turns into the objects they print (passed in as ``render``, so the pipeline never imports
-``report/``); the driver streams them partition by partition.
+``report/``) and written to the analysis tables (:mod:`.analysis_tables`), from which the
+command prints them.
 """
 
 from __future__ import annotations
@@ -196,33 +197,12 @@ def partition_row(analysis: PartitionAnalysis) -> tuple:
 
 def run_partitions(groups: Iterator, facts: Mapping, facts_source: str | None, protocol: Protocol,
                    kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]) -> Iterator[tuple]:
-    """Spark task body: per ``((topic, partition), (replicas, segments, batches, markers,
-    findings))`` group, the :func:`partition_row` and ``render`` of its :class:`PartitionAnalysis`."""
+    """Per ``((topic, partition), (replicas, segments, batches, markers, findings))`` group, the :func:`partition_row` and ``render`` of its :class:`PartitionAnalysis`."""
     for (topic, partition), (replicas, segments, batches, markers, findings) in groups:
         analysis = analyze_partition(topic, partition, replicas, segments, batches, markers, findings,
                                      facts=facts.get((topic, partition)), facts_source=facts_source,
                                      protocol=protocol, kafka_version=kafka_version)
         yield partition_row(analysis), render(analysis)
-
-
-def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object]):
-    """The RDD of ``(partition_row(analysis), render(analysis))``, one per partition, in topic and
-    partition order."""
-    from pathlib import Path
-
-    base = Path(scan_dir)
-
-    def keyed(table: str):
-        return (spark.read.parquet(str(base / table)).where("topic IS NOT NULL").rdd
-                .map(lambda row: ((row["topic"], row["partition"]), row.asDict(recursive=True))))
-
-    sc = spark.sparkContext
-    sc.setJobDescription("kreplica fleet analyze")
-    facts_b = sc.broadcast(dict(facts))
-    grouped = keyed("replicas").groupWith(keyed("segments"), keyed("batches"), keyed("markers"), keyed("findings"))
-    return (grouped.filter(lambda kv: len(kv[1][0]) > 0).sortByKey()
-            .mapPartitions(lambda it: run_partitions(it, facts_b.value, facts_source, protocol, kafka_version, render)))
 
 
 def check_scan_dir(scan_dir: str) -> None:
@@ -253,42 +233,3 @@ ANALYSIS_PARTITIONS = (("topic", "string"), ("partition", "int"), ("leader_broke
                        ("offline", "boolean"), ("under_min_isr", "boolean"))
 #: ``DIR/analysis/objects``: every object ``fleet analyze`` prints, as JSON, by partition
 ANALYSIS_OBJECTS = (("topic", "string"), ("partition", "int"), ("type", "string"), ("object", "string"))
-
-
-def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
-    return ", ".join(f"{name} {kind}" for name, kind in columns)
-
-
-def run_analysis_tables(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                        kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], tuple[dict, ...]],
-                        progress: JobAnnouncer = None) -> Iterator[tuple[dict, ...]]:
-    """Run the analysis, write ``DIR/analysis/objects`` (:data:`ANALYSIS_OBJECTS`) and
-    ``DIR/analysis/partitions`` (:data:`ANALYSIS_PARTITIONS`) with Spark's writer (which marks each
-    complete with ``_SUCCESS``), and stream each partition's rendered objects to the driver, one
-    partition at a time; ``progress`` is told how many partitions there are."""
-    import json
-    from pathlib import Path
-
-    import pyarrow.parquet as pq
-    from pyspark import StorageLevel
-
-    keys = pq.read_table(str(Path(scan_dir) / "replicas"), columns=["topic", "partition"])
-    announce(progress, JobWork("partitions", partitions=keys.group_by(["topic", "partition"]).aggregate([]).num_rows))
-
-    results = run_analyze(spark, scan_dir, facts=facts, facts_source=facts_source, protocol=protocol,
-                          kafka_version=kafka_version, render=render).persist(StorageLevel.MEMORY_AND_DISK)
-    out = Path(scan_dir) / "analysis"
-
-    def object_rows(result):
-        row, objs = result
-        return [(row[0], row[1], o["type"], json.dumps(o, separators=(",", ":"))) for o in objs]
-
-    spark.createDataFrame(results.flatMap(object_rows), _ddl(ANALYSIS_OBJECTS)).write.mode("overwrite") \
-        .parquet(str(out / "objects"))
-    spark.createDataFrame(results.map(lambda result: result[0]), _ddl(ANALYSIS_PARTITIONS)).write.mode("overwrite") \
-        .parquet(str(out / "partitions"))
-    try:
-        for _, objs in results.toLocalIterator():
-            yield objs
-    finally:
-        results.unpersist()

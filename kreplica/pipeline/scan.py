@@ -25,8 +25,11 @@ with the files fetched through Spark (:mod:`.remote_scan`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
+from typing import TypeVar
 
 from kreplica.formats.mapped import EvidenceError
 from kreplica.pipeline import remote, remote_scan, tables
@@ -51,14 +54,17 @@ def prepare_output(out: str) -> Path:
     return path
 
 
-def _balanced(stretches: list[Stretch], slices: int) -> list[list[Stretch]]:
+T = TypeVar("T")
+
+
+def balanced(items: list[T], slices: int, size: Callable[[T], int] = attrgetter("size")) -> list[list[T]]:
     """Work dealt largest first to the least loaded slice (longest-processing-time first)."""
-    bins: list[list[Stretch]] = [[] for _ in range(slices)]
+    bins: list[list[T]] = [[] for _ in range(slices)]
     loads = [0] * slices
-    for item in sorted(stretches, key=lambda s: -s.size):
+    for item in sorted(items, key=lambda s: -size(s)):
         i = loads.index(min(loads))
         bins[i].append(item)
-        loads[i] += item.size
+        loads[i] += size(item)
     return [b for b in bins if b]
 
 
@@ -167,7 +173,7 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
             return []
         announce(progress, JobWork(what, len({s.files.log for s in stretches}), sum(s.size for s in stretches),
                                    len({s.key[2:] for s in stretches})))
-        slices = _balanced(stretches, min(len(stretches), tasks))
+        slices = balanced(stretches, min(len(stretches), tasks))
         sc.setJobDescription(f"kreplica fleet scan: {what}")
         return sc.parallelize(slices, len(slices)).mapPartitionsWithIndex(
             lambda i, it: scan_segments(out_s, records, payloads, i, (s for group in it for s in group))).collect()
