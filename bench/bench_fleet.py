@@ -27,12 +27,37 @@ Peak memory of the driver — the ``kreplica`` Python process and the JVM it sta
 Python workers — is sampled from /proc every 50 ms, for the full fleet and for a quarter of
 it: it must not grow with the data.
 
+``--small``: where the time of a fleet run on small evidence goes (issue 22), on the
+three-replica fixture (``fixtures/scenarios/three-replicas``) and on the scenario fleet of
+``tests/pipeline/test_fleet.py`` (every scenario, sample log, damaged log and oracle partition as
+one fleet). Each command is a new process (cold: Spark starts), the page cache warm:
+
+  scan / analyze / run   ``fleet scan``, ``fleet analyze`` (small tables: in the driver) and
+                         ``fleet run`` (both, one Spark start), with the JVM's class-data-sharing
+                         archive in a cache directory of the bench's own, made by a first run
+  ... no archive         the same with ``KREPLICA_JVM_ARCHIVE=off``: a first run's cost
+  analyze on Spark       ``KREPLICA_FLEET_ANALYZE=spark``: the tables analysed by a Spark job
+  single-partition       ``epochs``, ``truncate-plan`` and ``diverge`` of every partition, one
+                         process each, as a user without the fleet would run them
+
+For each, the breakdown from Spark's event log: until Spark's application starts (Python's
+imports, the JVM, the SparkContext), until the first job, each job (the first one starts the
+Python workers), after the last job (the driver's own work and Spark's stop).
+
+``--break-even``: fleets of growing size (``--sizes``, one segment per replica, 4 replicas each
+of 2 partitions on 2 brokers), each scanned and analysed by ``fleet run`` and answered by the
+single-partition commands (``inspect-log`` of every replica, then ``epochs``, ``truncate-plan``
+and ``diverge`` of every partition): below what size the single-partition commands finish first.
+
 Usage::
 
     .venv/bin/python bench/bench_fleet.py                      # 4 GiB, local[1] and local[2]
     .venv/bin/python bench/bench_fleet.py --size 512M --runs 1 # quick
+    .venv/bin/python bench/bench_fleet.py --small --runs 3     # small evidence, seconds
+    .venv/bin/python bench/bench_fleet.py --break-even         # fleet run vs single commands
 
-Results: a table on stdout and ``bench/results/fleet-<UTC date>.json``.
+Results: a table on stdout and ``bench/results/fleet-<UTC date>.json`` (``fleet-small-…``,
+``fleet-break-even-…``). The machine's load average is printed and stored beside each figure.
 """
 
 from __future__ import annotations
@@ -101,27 +126,50 @@ def _tree_rss(pid: int, skip_workers: bool) -> int:
     return total
 
 
-def _job_seconds(event_dir: Path) -> dict[str, float]:
-    """Seconds of each Spark job of a run, by its description, from Spark's event log."""
-    starts, names, out = {}, {}, {}
+def _events(event_dir: Path) -> dict:
+    """Spark's event log of a run: when the application started and ended, and each job's
+    description, submission, completion (epoch ms) and tasks."""
+    out: dict = {"app_start": None, "app_end": None, "jobs": []}
+    starts = {}
     for log in event_dir.rglob("events_*"):  # Spark 4: eventlog_v2_<app>/events_<n>_<app>
         for line in log.read_text().splitlines():
             ev = json.loads(line)
-            if ev["Event"] == "SparkListenerJobStart":
-                starts[ev["Job ID"]] = ev["Submission Time"]
-                names[ev["Job ID"]] = (ev.get("Properties") or {}).get("spark.job.description", "?")
-            elif ev["Event"] == "SparkListenerJobEnd" and ev["Job ID"] in starts:
-                name = names[ev["Job ID"]].removeprefix("kreplica fleet scan: ")
-                out[name] = out.get(name, 0.0) + (ev["Completion Time"] - starts[ev["Job ID"]]) / 1000
+            kind = ev["Event"]
+            if kind == "SparkListenerApplicationStart":
+                out["app_start"] = ev["Timestamp"]
+            elif kind == "SparkListenerApplicationEnd":
+                out["app_end"] = ev["Timestamp"]
+            elif kind == "SparkListenerJobStart":
+                starts[ev["Job ID"]] = (ev["Submission Time"],
+                                        (ev.get("Properties") or {}).get("spark.job.description", "?"),
+                                        sum(stage["Number of Tasks"] for stage in ev["Stage Infos"]))
+            elif kind == "SparkListenerJobEnd" and ev["Job ID"] in starts:
+                submitted, name, tasks = starts[ev["Job ID"]]
+                out["jobs"].append((name.removeprefix("kreplica "), submitted, ev["Completion Time"], tasks))
+    out["jobs"].sort(key=lambda job: job[1])
     return out
 
 
-def timed(argv: list[str]) -> tuple[float, int, dict[str, float]]:
-    """Wall seconds, the driver's peak RSS and the seconds of each Spark job of one run."""
+def _job_seconds(events: dict) -> dict[str, float]:
+    """Seconds of each Spark job of a run, by its description."""
+    out: dict[str, float] = {}
+    for name, submitted, completed, _ in events["jobs"]:
+        name = name.removeprefix("fleet scan: ")
+        out[name] = out.get(name, 0.0) + (completed - submitted) / 1000
+    return out
+
+
+def _spark_env(event_dir: Path) -> dict[str, str]:
+    return {"PYSPARK_SUBMIT_ARGS": "--conf spark.eventLog.enabled=true --conf spark.eventLog.compress=false "
+                                   f"--conf spark.eventLog.dir=file://{event_dir} pyspark-shell"}
+
+
+def run_process(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int, dict, float, float]:
+    """Wall seconds, the driver's peak RSS, Spark's events, and the run's start and end (epoch s)."""
     peak = 0
     events = Path(tempfile.mkdtemp(prefix="kreplica-fleet-events-"))
-    env = {**os.environ, "PYSPARK_SUBMIT_ARGS": f"--conf spark.eventLog.enabled=true --conf spark.eventLog.compress=false --conf spark.eventLog.dir="
-                                                f"file://{events} pyspark-shell"}
+    env = {**os.environ, **_spark_env(events), **(env or {})}
+    begun = time.time()
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     done = threading.Event()
@@ -140,9 +188,15 @@ def timed(argv: list[str]) -> tuple[float, int, dict[str, float]]:
     t.join()
     if code not in (0, 1):
         raise SystemExit(f"{' '.join(argv)} exited {code}")
-    jobs = _job_seconds(events)
+    found = _events(events)
     shutil.rmtree(events, ignore_errors=True)
-    return elapsed, peak, jobs
+    return elapsed, peak, found, begun, begun + elapsed
+
+
+def timed(argv: list[str]) -> tuple[float, int, dict[str, float]]:
+    """Wall seconds, the driver's peak RSS and the seconds of each Spark job of one run."""
+    elapsed, peak, events, _, _ = run_process(argv)
+    return elapsed, peak, _job_seconds(events)
 
 
 def scan_argv(root: Path, cores: int | None, viewfs: bool = False) -> list[str]:
@@ -182,6 +236,153 @@ def _report_viewfs(root: Path, data_bytes: int, rows: dict) -> int:
     return 0
 
 
+# -- small evidence: where the seconds go (--small) --------------------------------------------
+
+ROOT = BENCH.parent
+THREE_REPLICAS = ROOT / "fixtures" / "scenarios" / "three-replicas"
+CACHE = DATA / "cache"  # the bench's own XDG_CACHE_HOME: the JVM archive a first run made
+ARCHIVE_OFF = {"KREPLICA_JVM_ARCHIVE": "off"}
+
+
+def load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def scenario_fleet() -> Path:
+    """The fleet of ``tests/pipeline/test_fleet.py``: every scenario, sample and damaged log (and
+    the oracle's partitions, when ``../shared/oracle`` is there), built once under ``bench/data``."""
+    root = DATA / "scenario-fleet"
+    if not (root / ".complete").is_file():
+        shutil.rmtree(root, ignore_errors=True)
+        sys.path.insert(0, str(ROOT))
+        from tests.pipeline.test_fleet import build_fleet as build_scenarios
+
+        build_scenarios(root / "evidence")
+        (root / ".complete").write_text("")
+    return root / "evidence"
+
+
+def partitions_of(root: Path) -> list[list[Path]]:
+    """Each partition's replica directories (same directory name on several brokers)."""
+    by_name: dict[str, list[Path]] = {}
+    for log in sorted(root.rglob("*.log")):
+        if log.parent not in by_name.setdefault(log.parent.name, []):
+            by_name[log.parent.name].append(log.parent)
+    return list(by_name.values())
+
+
+def single_partition_argvs(root: Path) -> list[list[str]]:
+    """``epochs``, ``truncate-plan`` and ``diverge`` of every partition (the first replica as the
+    leader): what ``fleet analyze`` answers, one command at a time."""
+    argvs = []
+    for replicas in partitions_of(root):
+        paths = [str(p) for p in replicas]
+        argvs.append([KREPLICA, "epochs", "-f", "ndjson", *paths])
+        if len(paths) > 1:
+            followers = [arg for p in paths[1:] for arg in ("--follower", p)]
+            argvs.append([KREPLICA, "truncate-plan", "-f", "ndjson", "--leader", paths[0], *followers])
+            argvs.append([KREPLICA, "diverge", "-f", "ndjson", *paths])
+    return argvs
+
+
+def _breakdown(events: dict, begun: float, ended: float) -> dict[str, float]:
+    """Where a run's seconds went: until Spark's application started, until its first job, each
+    job, between jobs, after the last; nothing for a run without Spark."""
+    if events["app_start"] is None:
+        return {}
+    app = events["app_start"] / 1000
+    out = {"start: Python, JVM, SparkContext": app - begun}
+    jobs = events["jobs"]
+    if not jobs:
+        return {**out, "after the start": ended - app}
+    out["until the first job"] = jobs[0][1] / 1000 - app
+    for i, (name, submitted, completed, tasks) in enumerate(jobs):
+        out[f"job {i} {name} ({tasks} tasks)"] = (completed - submitted) / 1000
+    out["between jobs"] = sum(max(b[1] - a[2], 0) for a, b in zip(jobs, jobs[1:])) / 1000
+    out["after the last job: driver, stop"] = ended - jobs[-1][2] / 1000
+    return out
+
+
+def warm_archive() -> None:
+    """The JVM archive in :data:`CACHE`: a first run writes it as its JVM exits; the next
+    names it."""
+    env = {"XDG_CACHE_HOME": str(CACHE)}
+    for _ in range(2):
+        if list((CACHE / "kreplica").glob("spark-*.jsa")):
+            return
+        out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
+        subprocess.run([KREPLICA, "fleet", "scan", str(THREE_REPLICAS), "--out", str(out), "-f", "ndjson"],
+                       env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        shutil.rmtree(out.parent, ignore_errors=True)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not any(
+                p.read_bytes()[:4] == (0xF00BABA8).to_bytes(4, "little")
+                for p in (CACHE / "kreplica").glob("spark-*.jsa.part")):
+            time.sleep(1)
+        time.sleep(2)
+
+
+def small_cases(root: Path) -> dict[str, tuple[list[str], dict]]:
+    """The commands of ``--small`` on one fleet (argv, extra environment); ``TABLES`` stands for
+    a scan's output directory (made fresh each run), ``SCANNED`` for a finished scan's."""
+    return {
+        "scan": ([KREPLICA, "fleet", "scan", str(root), "--out", "TABLES", "-f", "ndjson"], {}),
+        "analyze": ([KREPLICA, "fleet", "analyze", "SCANNED", "-f", "ndjson"], {}),
+        "run": ([KREPLICA, "fleet", "run", str(root), "--out", "TABLES", "-f", "ndjson"], {}),
+        "scan, no archive": ([KREPLICA, "fleet", "scan", str(root), "--out", "TABLES", "-f", "ndjson"], ARCHIVE_OFF),
+        "run, no archive": ([KREPLICA, "fleet", "run", str(root), "--out", "TABLES", "-f", "ndjson"], ARCHIVE_OFF),
+        "analyze on Spark": ([KREPLICA, "fleet", "analyze", "SCANNED", "-f", "ndjson"],
+                             {"KREPLICA_FLEET_ANALYZE": "spark"}),
+    }
+
+
+def bench_small(runs: int) -> int:
+    warm_archive()
+    report = {}
+    for label, root in (("three-replica fixture", THREE_REPLICAS), ("scenario fleet", scenario_fleet())):
+        scanned = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
+        subprocess.run([KREPLICA, "fleet", "scan", str(root), "--out", str(scanned), "-f", "ndjson"],
+                       env={**os.environ, "XDG_CACHE_HOME": str(CACHE)}, stdout=subprocess.DEVNULL, check=False)
+        print(f"{label}: {root} ({len(partitions_of(root))} partitions, "
+              f"{sum(f.stat().st_size for f in root.rglob('*') if f.is_file()):,} bytes)")
+        fleet_report = {}
+        for case, (argv, env) in small_cases(root).items():
+            results = []
+            for _ in range(runs):
+                out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
+                args = [str(out) if a == "TABLES" else str(scanned) if a == "SCANNED" else a for a in argv]
+                at = load()
+                secs, peak, events, begun, ended = run_process(args, {"XDG_CACHE_HOME": str(CACHE), **env})
+                results.append((secs, at, peak, _breakdown(events, begun, ended)))
+                shutil.rmtree(out.parent, ignore_errors=True)
+            secs, at, peak, parts = min(results)
+            print(f"  {case:<22}{secs:7.2f} s  (load {at}, best of {runs}; driver peak {peak / 2**20:.0f} MiB)")
+            for part, value in parts.items():
+                print(f"      {part:<44}{value:6.2f} s")
+            fleet_report[case] = {"seconds": secs, "load": at, "driver_peak_mib": peak / 2**20, "breakdown": parts,
+                                  "all_runs": [r[0] for r in results]}
+        argvs = single_partition_argvs(root)
+        at = load()
+        start = time.perf_counter()
+        for argv in argvs:
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        secs = time.perf_counter() - start
+        print(f"  {'single-partition':<22}{secs:7.2f} s  (load {at}; {len(argvs)} commands)")
+        fleet_report["single-partition commands"] = {"seconds": secs, "load": at, "commands": len(argvs)}
+        shutil.rmtree(scanned.parent, ignore_errors=True)
+        report[label] = fleet_report
+    return _write_report("fleet-small", report)
+
+
+def _write_report(name: str, report: dict) -> int:
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"{name}-{datetime.now(timezone.utc).strftime('%Y-%m-%d')}.json"
+    out.write_text(json.dumps({"machine": platform.platform(), "cores": os.cpu_count(), "results": report},
+                              indent=2) + "\n")
+    print(f"written {out}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="4G")
@@ -191,7 +392,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--viewfs", action="store_true", help="also scan the fleet as remote evidence (viewfs://)")
     ap.add_argument("--only-viewfs", action="store_true", help="scan[N] and viewfs[N] only")
+    ap.add_argument("--small", action="store_true", help="small evidence: where a fleet run's seconds go")
     args = ap.parse_args()
+    if args.small:
+        return bench_small(args.runs)
     size = parse_size(args.size)
     root = build_fleet(size, args.brokers, args.partitions)
     quarter = build_fleet(size // 4, args.brokers, max(args.partitions // 4, 1))

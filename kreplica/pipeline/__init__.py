@@ -4,9 +4,11 @@ Spark tasks (``local[*]`` by default, a cluster by ``--master``). Needs the ``fl
 Spark or Parquet modules.
 
 * ``layout``: where a fleet's evidence lies (``ROOT/<broker>/<logdir>/<topic>-<partition>/``);
-* ``session``: the Spark session a fleet job runs in, its memory and ``--conf`` settings, how much
-  of Spark's log shows (``log4j2.properties``), Ctrl-C;
+* ``session``: the Spark context a fleet job runs in (its SQL session made only when used), its
+  memory and ``--conf`` settings, how much of Spark's log shows (``log4j2.properties``), Ctrl-C;
 * ``jvm_output``: the driver JVM's stdout and stderr, kept off the terminal unless asked for;
+* ``jvm_archive``: the driver JVM's class-data-sharing archive, made by a first run and kept in
+  kreplica's cache directory, which halves Spark's start;
 * ``job_progress``: what each Spark job covers and how far the running ones are, for the
   commands' progress display;
 * ``tables``: one Arrow schema per Parquet table, and rows ↔ model values;
