@@ -126,15 +126,35 @@ class _ScanJob:
 
 def _scan_job(root: str, out: str, records: bool, payloads: bool, conf: list[str] | None, spark_log: str | None,
               debug: bool) -> _ScanJob:
-    """Options checked and the fleet found before Spark starts (bad input fails fast)."""
+    """Options checked, Java found and the fleet found before Spark starts (bad input fails fast)."""
     from kreplica.pipeline.scan import plan_scan
+    from kreplica.pipeline.session import require_java
 
     if payloads and not records:
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     spark_conf = _conf(conf)
     log = _spark_log(spark_log, debug)
     _require_local(root)
+    require_java()
     return _ScanJob(plan_scan(root, out), spark_conf, log, records, payloads)
+
+
+def _note_break_even(plan: ScanPlan, master: str | None) -> None:
+    """One line on stderr when local evidence is small enough that the single-partition
+    commands answer sooner than the fleet (:mod:`~kreplica.pipeline.break_even`)."""
+    from kreplica.pipeline import break_even
+    from kreplica.pipeline.session import DEFAULT_MASTER, local_cores
+    from kreplica.report.numbers import count
+
+    cores = local_cores(master or DEFAULT_MASTER)
+    if plan.remote or cores is None:
+        return
+    size = break_even.measure((d.path for d in plan.log_dirs), enough=break_even.break_even_partitions())
+    if size.below_break_even(cores):
+        error_line(f"kreplica: note: {count(size.partitions, 'partition')}, {count(size.bytes, 'byte')}: "
+                   f"{', '.join(break_even.COMMANDS)} answer this sooner than Spark starts (on "
+                   f"{count(cores, 'core')} the fleet pays from about {break_even.break_even_partitions()} "
+                   f"partitions or {break_even.break_even_bytes(cores) / 1e9:.0f} GB)")
 
 
 def _run_scan(spark, job: _ScanJob, display):
@@ -182,6 +202,7 @@ def scan(
     from kreplica.report.output import write_objects
 
     job = _scan_job(root, out, records, payloads, conf, spark_log, debug)
+    _note_break_even(job.plan, master)
     with fleet_progress(not job.log.shown) as display, \
             spark_session(master, conf=job.conf, log=job.log, **job.plan.session_options) as spark:
         totals = _run_scan(spark, job, display)
@@ -306,6 +327,7 @@ def run(
     facts, settings = _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol, kafka_version)
     fmt = resolve_format(output_format)
     scan_dir = str(job.plan.out)
+    _note_break_even(job.plan, master)
     with fleet_progress(not job.log.shown) as display, \
             spark_session(master, conf=job.conf, log=job.log, **job.plan.session_options) as spark:
         totals = _run_scan(spark, job, display)

@@ -26,5 +26,6 @@ Spark or Parquet modules.
 * ``analyze``: ``fleet analyze``: per partition, the single-partition analyses on rebuilt logs;
 * ``analysis_tables``: the scan's rows gathered by partition, and the analysis tables written,
   published and read back for the output;
-* ``analyze_run``: ``fleet analyze`` in the driver for small tables, else as one Spark job.
+* ``analyze_run``: ``fleet analyze`` in the driver for small tables, else as one Spark job;
+* ``break_even``: below what evidence the single-partition commands answer sooner than the fleet.
 """
