@@ -80,30 +80,42 @@ sys.path.insert(0, str(BENCH))
 from generate_segment import generate, parse_size, segment_paths, size_label  # noqa: E402
 
 DATA = BENCH / "data"
+CACHE = DATA / "cache"  # the bench's own XDG_CACHE_HOME: the JVM archive a first run made
 RESULTS = BENCH / "results"
 KREPLICA = shutil.which("kreplica", path=str(Path(sys.executable).parent)) or "kreplica"
 
 
-def build_fleet(size: int, brokers: int, partitions: int) -> Path:
-    """``brokers`` x 2 log dirs x ``partitions`` replicas of one segment each, ``size`` bytes in all."""
+def build_fleet(size: int, brokers: int, partitions: int, data: Path = DATA, *, link: bool = False) -> Path:
+    """``brokers`` x 2 log dirs x ``partitions`` replicas of one segment each, ``size`` bytes in
+    all, under ``data`` (``--data``: a large fleet goes to a scratch disk, removed after). With
+    ``link`` the replicas are hard links of one segment: every one is read for real, from one
+    copy in the page cache (a 16 GiB fleet on a machine with less free memory or disk)."""
     replicas = brokers * 2 * partitions
     per = size // replicas
-    root = DATA / f"fleet-{size_label(size)}-{brokers}x2x{partitions}"
+    root = data / f"fleet-{size_label(size)}-{brokers}x2x{partitions}{'-linked' if link else ''}"
     if (root / ".complete").is_file():
         return root
     shutil.rmtree(root, ignore_errors=True)
-    src = segment_paths(DATA, per)["none"]
+    src = segment_paths(data, per)["none"]
     if not src.is_file():
-        generate(per, DATA, quiet=True)
+        generate(per, data, quiet=True)
     for b in range(1, brokers + 1):
         for d in (1, 2):
             log_dir = root / f"broker-{b}" / f"data{d}"
             for p in range(partitions):
                 part = log_dir / f"bench-{(d - 1) * partitions + p}"
                 part.mkdir(parents=True)
-                shutil.copyfile(src, part / "00000000000000000000.log")
+                (os.link if link else shutil.copyfile)(src, part / "00000000000000000000.log")
     (root / ".complete").write_text("")
     return root
+
+
+def clean(data: Path, keep: bool) -> None:
+    """The fleets and segments generated under ``--data`` removed (not ``bench/data``'s)."""
+    if keep or data.resolve() == DATA.resolve():
+        return
+    for generated in (*data.glob("fleet-*"), *data.glob("none-*"), *data.glob("zstd-*")):
+        shutil.rmtree(generated, ignore_errors=True)
 
 
 def _tree_rss(pid: int, skip_workers: bool) -> int:
@@ -160,8 +172,10 @@ def _job_seconds(events: dict) -> dict[str, float]:
 
 
 def _spark_env(event_dir: Path) -> dict[str, str]:
+    """Spark's event log into ``event_dir``; the JVM archive from the bench's own cache."""
     return {"PYSPARK_SUBMIT_ARGS": "--conf spark.eventLog.enabled=true --conf spark.eventLog.compress=false "
-                                   f"--conf spark.eventLog.dir=file://{event_dir} pyspark-shell"}
+                                   f"--conf spark.eventLog.dir=file://{event_dir} pyspark-shell",
+            "XDG_CACHE_HOME": str(CACHE)}
 
 
 def run_process(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int, dict, float, float]:
@@ -207,27 +221,29 @@ def scan_argv(root: Path, cores: int | None, viewfs: bool = False) -> list[str]:
     return argv + (["--master", f"local[{cores}]"] if cores else [])
 
 
-def best(argv_fn, runs: int) -> tuple[float, int, dict[str, float]]:
-    """The fastest of ``runs`` runs, the fastest of each Spark job, and the highest peak of all."""
+def best(argv_fn, runs: int) -> tuple[float, int, dict[str, float], float]:
+    """The fastest of ``runs`` runs, the highest peak of all, the fastest of each Spark job, and
+    the machine's load when the case began."""
     results = []
+    at = load()
     for _ in range(runs):
         argv = argv_fn()
         results.append(timed(argv))
         if "--out" in argv:
             shutil.rmtree(Path(argv[argv.index("--out") + 1]).parent, ignore_errors=True)
     jobs = {name: min(r[2][name] for r in results if name in r[2]) for name in results[0][2]}
-    return min(r[0] for r in results), max(r[1] for r in results), jobs
+    return min(r[0] for r in results), max(r[1] for r in results), jobs, at
 
 
 def _report_viewfs(root: Path, data_bytes: int, rows: dict) -> int:
     """``--only-viewfs``: the segments job and driver peak, mapped and fetched, side by side."""
     print(f"fleet: {root} ({data_bytes / 2**30:.2f} GiB)")
     report = {}
-    for name, (secs, peak, jobs) in rows.items():
+    for name, (secs, peak, jobs, at) in rows.items():
         seg = jobs.get("segments")
         print(f"{name:<12}{secs:>8.2f} s  segments job {seg:.2f} s ({data_bytes / seg / 1e9:.2f} GB/s)  "
-              f"driver peak {peak / 2**20:.0f} MiB")
-        report[name] = {"seconds": secs, "spark_jobs_seconds": jobs, "driver_peak_mib": peak / 2**20}
+              f"driver peak {peak / 2**20:.0f} MiB  load {at}")
+        report[name] = {"seconds": secs, "spark_jobs_seconds": jobs, "driver_peak_mib": peak / 2**20, "load": at}
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"fleet-viewfs-{datetime.now(timezone.utc).strftime('%Y-%m-%d')}.json"
     out.write_text(json.dumps({"machine": platform.platform(), "cores": os.cpu_count(), "fleet_bytes": data_bytes,
@@ -240,7 +256,6 @@ def _report_viewfs(root: Path, data_bytes: int, rows: dict) -> int:
 
 ROOT = BENCH.parent
 THREE_REPLICAS = ROOT / "fixtures" / "scenarios" / "three-replicas"
-CACHE = DATA / "cache"  # the bench's own XDG_CACHE_HOME: the JVM archive a first run made
 ARCHIVE_OFF = {"KREPLICA_JVM_ARCHIVE": "off"}
 
 
@@ -352,7 +367,7 @@ def bench_small(runs: int) -> int:
                 out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
                 args = [str(out) if a == "TABLES" else str(scanned) if a == "SCANNED" else a for a in argv]
                 at = load()
-                secs, peak, events, begun, ended = run_process(args, {"XDG_CACHE_HOME": str(CACHE), **env})
+                secs, peak, events, begun, ended = run_process(args, env)
                 results.append((secs, at, peak, _breakdown(events, begun, ended)))
                 shutil.rmtree(out.parent, ignore_errors=True)
             secs, at, peak, parts = min(results)
@@ -374,6 +389,64 @@ def bench_small(runs: int) -> int:
     return _write_report("fleet-small", report)
 
 
+def bench_break_even(sizes: list[int], runs: int, data: Path, keep: bool) -> int:
+    """``fleet run`` against the single-partition commands on fleets of growing size (2 brokers x
+    2 log directories, one partition each: 2 partitions of 2 replicas)."""
+    warm_archive()
+    report = {}
+    print(f"{'fleet':<12}{'fleet run s':>12}{'single s':>10}{'load':>6}  (single: epochs, truncate-plan and "
+          "diverge of each partition)")
+    for size in sizes:
+        root = build_fleet(size, 2, 1, data)
+        fleet = []
+        for _ in range(runs):
+            out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
+            at = load()
+            fleet.append((run_process([KREPLICA, "fleet", "run", str(root), "--out", str(out), "-f", "ndjson"])[0],
+                          at))
+            shutil.rmtree(out.parent, ignore_errors=True)
+        single = []
+        for _ in range(runs):
+            at = load()
+            start = time.perf_counter()
+            for argv in single_partition_argvs(root):
+                subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            single.append((time.perf_counter() - start, at))
+        (fleet_s, fleet_load), (single_s, single_load) = min(fleet), min(single)
+        print(f"{size_label(size):<12}{fleet_s:>12.2f}{single_s:>10.2f}{max(fleet_load, single_load):>6}")
+        report[size_label(size)] = {"bytes": size, "fleet_run_seconds": fleet_s, "fleet_load": fleet_load,
+                                    "single_partition_seconds": single_s, "single_load": single_load}
+        clean(data, keep)
+    return _write_report("fleet-break-even", report)
+
+
+def bench_memory(sizes: list[int], cores: int, data: Path, keep: bool) -> int:
+    """``fleet scan`` and ``fleet analyze`` (on Spark) of fleets of growing size: the driver's peak
+    (JVM and Python, not the workers) must not follow the data."""
+    warm_archive()
+    report = {}
+    print(f"{'fleet':<8}{'scan s':>8}{'segments job s':>16}{'scan peak MiB':>15}{'analyze s':>11}"
+          f"{'analyze peak MiB':>18}{'load':>6}")
+    for size in sizes:
+        root = build_fleet(size, 4, max(size // (1 << 30), 1), data, link=True)  # 128 MiB segments from 1 GiB up
+        out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-", dir=data)) / "tables"
+        at = load()
+        scan_s, scan_peak, events, _, _ = run_process(
+            [KREPLICA, "fleet", "scan", str(root), "--out", str(out), "--master", f"local[{cores}]", "-f", "ndjson"])
+        analyze_s, analyze_peak, _, _, _ = run_process(
+            [KREPLICA, "fleet", "analyze", str(out), "--master", f"local[{cores}]", "-f", "ndjson"],
+            {"KREPLICA_FLEET_ANALYZE": "spark"})
+        seg = _job_seconds(events).get("segments", 0.0)
+        print(f"{size_label(size):<8}{scan_s:>8.2f}{seg:>16.2f}{scan_peak / 2**20:>15.0f}{analyze_s:>11.2f}"
+              f"{analyze_peak / 2**20:>18.0f}{at:>6}")
+        report[size_label(size)] = {"bytes": size, "scan_seconds": scan_s, "segments_job_seconds": seg,
+                                    "scan_driver_peak_mib": scan_peak / 2**20, "analyze_seconds": analyze_s,
+                                    "analyze_driver_peak_mib": analyze_peak / 2**20, "load": at}
+        shutil.rmtree(out.parent, ignore_errors=True)
+        clean(data, keep)
+    return _write_report("fleet-memory", report)
+
+
 def _write_report(name: str, report: dict) -> int:
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"{name}-{datetime.now(timezone.utc).strftime('%Y-%m-%d')}.json"
@@ -393,12 +466,24 @@ def main() -> int:
     ap.add_argument("--viewfs", action="store_true", help="also scan the fleet as remote evidence (viewfs://)")
     ap.add_argument("--only-viewfs", action="store_true", help="scan[N] and viewfs[N] only")
     ap.add_argument("--small", action="store_true", help="small evidence: where a fleet run's seconds go")
+    ap.add_argument("--break-even", action="store_true", help="fleet run against the single-partition commands")
+    ap.add_argument("--memory", action="store_true", help="the driver's peak as the fleet grows (--sizes)")
+    ap.add_argument("--sizes", default="16M,256M,1G,4G", help="--break-even, --memory: the fleets' sizes")
+    ap.add_argument("--data", type=Path, default=DATA,
+                    help="where fleets are generated (a scratch disk for large ones: removed after unless --keep)")
+    ap.add_argument("--keep", action="store_true", help="keep fleets generated outside bench/data")
     args = ap.parse_args()
     if args.small:
         return bench_small(args.runs)
+    if args.break_even:
+        return bench_break_even([parse_size(x) for x in args.sizes.split(",")], args.runs, args.data, args.keep)
+    if args.memory:
+        return bench_memory([parse_size(x) for x in args.sizes.split(",")], int(args.cores.split(",")[-1]),
+                            args.data, args.keep)
+    warm_archive()
     size = parse_size(args.size)
-    root = build_fleet(size, args.brokers, args.partitions)
-    quarter = build_fleet(size // 4, args.brokers, max(args.partitions // 4, 1))
+    root = build_fleet(size, args.brokers, args.partitions, args.data)
+    quarter = build_fleet(size // 4, args.brokers, max(args.partitions // 4, 1), args.data)
     tiny = build_fleet(1 << 20, 1, 1)
     data_bytes = sum(f.stat().st_size for f in root.rglob("*.log"))
     replicas = sorted(str(p.parent) for p in root.rglob("*.log"))
@@ -425,9 +510,9 @@ def main() -> int:
     rows[f"scan[{cores[-1]}] quarter fleet"] = best(lambda: scan_argv(quarter, cores[-1]), 1)
     print(f"fleet: {root} ({data_bytes / 2**30:.2f} GiB, {len(replicas)} replicas); machine: {os.cpu_count()} cores")
     print(f"{'case':<24}{'seconds':>9}{'GB/s':>8}{'GB/s w/o startup':>18}{'segments job s':>16}"
-          f"{'driver peak MiB':>17}")
+          f"{'driver peak MiB':>17}{'load':>6}")
     report = {}
-    for name, (secs, peak, jobs) in rows.items():
+    for name, (secs, peak, jobs, at) in rows.items():
         n_bytes = data_bytes // 4 if "quarter" in name else 1 << 20 if name.startswith("startup") else data_bytes
         gbs = n_bytes / secs / 1e9
         net = None
@@ -437,9 +522,9 @@ def main() -> int:
             net = n_bytes / (secs - fixed) / 1e9 if secs > fixed * 1.05 else None
         seg = jobs.get("segments")
         print(f"{name:<24}{secs:>9.2f}{gbs:>8.2f}{(f'{net:.2f}' if net else '-'):>18}"
-              f"{(f'{seg:.2f}' if seg else '-'):>16}{peak / 2**20:>17.0f}")
+              f"{(f'{seg:.2f}' if seg else '-'):>16}{peak / 2**20:>17.0f}{at:>6}")
         report[name] = {"seconds": secs, "gb_per_s": gbs, "gb_per_s_without_startup": net,
-                        "spark_jobs_seconds": jobs, "driver_peak_mib": peak / 2**20}
+                        "spark_jobs_seconds": jobs, "driver_peak_mib": peak / 2**20, "load": at}
     for n in cores:
         scan = report[f"scan[{n}]"]
         net = scan["gb_per_s_without_startup"]
@@ -461,8 +546,14 @@ def main() -> int:
         seg = scan["spark_jobs_seconds"].get("segments")
         if seg:
             ratio = data_bytes / seg / 1e9 / n / inspect
-            print(f"fleet scan per core (local[{n}], the segments job) / inspect-log batch scan: {ratio:.2f}")
+            print(f"fleet scan per core (local[{n}], the segments job) / inspect-log batch scan: {ratio:.2f} "
+                  "(target >= 0.90)")
             report[f"per_core_ratio_segments_job[{n}]"] = ratio
+    one, most = report.get("scan[1]"), report[f"scan[{cores[-1]}]"]
+    if one and cores[-1] > 1 and one["spark_jobs_seconds"].get("segments") and most["spark_jobs_seconds"].get("segments"):
+        speedup = one["spark_jobs_seconds"]["segments"] / most["spark_jobs_seconds"]["segments"]
+        print(f"segments job, local[{cores[-1]}] against local[1]: {speedup:.2f}x (target >= 1.7x on 2 cores)")
+        report[f"speedup_segments_job[{cores[-1]}]"] = speedup
     full, part = report[f"scan[{cores[-1]}]"], report[f"scan[{cores[-1]}] quarter fleet"]
     print(f"driver peak: {full['driver_peak_mib']:.0f} MiB for the fleet, {part['driver_peak_mib']:.0f} MiB "
           "for a quarter of it")
@@ -472,6 +563,7 @@ def main() -> int:
     out.write_text(json.dumps({"machine": platform.platform(), "cores": os.cpu_count(), "fleet_bytes": data_bytes,
                                "replicas": len(replicas), "results": report}, indent=2) + "\n")
     print(f"written {out}")
+    clean(args.data, args.keep)
     return 0
 
 
