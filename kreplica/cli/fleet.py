@@ -259,8 +259,8 @@ def analyze(
     divergence (as diverge prints it), and a fleet_partition object with the committed data at risk.
     The leader comes from a cluster state SOURCE, from --leaders, or else is the replica with the
     highest (last epoch, log end offset), and each result says which. Results also go to DIR/analysis
-    as Parquet; text output ranks the worst partitions. Tables of less than 64 MiB are analysed in
-    this process, without starting Spark (--master, --conf and --spark-log then have nothing to
+    as Parquet; text output ranks the worst partitions. Tables of less than 8 MiB (a scan of some
+    8 GB) are analysed in this process, without starting Spark (--master, --conf and --spark-log then have nothing to
     act on); larger ones in one Spark job. A scan whose tables are not marked complete (_SUCCESS:
     an interrupted scan) is refused.
 

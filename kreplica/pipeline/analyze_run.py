@@ -32,8 +32,10 @@ from kreplica.pipeline.job_progress import JobAnnouncer, JobWork, announce
 from kreplica.pipeline.parquet_writers import ROW_GROUP
 from kreplica.pipeline.scan import TASKS_PER_CORE, balanced
 
-#: Tables (the five the analysis reads, as Parquet) up to this size are analysed in the driver.
-DRIVER_MAX_BYTES = 64 << 20
+#: Tables (the five the analysis reads, as Parquet) below this size are analysed in the driver:
+#: about 500,000 batch headers (8 GiB of 16 KiB batches), some 10 s of one core and 0.5 GB here,
+#: where a Spark job would cost as much to start (``bench/README.md``).
+DRIVER_MAX_BYTES = 8 << 20
 #: Parquet bytes of the tables per reduce task of the Spark job: its rows are held as tuples
 #: (about 15 times as much) until their partition's turn.
 REDUCE_BYTES = 8 << 20

@@ -113,3 +113,14 @@ def test_small_tables_are_analysed_in_the_driver_unless_told(ran, monkeypatch) -
     assert not analyze_run.runs_in_driver(str(out))
     monkeypatch.setenv(analyze_run.PLACE_ENV, "driver")
     assert analyze_run.runs_in_driver(str(out))
+
+
+def test_the_fleets_spark_makes_its_sql_session_only_when_asked() -> None:
+    from kreplica.pipeline.session import spark_session
+
+    with spark_session("local[1]") as spark:
+        assert spark._session is None and spark._jvm is spark.sparkContext._jvm
+        assert spark.sparkContext.parallelize(range(3), 2).sum() == 3
+        assert spark._session is None  # the fleet's jobs run on the context alone
+        assert spark.createDataFrame([(1,), (2,)], "n int").count() == 2
+        assert spark._session is not None and spark._session.sparkContext is spark.sparkContext
