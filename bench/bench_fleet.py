@@ -44,6 +44,9 @@ For each, the breakdown from Spark's event log: until Spark's application starts
 imports, the JVM, the SparkContext), until the first job, each job (the first one starts the
 Python workers), after the last job (the driver's own work and Spark's stop).
 
+An earlier tree is measured with ``PYTHONPATH=<tree> … --small --label base`` (a command it
+lacks is reported ``n/a``).
+
 ``--break-even``: fleets of growing size (``--sizes``, one segment per replica, 4 replicas each
 of 2 partitions on 2 brokers), each scanned and analysed by ``fleet run`` and answered by the
 single-partition commands (``inspect-log`` of every replica, then ``epochs``, ``truncate-plan``
@@ -357,7 +360,8 @@ def bench_small(runs: int) -> int:
     for label, root in (("three-replica fixture", THREE_REPLICAS), ("scenario fleet", scenario_fleet())):
         scanned = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
         subprocess.run([KREPLICA, "fleet", "scan", str(root), "--out", str(scanned), "-f", "ndjson"],
-                       env={**os.environ, "XDG_CACHE_HOME": str(CACHE)}, stdout=subprocess.DEVNULL, check=False)
+                       env={**os.environ, "XDG_CACHE_HOME": str(CACHE)}, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
         print(f"{label}: {root} ({len(partitions_of(root))} partitions, "
               f"{sum(f.stat().st_size for f in root.rglob('*') if f.is_file()):,} bytes)")
         fleet_report = {}
@@ -367,9 +371,16 @@ def bench_small(runs: int) -> int:
                 out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
                 args = [str(out) if a == "TABLES" else str(scanned) if a == "SCANNED" else a for a in argv]
                 at = load()
-                secs, peak, events, begun, ended = run_process(args, env)
+                try:
+                    secs, peak, events, begun, ended = run_process(args, env)
+                except SystemExit as exc:  # an older kreplica (PYTHONPATH) without this command
+                    print(f"  {case:<22}   n/a  ({exc})")
+                    break
+                finally:
+                    shutil.rmtree(out.parent, ignore_errors=True)
                 results.append((secs, at, peak, _breakdown(events, begun, ended)))
-                shutil.rmtree(out.parent, ignore_errors=True)
+            if not results:
+                continue
             secs, at, peak, parts = min(results)
             print(f"  {case:<22}{secs:7.2f} s  (load {at}, best of {runs}; driver peak {peak / 2**20:.0f} MiB)")
             for part, value in parts.items():
@@ -447,9 +458,12 @@ def bench_memory(sizes: list[int], cores: int, data: Path, keep: bool) -> int:
     return _write_report("fleet-memory", report)
 
 
+LABEL = ""  # --label: a suffix for the results file (a tree measured for comparison, say)
+
+
 def _write_report(name: str, report: dict) -> int:
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"{name}-{datetime.now(timezone.utc).strftime('%Y-%m-%d')}.json"
+    out = RESULTS / f"{name}-{datetime.now(timezone.utc).strftime('%Y-%m-%d')}{LABEL}.json"
     out.write_text(json.dumps({"machine": platform.platform(), "cores": os.cpu_count(), "results": report},
                               indent=2) + "\n")
     print(f"written {out}")
@@ -472,7 +486,10 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=DATA,
                     help="where fleets are generated (a scratch disk for large ones: removed after unless --keep)")
     ap.add_argument("--keep", action="store_true", help="keep fleets generated outside bench/data")
+    ap.add_argument("--label", default="", help="results file suffix, e.g. base for an earlier tree (PYTHONPATH)")
     args = ap.parse_args()
+    global LABEL
+    LABEL = f"-{args.label}" if args.label else ""
     if args.small:
         return bench_small(args.runs)
     if args.break_even:
