@@ -51,9 +51,11 @@ NOT_RUN = {
         "Kafka's own tool, against a live cluster",
     "kreplica fleet analyze /tmp/tables --leaders leaders.json": "leaders.json is the reader's own file",
     'pip wheel --no-deps -w dist . && pip install "$(ls dist/kreplica-*.whl)[fleet]"': "packaging for a Spark cluster",
-    "spark-submit --master spark://host:7077 --py-files \"$(ls dist/kreplica-*.whl)\" "
-    "\"$(python -c 'import kreplica.__main__ as m; print(m.__file__)')\" fleet scan /mnt/evidence --out /mnt/tables":
-        "a Spark cluster",
+    'cp "$(ls dist/kreplica-*.whl)" dist/kreplica.zip': "packaging for a Spark cluster",
+    "spark-submit --master spark://host:7077 --archives dist/kreplica.zip#kreplica --conf "
+    "spark.executorEnv.PYTHONPATH=kreplica \"$(python -c 'import kreplica.__main__ as m; print(m.__file__)')\" "
+    "fleet scan hdfs:///evidence --out hdfs:///tables":
+        "a Spark cluster (tests/pipeline/test_standalone_cluster.py ships the wheel the same way)",
 }
 _ASSIGNMENT = re.compile(r"([A-Z_][A-Z0-9_]*)=(\S.*)")
 

@@ -4,9 +4,11 @@ fleet-wide on Apache Spark (embedded local mode by default, a cluster with ``--m
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from importlib.util import find_spec
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from typer.core import TyperCommand
@@ -17,6 +19,10 @@ from kreplica.cli.runner import error_line, runs_command
 from kreplica.cli.sources import ChrootOption
 from kreplica.cli.truncate_plan import AUTO, _protocol
 from kreplica.report.output import resolve_format, text_console
+
+if TYPE_CHECKING:
+    from kreplica.pipeline.scan import ScanPlan
+    from kreplica.pipeline.session import SparkLog
 
 #: What the fleet commands need beyond kreplica's own dependencies (about 500 MB, so an extra:
 #: no other command imports them), and how to install it.
@@ -84,21 +90,94 @@ def _conf(pairs: list[str] | None) -> dict[str, str]:
     return conf
 
 
+RootArgument = Annotated[str, typer.Argument(
+    metavar="ROOT", show_default=False,
+    help="The fleet: ROOT/<broker>/<logdir>/<topic>-<partition>/ (a path or file:// URI every executor can read, "
+         "or any URI Spark reads: hdfs://, s3a://, gs://, abfs://, viewfs://...).")]
+OutOption = Annotated[str, typer.Option("--out", metavar="DIR", help="Where the tables go: a new or empty directory, a "
+                                                                   "path every executor shares or any URI Spark writes "
+                                                                   "(hdfs://, s3a://, gs://, abfs://...).")]
+RecordsOption = Annotated[bool, typer.Option("--records", help="Also write a records table: offset, timestamp, key "
+                                                               "and value sizes and their XXH64.")]
+PayloadsOption = Annotated[bool, typer.Option("--payloads", help="With --records, keep key and value bytes too.")]
+SourcesArgument = Annotated[Optional[list[str]], typer.Argument(
+    metavar="[SOURCE]...", show_default=False,
+    help="A cluster state (anything cluster-state reads) naming each partition's leader.")]
+LeadersOption = Annotated[Optional[str], typer.Option(
+    "--leaders", metavar="FILE", help='Leaders as JSON: {"partitions":[{"topic":"t","partition":0,"leader":3},...]}.')]
+AtZxidOption = Annotated[Optional[str], typer.Option("--at-zxid", metavar="ZXID",
+                                                     help="ZooKeeper SOURCE: replay up to this zxid.")]
+AtOffsetOption = Annotated[Optional[str], typer.Option("--at-offset", metavar="OFFSET",
+                                                       help="KRaft SOURCE: replay up to this offset.")]
+ProtocolOption = Annotated[str, typer.Option("--protocol", metavar="hw|kip101|kip279|diverging-epoch|auto",
+                                             callback=_protocol,
+                                             help="Truncation protocol generation; auto picks it from "
+                                                  "--kafka-version.")]
+
+
+@dataclass(frozen=True, slots=True)
+class _ScanJob:
+    """A checked ``fleet scan``: its plan (:func:`~kreplica.pipeline.scan.plan_scan`), Spark's
+    settings, and what to write."""
+
+    plan: ScanPlan
+    conf: dict[str, str]
+    log: SparkLog
+    records: bool
+    payloads: bool
+
+
+def _scan_job(root: str, out: str, records: bool, payloads: bool, conf: list[str] | None, spark_log: str | None,
+              debug: bool) -> _ScanJob:
+    """Options checked, Java found and the fleet found before Spark starts (bad input fails fast)."""
+    from kreplica.pipeline.scan import plan_scan
+    from kreplica.pipeline.session import require_java
+
+    if payloads and not records:
+        raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
+    spark_conf = _conf(conf)
+    log = _spark_log(spark_log, debug)
+    _require_local(root)
+    require_java()
+    return _ScanJob(plan_scan(root, out), spark_conf, log, records, payloads)
+
+
+def _note_break_even(plan: ScanPlan, master: str | None) -> None:
+    """One line on stderr when local evidence is small enough that the single-partition
+    commands answer sooner than the fleet (:mod:`~kreplica.pipeline.break_even`)."""
+    from kreplica.pipeline import break_even
+    from kreplica.pipeline.session import DEFAULT_MASTER, local_cores
+    from kreplica.report.numbers import count
+
+    cores = local_cores(master or DEFAULT_MASTER)
+    if plan.remote or cores is None:
+        return
+    size = break_even.measure((d.path for d in plan.log_dirs), enough=break_even.break_even_partitions())
+    if size.below_break_even(cores):
+        error_line(f"kreplica: note: {count(size.partitions, 'partition')}, {count(size.bytes, 'byte')}: "
+                   f"{', '.join(break_even.COMMANDS)} answer this sooner than Spark starts (on "
+                   f"{count(cores, 'core')} the fleet pays from about {break_even.break_even_partitions()} "
+                   f"partitions or {break_even.break_even_bytes(cores) / 1e9:.0f} GB)")
+
+
+def _run_scan(spark, job: _ScanJob, display):
+    from kreplica.pipeline.job_progress import jobs_done
+    from kreplica.pipeline.scan import run_scan
+
+    if display is not None:
+        display.watch(partial(jobs_done, spark))
+    return run_scan(spark, job.plan, records=job.records, payloads=job.payloads,
+                    progress=_job(display))
+
+
 @app.command("scan", cls=FleetCommand, short_help="Walk every segment of a fleet once into Parquet tables.")
 @runs_command
 def scan(
-    root: Annotated[str, typer.Argument(metavar="ROOT", show_default=False,
-                                        help="The fleet: ROOT/<broker>/<logdir>/<topic>-<partition>/ (a path or "
-                                             "file:// URI every executor can read, or any URI Spark reads: "
-                                             "hdfs://, s3a://, gs://, abfs://, viewfs://...).")],
-    out: Annotated[str, typer.Option("--out", metavar="DIR", help="Where the tables go: a new or empty directory, a "
-                                                                  "path every executor shares or any URI Spark "
-                                                                  "writes (hdfs://, s3a://, gs://, abfs://...).")],
+    root: RootArgument,
+    out: OutOption,
     master: MasterOption = None,
-    records: Annotated[bool, typer.Option("--records", help="Also write a records table: offset, timestamp, key and "
-                                                            "value sizes and their XXH64.")] = False,
-    payloads: Annotated[bool, typer.Option("--payloads", help="With --records, keep key and value bytes too.")]
-    = False,
+    records: RecordsOption = False,
+    payloads: PayloadsOption = False,
     conf: ConfOption = None,
     spark_log: SparkLogOption = None,
     output_format: FormatOption = None,
@@ -130,49 +209,55 @@ def scan(
     (no java on PATH or no fleet extra included), 3 internal error.
     """
     from kreplica.cli.progress import fleet_progress
-    from kreplica.pipeline.job_progress import jobs_done
-    from kreplica.pipeline.scan import plan_scan, run_scan
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
     from kreplica.report.output import write_objects
 
-    if payloads and not records:
-        raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
-    spark_conf = _conf(conf)
-    log = _spark_log(spark_log, debug)
-    _require_local(root)
-    plan = plan_scan(root, out)
-    with fleet_progress(not log.shown) as display, \
-            spark_session(master, conf=spark_conf, log=log, **plan.session_options) as spark:
-        if display is not None:
-            display.watch(partial(jobs_done, spark))
-        totals = run_scan(spark, plan, records=records, payloads=payloads,
-                          progress=display.job if display is not None else None)
+    job = _scan_job(root, out, records, payloads, conf, spark_log, debug)
+    _note_break_even(job.plan, master)
+    with fleet_progress(not job.log.shown) as display, \
+            spark_session(master, conf=job.conf, log=job.log, **job.plan.session_options) as spark:
+        totals = _run_scan(spark, job, display)
     write_objects([report.scan_object(out, totals)], resolve_format(output_format), report.render_scan)
     return ExitCode.PROBLEMS if totals.errors else ExitCode.OK
+
+
+def _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol: str, kafka_version):
+    """The leaders' facts and the :class:`~kreplica.pipeline.analyze_run.AnalysisSettings` of an
+    analysis, read and checked before Spark starts."""
+    from kreplica.analysis.replication.truncation import resolve_protocol
+    from kreplica.pipeline.analyze_run import AnalysisSettings
+    from kreplica.report import fleet as report
+
+    proto, version = resolve_protocol(protocol, kafka_version)
+    facts, facts_source = _facts(sources, leaders, at_zxid, at_offset, chroot)
+    return facts, AnalysisSettings(facts_source, proto, version,
+                                   partial(report.partition_objects, kafka_version=version))
+
+
+def _print_analysis(objects: Iterable[tuple[dict, ...]], fmt, leading: tuple[dict, ...] = ()) -> ExitCode:
+    """What ``fleet analyze`` prints, from each partition's objects (read back from the analysis
+    tables, or streamed from Spark for tables at a URI); its exit status."""
+    from kreplica.report import fleet as report
+
+    summary, worst = report.emit_analysis(objects, fmt, top=TOP, leading=leading)
+    if fmt.value == "text":
+        report.render_ranking(worst, summary, text_console())
+    bad = summary["committed_loss_partitions"] or summary["divergent_partitions"] or summary["damaged_partitions"]
+    return ExitCode.PROBLEMS if bad else ExitCode.OK
 
 
 @app.command("analyze", cls=FleetCommand,
              short_help="Per partition across its replicas: epochs, truncation, divergence, loss at risk.")
 @runs_command
 def analyze(
-    scan_dir: Annotated[str, typer.Argument(metavar="DIR", show_default=False,
-                                            help="The output of fleet scan (a path or a URI Spark reads).")],
-    sources: Annotated[Optional[list[str]], typer.Argument(
-        metavar="[SOURCE]...", show_default=False,
-        help="A cluster state (anything cluster-state reads) naming each partition's leader.")] = None,
-    leaders: Annotated[Optional[str], typer.Option(
-        "--leaders", metavar="FILE",
-        help='Leaders as JSON: {"partitions":[{"topic":"t","partition":0,"leader":3},...]}.')] = None,
-    at_zxid: Annotated[Optional[str], typer.Option("--at-zxid", metavar="ZXID",
-                                                   help="ZooKeeper SOURCE: replay up to this zxid.")] = None,
-    at_offset: Annotated[Optional[str], typer.Option("--at-offset", metavar="OFFSET",
-                                                     help="KRaft SOURCE: replay up to this offset.")] = None,
+    scan_dir: Annotated[str, typer.Argument(metavar="DIR", show_default=False, help="The output of fleet scan (a path or a URI Spark reads).")],
+    sources: SourcesArgument = None,
+    leaders: LeadersOption = None,
+    at_zxid: AtZxidOption = None,
+    at_offset: AtOffsetOption = None,
     chroot: ChrootOption = None,
-    protocol: Annotated[str, typer.Option("--protocol", metavar="hw|kip101|kip279|diverging-epoch|auto",
-                                          callback=_protocol,
-                                          help="Truncation protocol generation; auto picks it from --kafka-version.")]
-    = AUTO,
+    protocol: ProtocolOption = AUTO,
     kafka_version: KafkaVersionOption = None,
     master: MasterOption = None,
     conf: ConfOption = None,
@@ -188,44 +273,124 @@ def analyze(
     prints it), and a fleet_partition object with the committed data at risk.
     The leader comes from a cluster state SOURCE, from --leaders, or else is the replica with the
     highest (last epoch, log end offset), and each result says which. Results also go to DIR/analysis
-    as Parquet; text output ranks the worst partitions. A scan whose tables are not marked complete
+    as Parquet; text output ranks the worst partitions. Local tables of less than 8 MiB (a scan of
+    some 8 GB) are analysed in this process, without starting Spark (--master, --conf and
+    --spark-log then have nothing to act on); larger ones in one Spark job; tables at a URI are
+    read, and the analysis written, by Spark. A scan whose tables are not marked complete
     (_SUCCESS: an interrupted scan) is refused.
 
     Exit status: 0 no committed data at risk, no divergence and no damage, 1 some partition would
     lose committed data, has divergent replicas or an error finding in a replica's log, 2 bad usage or unreadable input (no java on PATH or no fleet
     extra included), 3 internal error.
     """
-    from kreplica.analysis.replication.truncation import resolve_protocol
     from kreplica.cli.progress import fleet_progress
     from kreplica.pipeline import analyze as pipeline
+    from kreplica.pipeline.analyze_run import analyze_at_uri, analyze_in_driver, analyze_on_spark, runs_in_driver
     from kreplica.pipeline.hadoop_files import HadoopFiles
     from kreplica.pipeline.job_progress import jobs_done
     from kreplica.pipeline.remote import is_remote
     from kreplica.pipeline.session import spark_session
+
+    log = _spark_log(spark_log, debug)
+    spark_conf = _conf(conf)
+    _require_local(scan_dir)
+    if is_remote(scan_dir):
+        facts, settings = _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol, kafka_version)
+        fmt = resolve_format(output_format)
+        with fleet_progress(not log.shown) as display, spark_session(master, conf=spark_conf, log=log) as spark:
+            pipeline.check_scan_dir(scan_dir, HadoopFiles(spark))  # once Spark, whose connectors read it, has started
+            if display is not None:
+                display.watch(partial(jobs_done, spark))
+            return _print_analysis(analyze_at_uri(spark, scan_dir, facts, settings, progress=_job(display)), fmt)
+    scan_dir = _local(scan_dir)
+    pipeline.check_scan_dir(scan_dir)
+    facts, settings = _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol, kafka_version)
+    fmt = resolve_format(output_format)
+    if runs_in_driver(scan_dir):
+        analyze_in_driver(scan_dir, facts, settings)
+    else:
+        with fleet_progress(not log.shown) as display, spark_session(master, conf=spark_conf, log=log) as spark:
+            if display is not None:
+                display.watch(partial(jobs_done, spark))
+            analyze_on_spark(spark, scan_dir, facts, settings, progress=_job(display))
+    return _print_analysis(_written_analysis(scan_dir), fmt)
+
+
+@app.command("run", cls=FleetCommand, short_help="fleet scan, then fleet analyze of its tables, in one Spark session.")
+@runs_command
+def run(
+    root: RootArgument,
+    sources: SourcesArgument = None,
+    out: OutOption = ...,
+    master: MasterOption = None,
+    records: RecordsOption = False,
+    payloads: PayloadsOption = False,
+    leaders: LeadersOption = None,
+    at_zxid: AtZxidOption = None,
+    at_offset: AtOffsetOption = None,
+    chroot: ChrootOption = None,
+    protocol: ProtocolOption = AUTO,
+    kafka_version: KafkaVersionOption = None,
+    conf: ConfOption = None,
+    spark_log: SparkLogOption = None,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """fleet scan ROOT --out DIR, then fleet analyze DIR [SOURCE]..., with Spark started once for
+    both: the fleet_scan object, then every object fleet analyze prints (text: the scan's line,
+    then the ranking). The tables, the options and the meaning of each object are those of the two
+    commands (see them); so is the choice to analyse small tables in this process.
+
+    Exit status: 0 no damage found, no committed data at risk and no divergence, 1 any of them, 2
+    bad usage or unreadable input (no java on PATH or no fleet extra included), 3 internal error.
+    """
+    from kreplica.cli.progress import fleet_progress
+    from kreplica.pipeline.analyze_run import analyze_at_uri, analyze_in_driver, analyze_on_spark, runs_in_driver
+    from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
 
-    proto, version = resolve_protocol(protocol, kafka_version)
-    log = _spark_log(spark_log, debug)
-    _require_local(scan_dir)
-    remote_dir = is_remote(scan_dir)
-    if not remote_dir:
-        pipeline.check_scan_dir(scan_dir)
-    facts, facts_source = _facts(sources, leaders, at_zxid, at_offset, chroot)
+    job = _scan_job(root, out, records, payloads, conf, spark_log, debug)
+    facts, settings = _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol, kafka_version)
     fmt = resolve_format(output_format)
-    with fleet_progress(not log.shown) as display, spark_session(master, conf=_conf(conf), log=log) as spark:
-        if remote_dir:  # checked once Spark, whose connectors read it, has started
-            pipeline.check_scan_dir(scan_dir, HadoopFiles(spark))
-        if display is not None:
-            display.watch(partial(jobs_done, spark))
-        rows = pipeline.run_analysis_tables(spark, scan_dir, facts=facts, facts_source=facts_source,
-                                            protocol=proto, kafka_version=version,
-                                            render=partial(report.partition_objects, kafka_version=version),
-                                            progress=display.job if display is not None else None)
-        summary, worst = report.emit_analysis(rows, fmt, top=TOP)
+    scan_dir = str(job.plan.out)
+    _note_break_even(job.plan, master)
+    with fleet_progress(not job.log.shown) as display, \
+            spark_session(master, conf=job.conf, log=job.log, **job.plan.session_options) as spark:
+        totals = _run_scan(spark, job, display)
+        scanned = report.scan_object(out, totals)
+        if job.plan.remote_out:
+            if fmt.value == "text":
+                report.render_scan(scanned, text_console())
+            status = _print_analysis(analyze_at_uri(spark, scan_dir, facts, settings, progress=_job(display)), fmt,
+                                     leading=(scanned,))
+            return ExitCode.PROBLEMS if totals.errors else status
+        in_driver = runs_in_driver(scan_dir)
+        if not in_driver:
+            analyze_on_spark(spark, scan_dir, facts, settings, progress=_job(display))
+    if in_driver:
+        analyze_in_driver(scan_dir, facts, settings)
     if fmt.value == "text":
-        report.render_ranking(worst, summary, text_console())
-    bad = summary["committed_loss_partitions"] or summary["divergent_partitions"] or summary["damaged_partitions"]
-    return ExitCode.PROBLEMS if bad else ExitCode.OK
+        report.render_scan(scanned, text_console())
+    status = _print_analysis(_written_analysis(scan_dir), fmt, leading=(scanned,))
+    return ExitCode.PROBLEMS if totals.errors else status
+
+
+def _job(display):
+    """Where a job tells the progress display what it covers (nowhere without one)."""
+    return display.job if display is not None else None
+
+
+def _local(path: str) -> str:
+    """A local path given as a path or a ``file://`` URI, as a path."""
+    from kreplica.pipeline.layout import local_path
+
+    return str(local_path(path))
+
+
+def _written_analysis(scan_dir: str) -> Iterator[tuple[dict, ...]]:
+    from kreplica.pipeline.analysis_tables import iter_partition_objects
+
+    return iter_partition_objects(scan_dir)
 
 
 def _require_local(root: str) -> None:

@@ -200,6 +200,10 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             f"kreplica fleet scan {_THREE} --out /tmp/tables",
             "kreplica fleet analyze /tmp/tables -f text", exit_code=1),
     ),
+    "fleet run": (
+        _ex("Scan and analyse with one start of Spark: the scan's line, then the partitions at risk.",
+            f"kreplica fleet run {_THREE} --out /tmp/run-tables -f text", exit_code=1),
+    ),
 }
 
 

@@ -4,9 +4,11 @@ Spark tasks (``local[*]`` by default, a cluster by ``--master``). Needs the ``fl
 Spark or Parquet modules.
 
 * ``layout``: where a fleet's evidence lies (``ROOT/<broker>/<logdir>/<topic>-<partition>/``);
-* ``session``: the Spark session a fleet job runs in, its memory and ``--conf`` settings, how much
-  of Spark's log shows (``log4j2.properties``), Ctrl-C;
+* ``session``: the Spark context a fleet job runs in (its SQL session made only when used), its
+  memory and ``--conf`` settings, how much of Spark's log shows (``log4j2.properties``), Ctrl-C;
 * ``jvm_output``: the driver JVM's stdout and stderr, kept off the terminal unless asked for;
+* ``jvm_archive``: the driver JVM's class-data-sharing archive, made by a first run and kept in
+  kreplica's cache directory, which halves Spark's start;
 * ``job_progress``: what each Spark job covers and how far the running ones are, for the
   commands' progress display;
 * ``tables``: one Arrow schema per Parquet table, and rows ↔ model values;
@@ -32,5 +34,9 @@ Spark or Parquet modules.
 * ``remote_scan``: the scan's stages on such evidence (fetched small files, segments in memory);
 * ``remote_ranges``: large remote segments read in ranges into a sparse file on the executor's
   disk, never held whole;
-* ``analyze``: ``fleet analyze``: per partition, the single-partition analyses on rebuilt logs.
+* ``analyze``: ``fleet analyze``: per partition, the single-partition analyses on rebuilt logs;
+* ``analysis_tables``: the scan's rows gathered by partition, and the analysis tables written,
+  published and read back for the output;
+* ``analyze_run``: ``fleet analyze`` in the driver for small tables, else as one Spark job;
+* ``break_even``: below what evidence the single-partition commands answer sooner than the fleet.
 """

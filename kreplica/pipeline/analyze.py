@@ -1,20 +1,21 @@
 """``fleet analyze``: per partition, across its replicas, the analyses of the single-partition
 commands, run on partition logs rebuilt from the scan's table rows.
 
-Spark groups the ``replicas``, ``segments``, ``batches``, ``markers`` and ``findings`` tables by
-topic-partition;
-each group becomes one :class:`~kreplica.model.partition_log.PartitionLog` per replica
-(:func:`~kreplica.pipeline.tables.replica_log_from_rows`) and is handed to the same ``analysis/``
+The ``replicas``, ``segments``, ``batches``, ``markers`` and ``findings`` rows of a partition
+(gathered in the driver or by a Spark job, :mod:`.analyze_run`) become one
+:class:`~kreplica.model.partition_log.PartitionLog` per replica
+(:func:`~kreplica.pipeline.tables.replica_log_from_rows`), handed to the same ``analysis/``
 functions ``epochs``, ``truncate-plan`` and ``diverge`` call, with replicas in broker-id order;
 where a follower's truncation loses records, the groups' committed offsets in the partition (the
-scan's ``group_offsets`` rows, :func:`~kreplica.pipeline.scan_groups.committed_by_partition`)
-give its consumer impact, as ``truncate-plan`` gives it.
+scan's ``group_offsets`` rows, :func:`read_committed`) give its consumer impact, as
+``truncate-plan`` gives it.
 Where two replicas' batches differ, ``diverge``'s analysis reads those batches' records from the
 segment files the rows name; where that evidence is not readable from the task (remote URIs,
 another machine, a changed copy) the ranges are ``batches_differ`` and a note says why.
 Each partition yields a :class:`PartitionAnalysis` of those commands' values, which the report
 layer turns into the objects they print (passed in as ``render``, so the pipeline never imports
-``report/``); the driver streams them partition by partition.
+``report/``) and written to the analysis tables (:mod:`.analysis_tables`), from which the
+command prints them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from kreplica.analysis.replication.truncation import TruncationPlan, plan_trunca
 from kreplica.model.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, Protocol
 from kreplica.pipeline.hadoop_files import LocalFiles, join_uri
-from kreplica.pipeline.job_progress import JobAnnouncer, JobWork, announce
 from kreplica.pipeline.tables import replica_log_from_rows
 
 LEADER_FROM_LEADERS_FILE = "leaders file"
@@ -212,7 +212,7 @@ def partition_row(analysis: PartitionAnalysis) -> tuple:
 def run_partitions(groups: Iterator, facts: Mapping, facts_source: str | None, protocol: Protocol,
                    kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object],
                    committed: Mapping[tuple[str, int], Sequence[CommittedOffset]] | None = None) -> Iterator[tuple]:
-    """Spark task body: per ``((topic, partition), (replicas, segments, batches, markers,
+    """Per ``((topic, partition), (replicas, segments, batches, markers,
     findings))`` group, the :func:`partition_row` and ``render`` of its :class:`PartitionAnalysis`
     (``committed``: the groups' committed offsets by partition)."""
     committed = committed or {}
@@ -224,29 +224,10 @@ def run_partitions(groups: Iterator, facts: Mapping, facts_source: str | None, p
         yield partition_row(analysis), render(analysis)
 
 
-def run_analyze(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], object],
-                committed: Mapping[tuple[str, int], Sequence[CommittedOffset]] | None = None):
-    """The RDD of ``(partition_row(analysis), render(analysis))``, one per partition, in topic and
-    partition order (``committed``: :func:`read_committed`)."""
-    def keyed(table: str):
-        return (spark.read.parquet(join_uri(scan_dir, table)).where("topic IS NOT NULL").rdd
-                .map(lambda row: ((row["topic"], row["partition"]), row.asDict(recursive=True))))
-
-    sc = spark.sparkContext
-    sc.setJobDescription("kreplica fleet analyze")
-    facts_b = sc.broadcast(dict(facts))
-    committed_b = sc.broadcast(dict(committed or {}))
-    grouped = keyed("replicas").groupWith(keyed("segments"), keyed("batches"), keyed("markers"), keyed("findings"))
-    return (grouped.filter(lambda kv: len(kv[1][0]) > 0).sortByKey()
-            .mapPartitions(lambda it: run_partitions(it, facts_b.value, facts_source, protocol, kafka_version, render,
-                                                     committed_b.value)))
-
-
-def read_committed(spark, scan_dir: str) -> dict[tuple[str, int], tuple[CommittedOffset, ...]]:
+def read_committed(scan_dir: str, spark=None) -> dict[tuple[str, int], tuple[CommittedOffset, ...]]:
     """The groups' committed offsets by partition from the scan's ``group_offsets`` table (none
     when the scan predates it), read on the driver: a row per group and partition (with Arrow,
-    or through Spark for a URI)."""
+    or through ``spark`` for a URI)."""
     from kreplica.pipeline.remote import is_remote
     from kreplica.pipeline.scan_groups import committed_by_partition
     from kreplica.pipeline.tables import SUCCESS_MARKER
@@ -292,53 +273,3 @@ ANALYSIS_PARTITIONS = (("topic", "string"), ("partition", "int"), ("leader_broke
                        ("offline", "boolean"), ("under_min_isr", "boolean"))
 #: ``DIR/analysis/objects``: every object ``fleet analyze`` prints, as JSON, by partition
 ANALYSIS_OBJECTS = (("topic", "string"), ("partition", "int"), ("type", "string"), ("object", "string"))
-
-
-def _partition_count(spark, scan_dir: str) -> int:
-    """How many partitions the ``replicas`` table names (read with Arrow, or Spark for a URI)."""
-    from kreplica.pipeline.remote import is_remote
-
-    replicas = join_uri(scan_dir, "replicas")
-    if is_remote(scan_dir):
-        return spark.read.parquet(replicas).select("topic", "partition").distinct().count()
-    import pyarrow.parquet as pq
-
-    keys = pq.read_table(replicas, columns=["topic", "partition"])
-    return keys.group_by(["topic", "partition"]).aggregate([]).num_rows
-
-
-def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
-    return ", ".join(f"{name} {kind}" for name, kind in columns)
-
-
-def run_analysis_tables(spark, scan_dir: str, *, facts: Mapping, facts_source: str | None, protocol: Protocol,
-                        kafka_version: KafkaVersion, render: Callable[[PartitionAnalysis], tuple[dict, ...]],
-                        progress: JobAnnouncer = None) -> Iterator[tuple[dict, ...]]:
-    """Run the analysis, write ``DIR/analysis/objects`` (:data:`ANALYSIS_OBJECTS`) and
-    ``DIR/analysis/partitions`` (:data:`ANALYSIS_PARTITIONS`) with Spark's writer (which marks each
-    complete with ``_SUCCESS``), and stream each partition's rendered objects to the driver, one
-    partition at a time; ``progress`` is told how many partitions there are."""
-    import json
-
-    from pyspark import StorageLevel
-
-    announce(progress, JobWork("partitions", partitions=_partition_count(spark, scan_dir)))
-
-    results = run_analyze(spark, scan_dir, facts=facts, facts_source=facts_source, protocol=protocol,
-                          kafka_version=kafka_version, render=render,
-                          committed=read_committed(spark, scan_dir)).persist(StorageLevel.MEMORY_AND_DISK)
-    out = join_uri(scan_dir, "analysis")
-
-    def object_rows(result):
-        row, objs = result
-        return [(row[0], row[1], o["type"], json.dumps(o, separators=(",", ":"))) for o in objs]
-
-    spark.createDataFrame(results.flatMap(object_rows), _ddl(ANALYSIS_OBJECTS)).write.mode("overwrite") \
-        .parquet(join_uri(out, "objects"))
-    spark.createDataFrame(results.map(lambda result: result[0]), _ddl(ANALYSIS_PARTITIONS)).write.mode("overwrite") \
-        .parquet(join_uri(out, "partitions"))
-    try:
-        for _, objs in results.toLocalIterator():
-            yield objs
-    finally:
-        results.unpersist()

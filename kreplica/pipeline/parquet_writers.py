@@ -22,10 +22,11 @@ _SCHEMAS = {**tables.TABLES, "_checks": tables.FINDINGS}
 
 
 class TableWriter:
-    """Rows of one table, written as one Parquet file in row groups of :data:`ROW_GROUP` rows."""
+    """Rows of one table, written as one Parquet file in row groups of :data:`ROW_GROUP` rows
+    (``schema``: a table other than the scan's)."""
 
-    def __init__(self, out: Path, table: str, part: str, relabel=None) -> None:
-        self.schema = _SCHEMAS[table]
+    def __init__(self, out: Path, table: str, part: str, relabel=None, schema: pa.Schema | None = None) -> None:
+        self.schema = _SCHEMAS[table] if schema is None else schema
         self.path = out / table / f"part-{part}.parquet"
         self._rows: list[tuple] = []
         self._writer: pq.ParquetWriter | None = None

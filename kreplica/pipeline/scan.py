@@ -26,8 +26,11 @@ with the files fetched through Spark (:mod:`.remote_scan`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
+from typing import TypeVar
 
 from kreplica.formats.mapped import EvidenceError
 from kreplica.pipeline import remote, remote_scan, tables
@@ -53,14 +56,17 @@ def prepare_output(out: str) -> Path:
     return path
 
 
-def _balanced(stretches: list[Stretch], slices: int) -> list[list[Stretch]]:
+T = TypeVar("T")
+
+
+def balanced(items: list[T], slices: int, size: Callable[[T], int] = attrgetter("size")) -> list[list[T]]:
     """Work dealt largest first to the least loaded slice (longest-processing-time first)."""
-    bins: list[list[Stretch]] = [[] for _ in range(slices)]
+    bins: list[list[T]] = [[] for _ in range(slices)]
     loads = [0] * slices
-    for item in sorted(stretches, key=lambda s: -s.size):
+    for item in sorted(items, key=lambda s: -size(s)):
         i = loads.index(min(loads))
         bins[i].append(item)
-        loads[i] += item.size
+        loads[i] += size(item)
     return [b for b in bins if b]
 
 
@@ -120,12 +126,20 @@ class ScanPlan:
     remote: bool = False
 
     @property
+    def remote_out(self) -> bool:
+        """Whether the tables go to a URI (Spark's writer writes them) rather than a local directory."""
+        return not isinstance(self.out, Path)
+
+    @property
     def session_options(self) -> dict:
         """How :func:`~kreplica.pipeline.session.spark_session` should start Spark for this scan:
-        for local evidence the JVM only schedules (a light driver); for remote evidence it reads
-        every file whole for the tasks, so it keeps the optimising compiler and the default
-        collector, and gets room for the files in flight (:data:`remote.TASK_HEAP` a task)."""
-        return {"light_driver": False, "task_heap": remote.TASK_HEAP} if self.remote else {"light_driver": True}
+        for local evidence into a local directory the JVM only schedules (a light driver); for
+        remote evidence it reads the files for the tasks, so it keeps the optimising compiler and
+        the default collector, and gets room for the files in flight (:data:`remote.TASK_HEAP` a
+        task); into a URI it keeps the compiler for Spark's writer."""
+        if self.remote:
+            return {"light_driver": False, "task_heap": remote.TASK_HEAP}
+        return {"light_driver": not self.remote_out}
 
 
 def plan_scan(root: str, out: str) -> ScanPlan:
@@ -159,7 +173,7 @@ def run_scan(spark, plan: ScanPlan, *, records: bool = False, payloads: bool = F
             return []
         announce(progress, JobWork(what, len({s.files.log for s in stretches}), sum(s.size for s in stretches),
                                    len({s.key[2:] for s in stretches})))
-        slices = _balanced(stretches, min(len(stretches), tasks))
+        slices = balanced(stretches, min(len(stretches), tasks))
         sc.setJobDescription(f"kreplica fleet scan: {what}")
         return output.run(sc.parallelize(slices, len(slices)), lambda out, i, it: scan_segments(
             out, records, payloads, i, (s for group in it for s in group)))

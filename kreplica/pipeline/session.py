@@ -25,6 +25,7 @@ from importlib import resources
 
 from kreplica.formats.errors import FormatError
 from kreplica.formats.mapped import EvidenceError
+from kreplica.pipeline.jvm_archive import archive_options
 from kreplica.pipeline.jvm_output import JVM_OUTPUT
 
 DEFAULT_MASTER = "local[*]"
@@ -89,15 +90,18 @@ class SparkLog:
 
 
 def driver_java_options(conf: Mapping[str, str], log: SparkLog, configuration: str, *,
-                        light_driver: bool) -> str | None:
+                        light_driver: bool, archive: str | None = None) -> str | None:
     """``spark.driver.extraJavaOptions`` for a JVM kreplica starts: the log4j2 configuration and
-    level, then :data:`LIGHT_DRIVER_JVM` when ``light_driver`` and the user set no Java options,
-    then the user's own (``--conf``), which win where they say the same. ``None`` when
+    level, the class-data-sharing ``archive``'s options (:mod:`.jvm_archive`), then
+    :data:`LIGHT_DRIVER_JVM` when ``light_driver`` and the user set no Java options, then the
+    user's own (``--conf``), which win where they say the same. ``None`` when
     ``PYSPARK_SUBMIT_ARGS`` sets them: the user's environment is in charge."""
     if _JAVA_OPTIONS in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
         return None
     quoted = configuration.replace("\\", "\\\\").replace('"', '\\"')
     options = [f'"-Dlog4j2.configurationFile={quoted}"', f"-Dkreplica.spark.log={log.level}"]
+    if archive:
+        options.append(archive)
     user = conf.get(_JAVA_OPTIONS)
     if user:
         options.append(user)
@@ -116,7 +120,8 @@ def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"
     user set ``spark.driver.memory``; ``conf`` is Spark configuration given on the command line
     (``--conf``), which wins over the defaults here; ``log`` is how much of Spark's output
     reaches stderr (:class:`SparkLog`, :mod:`.jvm_output`). Spark's console progress bar is off:
-    the commands show their own.
+    the commands show their own. Yields a :class:`FleetSpark` (Spark's context; its SQL session
+    made when first used).
 
     Ctrl-C raises :class:`KeyboardInterrupt` wherever the driver is (PySpark's own handler would
     call the JVM from inside the call it interrupts, and print tracebacks), Spark is stopped, and
@@ -126,36 +131,30 @@ def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"
     require_java()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder
+    settings: dict[str, str] = {}
     launched_here = "PYSPARK_GATEWAY_PORT" not in os.environ  # not by spark-submit
-    if master is not None:
-        builder = builder.master(master)
-    elif launched_here:
-        builder = builder.master(DEFAULT_MASTER)
+    if master is not None or launched_here:
+        settings["spark.master"] = master or DEFAULT_MASTER
     conf = dict(conf or {})
     resolved = master or DEFAULT_MASTER
     if task_heap and launched_here and local_cores(resolved) and "spark.driver.memory" not in conf and \
             "spark.driver.memory" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
-        builder = builder.config("spark.driver.memory", local_heap(resolved, task_heap))
-    builder = (builder.appName(app_name)
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "16")
-               .config("spark.python.worker.reuse", "true"))
+        settings["spark.driver.memory"] = local_heap(resolved, task_heap)
+    settings.update({"spark.app.name": app_name, "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                     "spark.python.worker.reuse": "true"})
     with ExitStack() as stack:
         if launched_here:
             configuration = stack.enter_context(resources.as_file(resources.files(__package__) / LOG4J2_CONFIGURATION))
-            options = driver_java_options(conf, log, str(configuration), light_driver=light_driver)
+            archive = archive_options() if _starts_jvm() else None
+            options = driver_java_options(conf, log, str(configuration), light_driver=light_driver, archive=archive)
             if options is not None:
                 conf[_JAVA_OPTIONS] = options
-        for key, value in conf.items():
-            builder = builder.config(key, value)
+        settings.update(conf)
         if not log.shown:
             stack.enter_context(_py4j_logs_dropped())
         interrupts = stack.enter_context(_interrupts())
-        spark = _start(builder, launched_here, log)
+        spark = _start(settings, launched_here, log)
         interrupts.install(deferred=False)  # over PySpark's, which its context put in while starting
         try:
             if interrupts.fired:  # Ctrl-C while Spark started
@@ -172,22 +171,54 @@ def spark_session(master: str | None = None, *, app_name: str = "kreplica fleet"
             _stop(spark)
 
 
-def _start(builder, launched_here: bool, log: SparkLog):
-    """The session, its JVM's output caught while it starts (:mod:`.jvm_output`) when kreplica
+def _start(settings: Mapping[str, str], launched_here: bool, log: SparkLog) -> FleetSpark:
+    """Spark's context, its JVM's output caught while it starts (:mod:`.jvm_output`) when kreplica
     starts the JVM; a start cut short (Ctrl-C) stops what it began."""
-    from pyspark import SparkContext
+    from pyspark import SparkConf, SparkContext
 
     JVM_OUTPUT.show = log.shown
-    # NOTE: PySpark keeps one JVM per process (a later session reuses it, and its output pipe)
-    starts_jvm = launched_here and getattr(SparkContext, "_gateway", None) is None
+    starts_jvm = launched_here and _starts_jvm()
     try:
         with JVM_OUTPUT.launching() if starts_jvm else nullcontext():
-            spark = builder.getOrCreate()
+            context = SparkContext.getOrCreate(SparkConf().setAll(settings.items()))
     except BaseException:
         _stop(SparkContext._active_spark_context)
         raise
-    spark.sparkContext.setLogLevel(log.level)
-    return spark
+    context.setLogLevel(log.level)
+    return FleetSpark(context)
+
+
+class FleetSpark:
+    """What a fleet command runs on: Spark's context at once, and Spark SQL's session only when
+    first asked for (``spark.read``, ``spark.createDataFrame``, ... any other attribute of a
+    ``SparkSession``). The fleet's jobs run on the context alone, and making the session takes
+    about 2 s of Spark's start here (``bench/README.md``)."""
+
+    def __init__(self, context) -> None:
+        self.sparkContext = context
+        self._session = None
+
+    @property
+    def _jvm(self):
+        return self.sparkContext._jvm
+
+    def stop(self) -> None:
+        self.sparkContext.stop()
+
+    def __getattr__(self, name: str):
+        if self._session is None:
+            from pyspark.sql import SparkSession
+
+            self._session = SparkSession.builder.getOrCreate()  # on the running context, with its settings
+        return getattr(self._session, name)
+
+
+def _starts_jvm() -> bool:
+    """Whether the next session starts a JVM: PySpark keeps one per process (a later session
+    reuses it, its options and its output pipe)."""
+    from pyspark import SparkContext
+
+    return getattr(SparkContext, "_gateway", None) is None
 
 
 def _stop(spark) -> None:

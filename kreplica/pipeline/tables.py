@@ -14,7 +14,7 @@ and ``compression`` and ``timestamp_type`` as the words inspect-log's JSON gives
 (the decoded marker of each control batch, ``control_type`` a word too), ``findings`` and, with
 ``--records``, ``records``; ``group_offsets`` and ``transactions`` (the committed offsets and
 transactional ids of the ``__consumer_offsets`` and ``__transaction_state`` replicas,
-:mod:`~kreplica.pipeline.scan_groups`). Their columns are in ``kreplica/pipeline/TABLES.md``.
+:mod:`~kreplica.pipeline.scan_groups`). Their columns are documented in the README ("The fleet's tables").
 """
 
 from __future__ import annotations

@@ -101,12 +101,15 @@ def _yes_no(value: bool | None) -> str:
     return "?" if value is None else ("[red]yes[/]" if value else "no")
 
 
-def emit_analysis(results, fmt, *, top: int) -> tuple[dict, list[dict]]:
-    """Stream every partition's objects (machine formats), then a ``fleet_summary``; returns the
-    summary and the ``top`` worst ``fleet_partition`` objects (all that is kept in memory)."""
+def emit_analysis(results, fmt, *, top: int, leading: tuple[dict, ...] = ()) -> tuple[dict, list[dict]]:
+    """Stream every partition's objects (machine formats), after ``leading`` (``fleet run``'s
+    ``fleet_scan``), then a ``fleet_summary``; returns the summary and the ``top`` worst
+    ``fleet_partition`` objects (all that is kept in memory)."""
     from kreplica.report.output import Emitter, OutputFormat
 
     emitter = Emitter(fmt) if fmt is not OutputFormat.text else None
+    for o in leading if emitter is not None else ():
+        emitter.emit(o)
     worst: list[dict] = []
     rows = {"partitions": 0, "committed_loss_partitions": 0, "committed_loss_records": 0, "divergent_partitions": 0,
             "damaged_partitions": 0}

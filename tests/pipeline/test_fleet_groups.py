@@ -111,3 +111,18 @@ def test_tables_at_a_uri_hold_the_same_groups_and_analyze_reads_them_there(fleet
     at_uri = run("fleet", "analyze", "viewfs://fleet/tables", "--master", "local[1]", *conf)
     impacts = [o for o in at_uri if o["type"] == "consumer_impact"]
     assert impacts == [o for o in objs if o["type"] == "consumer_impact"] and len(impacts) == 6
+
+
+def test_fleet_run_into_a_uri_prints_what_scan_and_analyze_print(fleet, tmp_path) -> None:
+    """``fleet run --out`` a URI: Spark's writer writes the tables and the analysis, and the
+    objects are those of ``fleet scan`` then ``fleet analyze`` of a local directory."""
+    evidence, _, objs = fleet
+    conf = [arg for c in (f"spark.hadoop.fs.viewfs.mounttable.fleet.link./run=file://{tmp_path / 'run'}",
+                          "spark.hadoop.fs.viewfs.impl.disable.cache=true") for arg in ("--conf", c)]
+    result = CliRunner().invoke(app, ["fleet", "run", str(evidence), "--out", "viewfs://fleet/run", "--master",
+                                      "local[1]", *conf, "-f", "ndjson"])
+    assert result.exit_code == 1, result.output   # orders-0's replicas diverge
+    scanned, *analysed = [json.loads(line) for line in result.stdout.splitlines()]
+    assert scanned["type"] == "fleet_scan" and scanned["out"] == "viewfs://fleet/run"
+    assert analysed == objs
+    assert all((tmp_path / "run" / "analysis" / t / "_SUCCESS").is_file() for t in ("objects", "partitions"))
