@@ -576,7 +576,7 @@ def main() -> int:
           "for a quarter of it")
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d")
-    out = RESULTS / f"fleet-{stamp}.json"
+    out = RESULTS / f"fleet-{stamp}{LABEL}.json"
     out.write_text(json.dumps({"machine": platform.platform(), "cores": os.cpu_count(), "fleet_bytes": data_bytes,
                                "replicas": len(replicas), "results": report}, indent=2) + "\n")
     print(f"written {out}")
