@@ -4,7 +4,7 @@ fleet-wide on Apache Spark (embedded local mode by default, a cluster with ``--m
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from importlib.util import find_spec
@@ -251,7 +251,8 @@ def _print_analysis(objects: Iterable[tuple[dict, ...]], fmt, leading: tuple[dic
              short_help="Per partition across its replicas: epochs, truncation, divergence, loss at risk.")
 @runs_command
 def analyze(
-    scan_dir: Annotated[str, typer.Argument(metavar="DIR", show_default=False, help="The output of fleet scan (a path or a URI Spark reads).")],
+    scan_dir: Annotated[str, typer.Argument(metavar="DIR", show_default=False,
+                                            help="The output of fleet scan (a path or a URI Spark reads).")],
     sources: SourcesArgument = None,
     leaders: LeadersOption = None,
     at_zxid: AtZxidOption = None,
@@ -285,6 +286,7 @@ def analyze(
     """
     from kreplica.cli.progress import fleet_progress
     from kreplica.pipeline import analyze as pipeline
+    from kreplica.pipeline.analysis_tables import iter_partition_objects
     from kreplica.pipeline.analyze_run import analyze_at_uri, analyze_in_driver, analyze_on_spark, runs_in_driver
     from kreplica.pipeline.hadoop_files import HadoopFiles
     from kreplica.pipeline.job_progress import jobs_done
@@ -294,18 +296,18 @@ def analyze(
     log = _spark_log(spark_log, debug)
     spark_conf = _conf(conf)
     _require_local(scan_dir)
-    if is_remote(scan_dir):
-        facts, settings = _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol, kafka_version)
-        fmt = resolve_format(output_format)
+    at_uri = is_remote(scan_dir)
+    if not at_uri:
+        scan_dir = _local(scan_dir)
+        pipeline.check_scan_dir(scan_dir)
+    facts, settings = _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol, kafka_version)
+    fmt = resolve_format(output_format)
+    if at_uri:
         with fleet_progress(not log.shown) as display, spark_session(master, conf=spark_conf, log=log) as spark:
             pipeline.check_scan_dir(scan_dir, HadoopFiles(spark))  # once Spark, whose connectors read it, has started
             if display is not None:
                 display.watch(partial(jobs_done, spark))
             return _print_analysis(analyze_at_uri(spark, scan_dir, facts, settings, progress=_job(display)), fmt)
-    scan_dir = _local(scan_dir)
-    pipeline.check_scan_dir(scan_dir)
-    facts, settings = _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol, kafka_version)
-    fmt = resolve_format(output_format)
     if runs_in_driver(scan_dir):
         analyze_in_driver(scan_dir, facts, settings)
     else:
@@ -313,7 +315,7 @@ def analyze(
             if display is not None:
                 display.watch(partial(jobs_done, spark))
             analyze_on_spark(spark, scan_dir, facts, settings, progress=_job(display))
-    return _print_analysis(_written_analysis(scan_dir), fmt)
+    return _print_analysis(iter_partition_objects(scan_dir), fmt)
 
 
 @app.command("run", cls=FleetCommand, short_help="fleet scan, then fleet analyze of its tables, in one Spark session.")
@@ -345,6 +347,7 @@ def run(
     bad usage or unreadable input (no java on PATH or no fleet extra included), 3 internal error.
     """
     from kreplica.cli.progress import fleet_progress
+    from kreplica.pipeline.analysis_tables import iter_partition_objects
     from kreplica.pipeline.analyze_run import analyze_at_uri, analyze_in_driver, analyze_on_spark, runs_in_driver
     from kreplica.pipeline.session import spark_session
     from kreplica.report import fleet as report
@@ -358,20 +361,24 @@ def run(
             spark_session(master, conf=job.conf, log=job.log, **job.plan.session_options) as spark:
         totals = _run_scan(spark, job, display)
         scanned = report.scan_object(out, totals)
-        if job.plan.remote_out:
-            if fmt.value == "text":
-                report.render_scan(scanned, text_console())
-            status = _print_analysis(analyze_at_uri(spark, scan_dir, facts, settings, progress=_job(display)), fmt,
-                                     leading=(scanned,))
-            return ExitCode.PROBLEMS if totals.errors else status
+        if job.plan.remote_out:  # streamed from Spark as the analysis runs
+            return _print_run(scanned, totals, analyze_at_uri(spark, scan_dir, facts, settings,
+                                                              progress=_job(display)), fmt)
         in_driver = runs_in_driver(scan_dir)
         if not in_driver:
             analyze_on_spark(spark, scan_dir, facts, settings, progress=_job(display))
     if in_driver:
         analyze_in_driver(scan_dir, facts, settings)
+    return _print_run(scanned, totals, iter_partition_objects(scan_dir), fmt)
+
+
+def _print_run(scanned: dict, totals, objects: Iterable[tuple[dict, ...]], fmt) -> ExitCode:
+    """What ``fleet run`` prints: the scan's object, then the analysis; its exit status."""
+    from kreplica.report import fleet as report
+
     if fmt.value == "text":
         report.render_scan(scanned, text_console())
-    status = _print_analysis(_written_analysis(scan_dir), fmt, leading=(scanned,))
+    status = _print_analysis(objects, fmt, leading=(scanned,))
     return ExitCode.PROBLEMS if totals.errors else status
 
 
@@ -385,12 +392,6 @@ def _local(path: str) -> str:
     from kreplica.pipeline.layout import local_path
 
     return str(local_path(path))
-
-
-def _written_analysis(scan_dir: str) -> Iterator[tuple[dict, ...]]:
-    from kreplica.pipeline.analysis_tables import iter_partition_objects
-
-    return iter_partition_objects(scan_dir)
 
 
 def _require_local(root: str) -> None:
