@@ -2,7 +2,7 @@
 
     python bench/bench_reassign.py [--runs 3] [--skip-large]
 
-Layouts are built with Kafka's own placement (tests/analysis/reassignment_shapes.py):
+Layouts are built with Kafka's own placement (tests/builders/reassignment_shapes.py):
 
 * 12 brokers balanced (1,200 partitions, RF 3): rebalance;
 * 12 brokers skewed after 6 were added (1,200 partitions on brokers 1-6): add-brokers / rebalance;
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from kreplica.analysis.reassignment.bounds import summarize_plan  # noqa: E402
 from kreplica.analysis.reassignment.planner import plan_reassignment  # noqa: E402
 from kreplica.analysis.reassignment.request import build_request  # noqa: E402
-from tests.analysis import reassignment_shapes as shapes  # noqa: E402
+from tests.builders import reassignment_shapes as shapes  # noqa: E402
 
 
 def cases(skip_large: bool):

@@ -42,7 +42,7 @@ def test_generator_is_deterministic(tmp_path: Path) -> None:
 def test_fixtures_cover_every_magic_and_codec() -> None:
     from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
     from kreplica.formats.log.batch import RecordBatch
-    from kreplica.model.segments import find_segment_groups
+    from kreplica.model.logdir.segments import find_segment_groups
 
     seen = {(b.magic, b.compression) for b in inspect_groups(find_segment_groups([str(FIXTURES / "logs")]),
                                                              InspectOptions())

@@ -55,7 +55,7 @@ NOT_RUN = {
     "spark-submit --master spark://host:7077 --archives dist/kreplica.zip#kreplica --conf "
     "spark.executorEnv.PYTHONPATH=kreplica \"$(python -c 'import kreplica.__main__ as m; print(m.__file__)')\" "
     "fleet scan hdfs:///evidence --out hdfs:///tables":
-        "a Spark cluster (tests/pipeline/test_standalone_cluster.py ships the wheel the same way)",
+        "a Spark cluster (tests/pipeline/spark/test_standalone_cluster.py ships the wheel the same way)",
 }
 _ASSIGNMENT = re.compile(r"([A-Z_][A-Z0-9_]*)=(\S.*)")
 

@@ -154,7 +154,7 @@ def run_segment(data: bytes) -> int:
     decoding of every batch (the record stream turns decoding errors into findings), recovery."""
     from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_segment
     from kreplica.formats.mapped import open_buffer
-    from kreplica.model.segments import SegmentFile
+    from kreplica.model.logdir.segments import SegmentFile
 
     path = _segment_path()
     with open(path, "wb") as f:
@@ -170,7 +170,7 @@ def run_segment_no_crc(data: bytes) -> int:
     """The same walk as :func:`run_segment` but with ``--no-verify-crc`` and a byte limit."""
     from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_segment
     from kreplica.formats.mapped import open_buffer
-    from kreplica.model.segments import SegmentFile
+    from kreplica.model.logdir.segments import SegmentFile
 
     path = _segment_path()
     with open(path, "wb") as f:

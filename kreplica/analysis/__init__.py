@@ -13,14 +13,15 @@ Each package answers one kind of question, and the tree says where a rule lives:
 * ``reassignment``: Kafka's replica placement, minimal-movement plans, bounds, phases and
   throttles, the controller's transitions, ``--verify``;
 * ``timeline``: what happened in a cluster, with causes, from ZooKeeper or KRaft history;
-* ``consumers``: the clients of a partition: what a replication event does to consumer groups
-  (their committed offsets against the new leader's log, per client generation), open and
-  hanging transactions against the transaction coordinator's state, and the consumers they stall;
+* ``consumers``: what a replication event does to consumer groups (their committed offsets
+  against the new leader's log, per client generation);
+* ``transactions``: open and hanging transactions against the transaction coordinator's state,
+  and the consumers they stall;
 * ``groups``: consumer groups against the evidence: replicas of ``__consumer_offsets`` compared,
   committed offsets against the data partitions;
 * ``inspect``: the inspection commands (``inspect-log``, ``inspect-dir``, ``inspect-index``).
 
 Sub-layers (import-linter checks them): ``inspect`` above ``election`` | ``reassignment`` |
-``timeline`` (which do not know each other) above ``consumers`` | ``groups`` (which do not know
-each other either) above ``replication`` above ``log``.
+``timeline`` (which do not know each other) above ``consumers`` | ``groups`` | ``transactions``
+(which do not know each other either) above ``replication`` above ``log``.
 """

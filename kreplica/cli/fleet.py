@@ -21,8 +21,8 @@ from kreplica.cli.truncate_plan import AUTO, _protocol
 from kreplica.report.output import resolve_format, text_console
 
 if TYPE_CHECKING:
-    from kreplica.pipeline.scan import ScanPlan
-    from kreplica.pipeline.session import SparkLog
+    from kreplica.pipeline.scan.run import ScanPlan
+    from kreplica.pipeline.spark.session import SparkLog
 
 #: What the fleet commands need beyond kreplica's own dependencies (about 500 MB, so an extra:
 #: no other command imports them), and how to install it.
@@ -70,10 +70,10 @@ TOP = 20
 
 
 def _spark_log(level: str | None, debug: bool):
-    """How much of Spark's output to show (:class:`~kreplica.pipeline.session.SparkLog`)."""
+    """How much of Spark's output to show (:class:`~kreplica.pipeline.spark.session.SparkLog`)."""
     from kreplica.cli.names import require_choice
     from kreplica.cli.runner import debug_enabled
-    from kreplica.pipeline.session import SPARK_LOG_LEVELS, SparkLog
+    from kreplica.pipeline.spark.session import SPARK_LOG_LEVELS, SparkLog
 
     if level is not None:
         require_choice("--spark-log", level.upper(), SPARK_LOG_LEVELS)
@@ -117,7 +117,7 @@ ProtocolOption = Annotated[str, typer.Option("--protocol", metavar="hw|kip101|ki
 
 @dataclass(frozen=True, slots=True)
 class _ScanJob:
-    """A checked ``fleet scan``: its plan (:func:`~kreplica.pipeline.scan.plan_scan`), Spark's
+    """A checked ``fleet scan``: its plan (:func:`~kreplica.pipeline.scan.run.plan_scan`), Spark's
     settings, and what to write."""
 
     plan: ScanPlan
@@ -130,8 +130,8 @@ class _ScanJob:
 def _scan_job(root: str, out: str, records: bool, payloads: bool, conf: list[str] | None, spark_log: str | None,
               debug: bool) -> _ScanJob:
     """Options checked, Java found and the fleet found before Spark starts (bad input fails fast)."""
-    from kreplica.pipeline.scan import plan_scan
-    from kreplica.pipeline.session import require_java
+    from kreplica.pipeline.scan.run import plan_scan
+    from kreplica.pipeline.spark.session import require_java
 
     if payloads and not records:
         raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
@@ -146,7 +146,7 @@ def _note_break_even(plan: ScanPlan, master: str | None) -> None:
     """One line on stderr when local evidence is small enough that the single-partition
     commands answer sooner than the fleet (:mod:`~kreplica.pipeline.break_even`)."""
     from kreplica.pipeline import break_even
-    from kreplica.pipeline.session import DEFAULT_MASTER, local_cores
+    from kreplica.pipeline.spark.session import DEFAULT_MASTER, local_cores
     from kreplica.report.numbers import count
 
     cores = local_cores(master or DEFAULT_MASTER)
@@ -161,8 +161,8 @@ def _note_break_even(plan: ScanPlan, master: str | None) -> None:
 
 
 def _run_scan(spark, job: _ScanJob, display):
-    from kreplica.pipeline.job_progress import jobs_done
-    from kreplica.pipeline.scan import run_scan
+    from kreplica.pipeline.spark.job_progress import jobs_done
+    from kreplica.pipeline.scan.run import run_scan
 
     if display is not None:
         display.watch(partial(jobs_done, spark))
@@ -209,7 +209,7 @@ def scan(
     (no java on PATH or no fleet extra included), 3 internal error.
     """
     from kreplica.cli.progress import fleet_progress
-    from kreplica.pipeline.session import spark_session
+    from kreplica.pipeline.spark.session import spark_session
     from kreplica.report import fleet as report
     from kreplica.report.output import write_objects
 
@@ -223,10 +223,10 @@ def scan(
 
 
 def _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol: str, kafka_version):
-    """The leaders' facts and the :class:`~kreplica.pipeline.analyze_run.AnalysisSettings` of an
+    """The leaders' facts and the :class:`~kreplica.pipeline.analyze.run.AnalysisSettings` of an
     analysis, read and checked before Spark starts."""
     from kreplica.analysis.replication.truncation import resolve_protocol
-    from kreplica.pipeline.analyze_run import AnalysisSettings
+    from kreplica.pipeline.analyze.run import AnalysisSettings
     from kreplica.report import fleet as report
 
     proto, version = resolve_protocol(protocol, kafka_version)
@@ -285,13 +285,13 @@ def analyze(
     extra included), 3 internal error.
     """
     from kreplica.cli.progress import fleet_progress
-    from kreplica.pipeline import analyze as pipeline
-    from kreplica.pipeline.analysis_tables import iter_partition_objects
-    from kreplica.pipeline.analyze_run import analyze_at_uri, analyze_in_driver, analyze_on_spark, runs_in_driver
-    from kreplica.pipeline.hadoop_files import HadoopFiles
-    from kreplica.pipeline.job_progress import jobs_done
-    from kreplica.pipeline.remote import is_remote
-    from kreplica.pipeline.session import spark_session
+    from kreplica.pipeline.analyze import partitions as pipeline
+    from kreplica.pipeline.analyze.tables import iter_partition_objects
+    from kreplica.pipeline.analyze.run import analyze_at_uri, analyze_in_driver, analyze_on_spark, runs_in_driver
+    from kreplica.pipeline.spark.hadoop_files import HadoopFiles
+    from kreplica.pipeline.spark.job_progress import jobs_done
+    from kreplica.pipeline.evidence.remote import is_remote
+    from kreplica.pipeline.spark.session import spark_session
 
     log = _spark_log(spark_log, debug)
     spark_conf = _conf(conf)
@@ -347,9 +347,9 @@ def run(
     bad usage or unreadable input (no java on PATH or no fleet extra included), 3 internal error.
     """
     from kreplica.cli.progress import fleet_progress
-    from kreplica.pipeline.analysis_tables import iter_partition_objects
-    from kreplica.pipeline.analyze_run import analyze_at_uri, analyze_in_driver, analyze_on_spark, runs_in_driver
-    from kreplica.pipeline.session import spark_session
+    from kreplica.pipeline.analyze.tables import iter_partition_objects
+    from kreplica.pipeline.analyze.run import analyze_at_uri, analyze_in_driver, analyze_on_spark, runs_in_driver
+    from kreplica.pipeline.spark.session import spark_session
     from kreplica.report import fleet as report
 
     job = _scan_job(root, out, records, payloads, conf, spark_log, debug)
@@ -389,15 +389,15 @@ def _job(display):
 
 def _local(path: str) -> str:
     """A local path given as a path or a ``file://`` URI, as a path."""
-    from kreplica.pipeline.layout import local_path
+    from kreplica.pipeline.evidence.layout import local_path
 
     return str(local_path(path))
 
 
 def _require_local(root: str) -> None:
     """A local ROOT or DIR (a path or ``file://`` URI) must exist; a remote one is Spark's to list."""
-    from kreplica.pipeline.layout import local_path
-    from kreplica.pipeline.remote import is_remote
+    from kreplica.pipeline.evidence.layout import local_path
+    from kreplica.pipeline.evidence.remote import is_remote
 
     if not is_remote(root):
         require_paths([str(local_path(root))])
@@ -405,7 +405,7 @@ def _require_local(root: str) -> None:
 
 def _facts(sources, leaders, at_zxid, at_offset, chroot):
     from kreplica.formats.errors import FormatError
-    from kreplica.pipeline import analyze as pipeline
+    from kreplica.pipeline.analyze import partitions as pipeline
 
     if sources and leaders:
         raise typer.BadParameter("give a cluster state SOURCE or --leaders, not both", param_hint="--leaders")

@@ -4,8 +4,8 @@ committed offsets ``transactions`` names the groups a hanging transaction stalls
 
 :func:`committed_offsets` loads the ``__consumer_offsets`` partitions of the log directories a
 command reads already and of its ``--groups`` SOURCEs the way ``kreplica groups`` does (the same
-source resolution, :func:`~kreplica.model.group_sources.find_group_sources`, and loader,
-:func:`~kreplica.model.group_fold.load_group_partition`; the replica with the highest log end
+source resolution, :func:`~kreplica.model.coordinator.sources.find_group_sources`, and loader,
+:func:`~kreplica.model.coordinator.fold.load_group_partition`; the replica with the highest log end
 answers, expiry marked as of its newest record). A command with no group evidence writes exactly
 what it wrote before.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from kreplica.model.groups import CommittedOffset
-from kreplica.model.log_dir import LogDir
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.logdir.log_dir import LogDir
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 
 
@@ -27,7 +27,7 @@ def check_group_sources(groups: Sequence[str]) -> None:
     if not groups:
         return
     from kreplica.cli.options import require_paths
-    from kreplica.model.group_sources import find_group_sources
+    from kreplica.model.coordinator.sources import find_group_sources
 
     require_paths(groups, "--groups")
     find_group_sources(list(groups))
@@ -74,10 +74,10 @@ def committed_offsets(log_dirs: Iterable[str], groups: Sequence[str] = (),
     if not paths:
         return ()
     from kreplica.analysis.groups.state import partition_groups
-    from kreplica.model.group_expiry import default_retention_minutes
-    from kreplica.model.group_fold import load_group_partition
-    from kreplica.model.group_replay import coordinator_for
-    from kreplica.model.group_sources import LogDirFiles, find_group_sources
+    from kreplica.model.coordinator.expiry import default_retention_minutes
+    from kreplica.model.coordinator.fold import load_group_partition
+    from kreplica.model.coordinator.replay import coordinator_for
+    from kreplica.model.coordinator.sources import LogDirFiles, find_group_sources
 
     found = find_group_sources(paths)
     files = LogDirFiles()

@@ -73,10 +73,10 @@ def groups(
     from kreplica.cli.names import require_known
     from kreplica.cli.progress import byte_progress
     from kreplica.cli.sources import check_point
-    from kreplica.model.group_expiry import default_retention_minutes
-    from kreplica.model.group_fold import load_group_partition
-    from kreplica.model.group_replay import ReplayPoint, coordinator_for
-    from kreplica.model.group_sources import LogDirFiles, find_group_sources, group_evidence_span
+    from kreplica.model.coordinator.expiry import default_retention_minutes
+    from kreplica.model.coordinator.fold import load_group_partition
+    from kreplica.model.coordinator.replay import ReplayPoint, coordinator_for
+    from kreplica.model.coordinator.sources import LogDirFiles, find_group_sources, group_evidence_span
     from kreplica.report.groups import write_groups
 
     point = ReplayPoint(offset_option(at_offset), time_option(at_time))

@@ -48,7 +48,7 @@ def inspect_dir(
     """
     from kreplica.analysis.inspect.inspect_dir import inspect_log_dirs
     from kreplica.cli.progress import byte_progress
-    from kreplica.model.log_dir import find_log_dirs
+    from kreplica.model.logdir.log_dir import find_log_dirs
     from kreplica.report import inspect_dir as report
 
     if shutdown is not None:

@@ -37,7 +37,7 @@ def inspect_index_command(
     Exit status: 0 nothing wrong, 1 problems found, 2 bad usage or unreadable input, 3 internal error.
     """
     from kreplica.analysis.inspect.inspect_index import inspect_index
-    from kreplica.model.index_files import find_index_files
+    from kreplica.model.logdir.index_files import find_index_files
     from kreplica.report import inspect_index as report
 
     if verify_only and no_verify:

@@ -64,7 +64,7 @@ def _within_the_log(events: Iterator, first: int | None, last: int | None) -> It
     from kreplica.analysis.inspect.inspect_log import SegmentSummary
     from kreplica.cli.sources import check_point
     from kreplica.formats.log.batch import RecordBatch
-    from kreplica.model.cluster.span import EvidenceSpan
+    from kreplica.model.evidence_span import EvidenceSpan
 
     held = []
     for event in events:
@@ -144,7 +144,7 @@ def inspect_log(
     from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
     from kreplica.cli.progress import byte_progress
     from kreplica.cli.runner import error_line
-    from kreplica.model.segments import find_segments
+    from kreplica.model.logdir.segments import find_segments
     from kreplica.report import inspect_log as report
 
     first, last = offsets if offsets is not None else (None, None)

@@ -42,8 +42,8 @@ def _brokers(values: list[str] | None, option: str) -> tuple[int, ...]:
 
 def _evidence(log_dirs: dict[int, str], keys, names) -> dict:
     """Each elected partition's replicas read once from the log directories that hold it."""
-    from kreplica.model.log_dir import find_log_dirs, scan_log_dir
-    from kreplica.model.partition_log import read_partition_log
+    from kreplica.model.logdir.log_dir import find_log_dirs, scan_log_dir
+    from kreplica.model.log.partition_log import read_partition_log
 
     out: dict = {}
     for broker, directory in sorted(log_dirs.items()):

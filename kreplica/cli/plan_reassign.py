@@ -105,7 +105,7 @@ def _topics(values: list[str] | None) -> list[str] | None:
 def _load(sources: list[str], assignment_file: Optional[Path], brokers: list[int] | None,
           racks: dict[int, str], at_zxid: str | None, at_time: str | None, at_offset: str | None,
           chroot: str | None):
-    from kreplica.model.assignment import assignment_from_cluster_state, assignment_from_entries
+    from kreplica.model.cluster.assignment import assignment_from_cluster_state, assignment_from_entries
 
     if assignment_file is not None:
         if sources:
@@ -145,7 +145,7 @@ def _sizes(assignment, sizes_file: Optional[Path], sizes_from: Optional[str]):
         return None
     if sizes_file is not None and sizes_from is not None:
         raise FormatError("give either --sizes or --sizes-from, not both", field="--sizes")
-    from kreplica.model.replica_sizes import sizes_from_describe, sizes_from_log_dirs
+    from kreplica.model.logdir.replica_sizes import sizes_from_describe, sizes_from_log_dirs
 
     if sizes_file is not None:
         from kreplica.formats.tools.log_dirs_describe import parse_log_dirs_describe
@@ -157,7 +157,7 @@ def _sizes(assignment, sizes_file: Optional[Path], sizes_from: Optional[str]):
             error_line(f"kreplica: warning: {sizes_file}: broker {e.broker} log dir {e.log_dir}: {e.error}")
         sizes = sizes_from_describe(replicas, source=str(sizes_file))
     else:
-        from kreplica.pipeline.layout import discover
+        from kreplica.pipeline.evidence.layout import discover
 
         sizes = sizes_from_log_dirs(((d.broker, d.path) for d in discover(sizes_from)), source=sizes_from)
     per_partition = sizes.partition_sizes()

@@ -51,7 +51,7 @@ _FLEET_STEPS = 1000  # the display's total: thousandths of the current job
 class FleetProgress:
     """The one display of a fleet command on stderr: what runs (Spark starting, then each job),
     its files, bytes and partitions done out of the job's, and the time left. Spark reports how
-    far a job is by tasks (:func:`~kreplica.pipeline.job_progress.jobs_done`), so the counts
+    far a job is by tasks (:func:`~kreplica.pipeline.spark.job_progress.jobs_done`), so the counts
     done are the job's share of them; the display never goes back within a job."""
 
     def __init__(self) -> None:
@@ -67,7 +67,7 @@ class FleetProgress:
         self._stop = threading.Event()
 
     def job(self, work) -> None:
-        """A job starts (:class:`~kreplica.pipeline.job_progress.JobWork`)."""
+        """A job starts (:class:`~kreplica.pipeline.spark.job_progress.JobWork`)."""
         self._work, self._done = work, 0.0
         self._progress.reset(self._task, total=_FLEET_STEPS, description=work.what, counts=_counts(work, 0.0))
 

@@ -24,11 +24,11 @@ HwOption = Annotated[
 
 
 def load_replicas(paths: list[str], partition: str | None, hw: list[str] | None) -> list:
-    """Read every replica named on the command line once (:func:`kreplica.model.replica.read_replicas`).
+    """Read every replica named on the command line once (:func:`kreplica.model.log.replica.read_replicas`).
     A missing path, or a log directory without the ``--partition`` named, is exit 2 (the latter
     with the partitions it does hold)."""
     from kreplica.cli.progress import byte_progress
-    from kreplica.model.replica import parse_hw_overrides, read_replicas, replica_bytes
+    from kreplica.model.log.replica import parse_hw_overrides, read_replicas, replica_bytes
 
     require_paths(paths)
     if partition is not None:
@@ -50,7 +50,7 @@ def _check_partition(paths: list[str], partition: str) -> None:
     directory given itself is that partition; the model refuses a mismatch)."""
     import os
 
-    from kreplica.model.log_dir import find_log_dirs
+    from kreplica.model.logdir.log_dir import find_log_dirs
 
     for raw in paths:
         if not os.path.isdir(raw) or os.path.isdir(os.path.join(raw, partition)):

@@ -109,7 +109,7 @@ def iso_time(ms: int) -> str:
 
 def check_point(span, option: str, *, position: int | None = None, time: int | None = None) -> None:
     """A point (``position``: a zxid or metadata offset, ``time``: epoch ms) outside ``span``
-    (:class:`~kreplica.model.cluster.span.EvidenceSpan`) is exit 2, naming where the evidence
+    (:class:`~kreplica.model.evidence_span.EvidenceSpan`) is exit 2, naming where the evidence
     begins or ends: stopping at the end would pass the final state off as the one asked for,
     and starting at the beginning the oldest. A time the evidence cannot place (ZooKeeper
     snapshots without their logs date nothing) is refused too."""

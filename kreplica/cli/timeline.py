@@ -277,7 +277,7 @@ def _refuse_empty(items, kind: str):
 
 def _scan(dirs: dict[int, str]) -> dict[str, dict]:
     """``{partition name: {broker: (PartitionDir, LogDir)}}`` of the log directories given."""
-    from kreplica.model.log_dir import scan_log_dir
+    from kreplica.model.logdir.log_dir import scan_log_dir
 
     out: dict[str, dict] = {}
     for broker, path in sorted(dirs.items()):
@@ -292,7 +292,7 @@ def _join(joined: dict[str, list], data: dict[str, dict]) -> tuple[list, dict[st
     """Each selected partition with replica data, read once per replica and joined with its
     events; and those replicas (partition name -> broker -> its log) for consumer impact."""
     from kreplica.analysis.timeline.evidence import join_partition
-    from kreplica.model.partition_log import read_partition_log
+    from kreplica.model.log.partition_log import read_partition_log
 
     out = []
     read: dict[str, dict] = {}

@@ -76,12 +76,12 @@ def transactions(
     usage or unreadable input (an unknown --transactional-id lists the ones there are; a point outside the
     evidence names where it ends), 3 internal error.
     """
-    from kreplica.analysis.consumers.transactions import analyze_transactions, coordinator_partitions
+    from kreplica.analysis.transactions.analysis import analyze_transactions, coordinator_partitions
     from kreplica.cli.group_evidence import committed_offsets, given_paths
     from kreplica.cli.names import require_known
     from kreplica.cli.progress import byte_progress
     from kreplica.formats.errors import FormatError
-    from kreplica.model.log_dir import find_log_dirs
+    from kreplica.model.logdir.log_dir import find_log_dirs
     from kreplica.report.transactions import write_report
 
     offset = offset_option(at_offset)

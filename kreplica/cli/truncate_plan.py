@@ -18,7 +18,7 @@ from kreplica.report.output import resolve_format
 
 app = typer.Typer()
 
-# from the version table (light to import); tests/analysis/test_replication_scenarios.py checks they
+# from the version table (light to import); tests/analysis/replication/test_scenarios.py checks they
 # match what analysis.truncation accepts
 AUTO = "auto"
 PROTOCOLS = (*(p.value for p in Protocol), AUTO)

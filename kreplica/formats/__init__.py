@@ -10,7 +10,8 @@
 Shared by all of them, at the top: ``errors`` (the ``FormatError`` family), ``findings`` (the
 ``Finding`` value and its ``KINDS`` table), ``mapped`` (the one place a file is mapped),
 ``codecs`` (Kafka's compression codecs with their framing, also ZooKeeper's snapshot
-compression), ``message`` (the one reader and writer of Kafka's generated message format),
+compression), ``generated_messages`` (the one reader and writer of the message format Kafka's
+``*.json`` schemas generate, not to be confused with the legacy message sets of ``log``),
 ``varint``, ``checksums`` (CRC-32C and CRC-32, fast and reference), ``uuid``, ``_java`` (the
 JDK's text rules) and ``_compiled`` (loading a compiled twin).
 

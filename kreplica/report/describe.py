@@ -2,7 +2,7 @@
 
 Decoding keeps raw ints; turning them into the strings of the output schemas happens here, once
 (the fleet's Parquet tables take the same words from the same name tables, in
-:mod:`kreplica.pipeline.tables`). Unknown codes stay ints so nothing is hidden.
+:mod:`kreplica.pipeline.tables.schemas`). Unknown codes stay ints so nothing is hidden.
 """
 
 from __future__ import annotations

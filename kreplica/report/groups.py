@@ -36,8 +36,8 @@ from collections.abc import Iterable, Iterator
 
 from kreplica.analysis.groups.replicas import GroupDisagreement
 from kreplica.analysis.groups.state import PartitionGroups
-from kreplica.model.group_replay import ReplayPoint
-from kreplica.model.groups import CommittedOffset, Group, GroupMember
+from kreplica.model.coordinator.replay import ReplayPoint
+from kreplica.model.coordinator.groups import CommittedOffset, Group, GroupMember
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.output import Emitter, OutputFormat
 

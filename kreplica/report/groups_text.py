@@ -15,8 +15,8 @@ from rich.console import Console
 
 from kreplica.analysis.groups.state import PartitionGroups
 from kreplica.formats.findings import Finding
-from kreplica.model.group_replay import ReplayPoint
-from kreplica.model.groups import CommittedOffset, Group
+from kreplica.model.coordinator.replay import ReplayPoint
+from kreplica.model.coordinator.groups import CommittedOffset, Group
 from kreplica.report.numbers import count
 from kreplica.report.safe_text import escape
 from kreplica.report.text_layout import Column, Units, print_table, print_wrapped

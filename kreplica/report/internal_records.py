@@ -43,7 +43,7 @@ from kreplica.formats.coordinator.consumer_protocol import ConsumerProtocolAssig
 from kreplica.formats.coordinator.records import TOPIC_RECORD_TYPES, CoordinatorRecord
 from kreplica.formats.coordinator.transaction_records import TRANSACTION_STATES
 from kreplica.formats.kraft.records import CONTROL_RECORDS, METADATA_RECORDS, ControlRecord, MetadataRecord
-from kreplica.formats.message import Field, Message, default_of
+from kreplica.formats.generated_messages import Field, Message, default_of
 from kreplica.report import describe
 
 #: The schema version Kafka reads every Raft control record at (``ControlRecordUtils``).

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from rich.console import Console
 
 from kreplica.analysis.log.log_findings import log_findings
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.numbers import count
 from kreplica.report.output import Emitter, OutputFormat, text_console

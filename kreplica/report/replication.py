@@ -37,8 +37,8 @@ from rich.console import Console
 from kreplica.analysis.replication.divergence import BATCHES_DIFFER, SAME_RECORDS, Divergence
 from kreplica.analysis.replication.offset_for_epoch import OffsetForLeaderEpochAnswer
 from kreplica.analysis.replication.truncation import TruncationPlan
-from kreplica.model.lineage import LineageEntry
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.lineage import LineageEntry
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.log_findings import begin_output
 from kreplica.report.numbers import count

@@ -8,7 +8,7 @@ Layout, per follower that discards anything::
     DIR/<follower>/<partition>.records.ndjson
     DIR/<follower>/<partition>/<first offset, 20 digits>.log
 
-The batches' bytes come from the partition model (:func:`~kreplica.model.partition_log.
+The batches' bytes come from the partition model (:func:`~kreplica.model.log.partition_log.
 iter_batch_contents`, read by position); this module only lays out and writes the output files.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.formats.logdir.naming import segment_base_offset, segment_file_name
-from kreplica.model.partition_log import iter_batch_contents
+from kreplica.model.log.partition_log import iter_batch_contents
 from kreplica.report.inspect_log import record_object
 from kreplica.report.output import Payload, dumps
 from kreplica.report.payload import encoder

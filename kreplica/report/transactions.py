@@ -25,7 +25,7 @@ partition's replica; and the text report, hanging transactions first::
 
 ``age_ms`` is the time from the first batch's timestamp to ``aged_at``: ``--now``, else ``--at-time``,
 else the newest batch timestamp in the evidence. ``status`` is ``hanging``, ``ongoing`` or ``undecided`` (the coordinator evidence does not
-decide); ``reason`` names the rule (:mod:`kreplica.analysis.consumers.hanging`). ``find_hanging``
+decide); ``reason`` names the rule (:mod:`kreplica.analysis.transactions.hanging`). ``find_hanging``
 is whether ``kafka-transactions.sh find-hanging`` would list the transaction on a cluster in this
 state (``null``: the answer lies in a ``__transaction_state`` partition not given). A
 transaction's ``open_transactions`` are those of its producer id (current, or the one it moved on
@@ -37,11 +37,11 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from kreplica.analysis.consumers import hanging as rules
-from kreplica.analysis.consumers.transactions import TransactionsAnalysis
+from kreplica.analysis.transactions import hanging as rules
+from kreplica.analysis.transactions.analysis import TransactionsAnalysis
 from kreplica.analysis.log.open_transactions import OpenTransaction
 from kreplica.formats.coordinator.records import TRANSACTION_STATE
-from kreplica.model.transaction_replay import TransactionLogState, TransactionMetadata
+from kreplica.model.coordinator.transactions import TransactionLogState, TransactionMetadata
 from kreplica.report.inspect_log import finding_object
 from kreplica.report.numbers import count, duration
 from kreplica.report.output import Emitter, OutputFormat, text_console

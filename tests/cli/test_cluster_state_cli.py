@@ -18,7 +18,7 @@ from kreplica.cli.main import app
 from kreplica.model.cluster import HEALTH_LISTS, load_cluster_state
 from kreplica.report.cluster_state import cluster_state_to_dict
 from tests.conftest import ORACLE, oracle_dir
-from tests.model.test_cluster_kraft import write_metadata_dir
+from tests.builders.kraft_metadata import write_metadata_dir
 
 ZK_CASES = ("plain-snapshot", "snapshot-plus-logs", "gz-snapshot-plus-logs")
 

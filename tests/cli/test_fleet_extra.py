@@ -34,7 +34,7 @@ NOT_FLEET = [
     ["cluster-state", Z, "--at-zxid", "0x17"],
     ["plan-elect", FIXTURES / "elections" / "kraft"],
     ["timeline", Z],
-    # --sizes-from reads a fleet layout (kreplica.pipeline.layout), without Spark
+    # --sizes-from reads a fleet layout (kreplica.pipeline.evidence.layout), without Spark
     ["plan-reassign", "--assignment", FIXTURES / "reassign" / "assignment.json", "--brokers", "1-6", "add-brokers",
      "5,6", "--sizes-from", FIXTURES / "scenarios" / "three-replicas"],
 ]

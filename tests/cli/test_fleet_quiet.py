@@ -29,7 +29,7 @@ pytest.importorskip("pyspark", reason="the fleet pipeline runs on PySpark (the f
 if shutil.which("java") is None:
     pytest.skip("Spark needs a Java runtime and none is on PATH (CI installs Java 17)", allow_module_level=True)
 
-from kreplica.pipeline.tables import SCAN_TABLES, STAGING_DIR, SUCCESS_MARKER  # noqa: E402
+from kreplica.pipeline.tables.schemas import SCAN_TABLES, STAGING_DIR, SUCCESS_MARKER  # noqa: E402
 
 FLEET = FIXTURES / "scenarios" / "three-replicas"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -102,7 +102,7 @@ def test_analyze_refuses_a_table_not_marked_complete_naming_it(scanned, tmp_path
 SLOW_SCAN = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    import kreplica.pipeline.scan as scan
+    import kreplica.pipeline.scan.run as scan
 
     running, original = Path(sys.argv.pop(1)), scan.scan_log_dirs
 

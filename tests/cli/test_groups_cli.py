@@ -116,7 +116,7 @@ def test_refused_with_exit_2_and_one_line(args, needle) -> None:
 
 
 def test_an_offset_needs_one_partition(tmp_path: Path) -> None:
-    from tests.model.group_builder import commit, write
+    from tests.builders.groups import commit, write
 
     log_dir = write(tmp_path, [[commit("g", "t", 0, 1)]])
     write(tmp_path, [[commit("g", "t", 0, 1)]], partition=3)

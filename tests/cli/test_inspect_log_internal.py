@@ -22,9 +22,9 @@ from kreplica.formats.coordinator.transaction_records import TransactionLogValue
 from kreplica.formats.kraft.records import build_snapshot
 from kreplica.formats.log import default_records
 from kreplica.formats.log.batch import NewRecord
-from kreplica.formats.message import encode
+from kreplica.formats.generated_messages import encode
 from kreplica.report.internal_records import snake_case
-from tests.cli.internal_topics import (SEGMENT, TIMESTAMP, as_json, control_sample, coordinator_cases,
+from tests.builders.internal_topics import (SEGMENT, TIMESTAMP, as_json, control_sample, coordinator_cases,
                                        coordinator_records, metadata_cases, write_metadata_partition,
                                        write_partition)
 from tests.conftest import FIXTURES

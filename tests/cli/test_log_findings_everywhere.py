@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from kreplica.analysis.log.log_findings import bears_on_answer
 from kreplica.cli.main import app
 from kreplica.formats.findings import Finding
-from tests.analysis.replica_builder import generator
+from tests.builders.replicas import generator
 from tests.conftest import FIXTURES
 
 KIND = "offset_out_of_segment_range"
@@ -124,9 +124,10 @@ def test_fleet_analyze_prints_the_same_log_findings_first(root: Path) -> None:
     objects for the partition begin with the same finding objects as ``epochs`` (checked row by
     row, without Spark; tests/pipeline/test_fleet.py runs the whole pipeline)."""
     pytest.importorskip("pyarrow", reason="the fleet tables are Parquet (the fleet extra)")
-    from kreplica.model.replica import read_replicas
+    from kreplica.model.log.replica import read_replicas
     from kreplica.model.versions import DEFAULT_VERSION, Protocol
-    from kreplica.pipeline import analyze, tables
+    from kreplica.pipeline.analyze import partitions as analyze
+    from kreplica.pipeline.tables import schemas as tables
     from kreplica.report.fleet import partition_objects
 
     logs = read_replicas([str(root / f"broker-{b}" / "orders-0") for b in (1, 2)], None, {})

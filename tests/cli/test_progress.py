@@ -63,7 +63,7 @@ def test_no_bar_without_a_terminal() -> None:
 
 
 def test_a_fleet_job_shows_its_files_bytes_and_partitions_done() -> None:
-    from kreplica.pipeline.job_progress import JobWork
+    from kreplica.pipeline.spark.job_progress import JobWork
 
     assert progress._counts(JobWork("segments", 4, 4_000_000, 2), 0.5) == "2/4 files, 2.0 MB/4.0 MB, 2 partitions"
     assert progress._counts(JobWork("partitions", partitions=6), 0.5) == "3/6 partitions"
@@ -71,7 +71,7 @@ def test_a_fleet_job_shows_its_files_bytes_and_partitions_done() -> None:
 
 
 def test_the_fleet_display_follows_sparks_jobs_and_never_goes_back(monkeypatch) -> None:
-    from kreplica.pipeline.job_progress import JobWork
+    from kreplica.pipeline.spark.job_progress import JobWork
 
     terminal = Console(file=io.StringIO(), force_terminal=True, width=120)
     monkeypatch.setattr(progress, "stderr_console", lambda: terminal)

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from kreplica.cli.main import app
 from tests.conftest import ROOT, oracle_dir
-from tests.report.text_width import UNWRAPPED, assert_readable
+from tests.builders.text_width import UNWRAPPED, assert_readable
 
 S = "fixtures/scenarios"
 K = f"{S}/kip279-fast-failover"

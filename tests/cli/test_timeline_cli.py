@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from kreplica.cli.main import app
 from tests.conftest import FIXTURES
-from tests.zk_history import ZkHistory
+from tests.builders.zk_history import ZkHistory
 
 ZK = str(FIXTURES / "timeline" / "zookeeper")
 DIRS = [a for b in (1, 2, 3) for a in ("--log-dirs", f"{b}={FIXTURES / 'timeline' / f'broker-{b}'}")]

@@ -13,15 +13,15 @@ import msgpack
 import pytest
 from typer.testing import CliRunner
 
-from kreplica.analysis.consumers.transactions import analyze_transactions
+from kreplica.analysis.transactions.analysis import analyze_transactions
 from kreplica.cli.main import app
 from kreplica.formats.coordinator.records import TRANSACTION_STATE
 from kreplica.formats.log.batch import CONTROL_COMMIT
-from kreplica.model.groups import CommittedOffset
-from kreplica.model.log_dir import find_log_dirs
+from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.logdir.log_dir import find_log_dirs
 from kreplica.report.output import text_console
 from kreplica.report.transactions import render_text, report_objects
-from tests.analysis.transaction_builder import (TS, coordinator_records, data, marker, txn_key, txn_value,
+from tests.builders.transactions import (TS, coordinator_records, data, marker, txn_key, txn_value,
                                                 write_partition)
 from tests.conftest import FIXTURES
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from itertools import islice
 
 from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_record, partition_for
-from kreplica.model.log_dir import find_log_dirs
-from kreplica.model.partition_log import iter_batch_records, read_partition_log
+from kreplica.model.logdir.log_dir import find_log_dirs
+from kreplica.model.log.partition_log import iter_batch_records, read_partition_log
 from tests.interop.wild_cases import wild_dir
 
 #: batches read per partition: enough to meet its groups, few enough to stay quick

@@ -11,10 +11,10 @@ from collections import Counter
 import pytest
 
 from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_record
-from kreplica.model.group_fold import iter_group_partitions, load_group_partition
-from kreplica.model.group_replay import NEW_COORDINATOR, replay_partition_log
-from kreplica.model.log_dir import find_log_dirs
-from kreplica.model.partition_log import iter_batch_records_with_errors, read_partition_log
+from kreplica.model.coordinator.fold import iter_group_partitions, load_group_partition
+from kreplica.model.coordinator.replay import NEW_COORDINATOR, replay_partition_log
+from kreplica.model.logdir.log_dir import find_log_dirs
+from kreplica.model.log.partition_log import iter_batch_records_with_errors, read_partition_log
 from tests.interop.wild_cases import WILD, run, wild_dir, wild_dirs
 
 pytestmark = pytest.mark.interop

@@ -15,7 +15,7 @@ import pytest
 from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
 from kreplica.analysis.inspect.internal_records import DecodedRecord
 from kreplica.formats.findings import Finding
-from kreplica.model.segments import find_segments
+from kreplica.model.logdir.segments import find_segments
 from kreplica.report.internal_records import decoded_object
 from kreplica.report.output import Payload
 from kreplica.report.payload import encoder

@@ -35,6 +35,7 @@ from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk
 from kreplica.model.zookeeper import ZkFiles, find_zk_files, replay
 from kreplica.report.cluster_state import cluster_state_to_dict
 from tests.conftest import ORACLE, oracle_dir
+from tests.builders.zk_tools import parse_formatter, parse_toolkit
 
 ZK = ORACLE / "zookeeper"
 CASES = sorted(p for p in ZK.iterdir() if p.is_dir()) if ZK.is_dir() else []
@@ -88,28 +89,6 @@ def _java_date(text: str) -> int:
     return calendar.timegm(time.strptime(text.strip(), "%a %b %d %H:%M:%S %Z %Y"))
 
 
-def _parse_formatter(text: str) -> tuple[int, dict[str, dict[str, str]], list[tuple[int, int, int]]]:
-    head, _, rest = text.partition("\n")
-    count = int(re.match(r"ZNode Details \(count=(\d+)\):", head).group(1))
-    nodes_part, _, sessions_part = rest.partition("Session Details (sid, timeout, ephemeralCount):\n")
-    nodes: dict[str, dict[str, str]] = {}
-    for block in nodes_part.split("----\n"):
-        lines = [ln for ln in block.split("\n") if ln]
-        if not lines:
-            continue
-        fields = {}
-        for ln in lines[1:]:
-            m = re.match(r"\s*(\w+) =\s?(.*)$", ln)
-            fields[m.group(1)] = m.group(2)
-        nodes[lines[0]] = fields
-    sessions = []
-    for ln in sessions_part.split("\n"):
-        m = re.match(r"(0x[0-9a-f]+), (\d+), (\d+)$", ln.strip())
-        if m:
-            sessions.append((int(m.group(1), 16), int(m.group(2)), int(m.group(3))))
-    return count, nodes, sessions
-
-
 @pytest.mark.interop
 @pytest.mark.parametrize("snapshot", _params(SNAPSHOTS))
 def test_snapshot_agrees_with_snapshot_formatter(snapshot):
@@ -117,7 +96,7 @@ def test_snapshot_agrees_with_snapshot_formatter(snapshot):
     reading = Path(str(snapshot) + ".SnapshotFormatter-d.txt")
     if not reading.is_file():
         pytest.skip(f"no SnapshotFormatter -d reading beside {snapshot.name}")
-    count, theirs, their_sessions = _parse_formatter(reading.read_text(encoding="utf-8"))
+    count, theirs, their_sessions = parse_formatter(reading.read_text(encoding="utf-8"))
     snap = zks.read_snapshot(snapshot)
     assert snap.findings == ()
     assert snap.end.complete and snap.end.seals_valid
@@ -143,30 +122,6 @@ def test_snapshot_agrees_with_snapshot_formatter(snapshot):
             owned[n.ephemeral_owner] = owned.get(n.ephemeral_owner, 0) + 1
     assert sorted(their_sessions) == sorted(
         (sid & U64, timeout, owned.get(sid, 0)) for sid, timeout in snap.preamble.sessions.items())
-
-
-# -- TxnLogToolkit -d --------------------------------------------------------------------------
-
-_ENTRY = re.compile(
-    r"^(?P<date>\d{1,2}/\d{1,2}/\d{2}), (?P<time>\d{1,2}:\d{2}:\d{2})\s(?P<ampm>[AP]M) (?P<zone>\S+) "
-    r"session 0x(?P<session>[0-9a-f]+) cxid 0x(?P<cxid>[0-9a-f]+) zxid 0x(?P<zxid>[0-9a-f]+) "
-    r"(?P<op>\S+)(?: (?P<details>.*))?",
-    re.M | re.S,
-)
-
-
-def _parse_toolkit(text: str) -> tuple[str, list[dict], int]:
-    header, _, _ = text.partition("\n")
-    eof = re.search(r"^EOF reached after (\d+) txns\.$", text, re.M)
-    body_end = eof.start() if eof else len(text)
-    starts = [m.start() for m in re.finditer(r"^\d{1,2}/\d{1,2}/\d{2}, ", text[:body_end], re.M)]
-    entries = []
-    for i, s in enumerate(starts):
-        chunk = text[s:starts[i + 1] if i + 1 < len(starts) else body_end].rstrip("\n")
-        m = _ENTRY.match(chunk)
-        assert m is not None, chunk[:120]
-        entries.append(m.groupdict())
-    return header, entries, int(eof.group(1)) if eof else -1
 
 
 def _toolkit_time(e: dict) -> int | None:
@@ -219,7 +174,7 @@ def test_txnlog_agrees_with_txn_log_toolkit(log):
     reading = Path(str(log) + ".TxnLogToolkit.txt")
     if not reading.is_file():
         pytest.skip(f"no TxnLogToolkit reading beside {log.name}")
-    header_line, theirs, eof_count = _parse_toolkit(reading.read_text(encoding="utf-8", errors="replace"))
+    header_line, theirs, eof_count = parse_toolkit(reading.read_text(encoding="utf-8", errors="replace"))
     header, entries, findings, end = zkl.read_txnlog(log)
     assert header_line == (f"ZooKeeper Transactional Log File with dbid {header.dbid} "
                            f"txnlog format version {header.version}")

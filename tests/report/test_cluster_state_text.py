@@ -5,7 +5,7 @@ their nouns, and a column with nothing to say (no reassignment) is left out."""
 from __future__ import annotations
 
 from kreplica.report.cluster_state_text import render_text
-from tests.report.text_width import UNWRAPPED, assert_readable, render
+from tests.builders.text_width import UNWRAPPED, assert_readable, render
 
 ENDPOINTS = ["PLAINTEXT://kafka-1.kafka.svc.cluster.example.internal:9092",
              "SSL://kafka-1.kafka.svc.cluster.example.internal:9093"]

@@ -11,12 +11,12 @@ import msgpack
 import pytest
 
 from kreplica.analysis.consumers.impact import LostRange, NewLeader, impacts
-from kreplica.model.epoch_cache import EpochEntry
-from kreplica.model.groups import CommittedOffset
+from kreplica.model.log.epoch_cache import EpochEntry
+from kreplica.model.coordinator.groups import CommittedOffset
 from kreplica.model.versions import KafkaVersion
 from kreplica.report.consumer_impact import consumer_impact_object, render_consumer_impacts
 from kreplica.report.output import Emitter, OutputFormat
-from tests.report.text_width import UNWRAPPED, assert_readable, render
+from tests.builders.text_width import UNWRAPPED, assert_readable, render
 
 # fixtures/scenarios/unclean-shorter-leader, with the new leader's epoch-2 records 100-109 written since
 LEADER = NewLeader("broker-1", 0, 100, (EpochEntry(0, 0), EpochEntry(2, 100)), 2, KafkaVersion(4, 0), 110)

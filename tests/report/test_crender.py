@@ -30,7 +30,7 @@ from kreplica.formats import codecs
 from kreplica.formats.log.batch import Header, NewRecord, Record, RecordBatch
 from kreplica.formats.log.default_records import build_batch, build_control_record
 from kreplica.formats.findings import Finding
-from kreplica.model.segments import find_segment_groups
+from kreplica.model.logdir.segments import find_segment_groups
 from kreplica.report import inspect_log
 from kreplica.report.inspect_log import (
     batch_line,

@@ -4,9 +4,9 @@ least telling column (where the leader came from) goes first on a narrow termina
 
 from __future__ import annotations
 
-from kreplica.pipeline.analyze import LEADER_FROM_EVIDENCE
+from kreplica.pipeline.analyze.partitions import LEADER_FROM_EVIDENCE
 from kreplica.report.fleet import render_ranking
-from tests.report.text_width import UNWRAPPED, assert_readable, render
+from tests.builders.text_width import UNWRAPPED, assert_readable, render
 
 WORST = [
     {"partition": "orders-0", "leader": 3, "leader_source": LEADER_FROM_EVIDENCE, "committed_loss_records": 16659,

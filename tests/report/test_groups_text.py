@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kreplica.analysis.groups.state import partition_groups
-from kreplica.model.group_expiry import default_retention_minutes
-from kreplica.model.group_fold import load_group_partition
-from kreplica.model.group_replay import NEW_COORDINATOR, ReplayPoint
-from kreplica.model.group_sources import LogDirFiles, find_group_sources
+from kreplica.model.coordinator.expiry import default_retention_minutes
+from kreplica.model.coordinator.fold import load_group_partition
+from kreplica.model.coordinator.replay import NEW_COORDINATOR, ReplayPoint
+from kreplica.model.coordinator.sources import LogDirFiles, find_group_sources
 from kreplica.model.versions import DEFAULT_VERSION
 from kreplica.report.groups_text import render_text
 from tests.conftest import FIXTURES
-from tests.report.text_width import UNWRAPPED, assert_readable, render
+from tests.builders.text_width import UNWRAPPED, assert_readable, render
 
 EXPECTED = """\
 PROBLEMS 5 groups in 1 partition of __consumer_offsets: 1 error

@@ -11,11 +11,11 @@ import re
 import pytest
 
 from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
-from kreplica.model.segments import find_segment_groups
+from kreplica.model.logdir.segments import find_segment_groups
 from kreplica.report.inspect_log_text import render_text
 from kreplica.report.output import Payload
 from tests.conftest import ROOT
-from tests.report.text_width import render
+from tests.builders.text_width import render
 
 EXPECTED = {120: """\
 fixtures/damaged/crc-flip-0/00000000000000000000.log (base offset 0, 1,852 bytes)

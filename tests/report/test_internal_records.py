@@ -9,7 +9,7 @@ import math
 import pytest
 
 from kreplica.formats.kraft.records import METADATA_RECORDS, MetadataRecord
-from kreplica.formats.message import F
+from kreplica.formats.generated_messages import F
 from kreplica.report.internal_records import as_written, decoded_object, snake_case
 from kreplica.report.output import dumps
 

@@ -10,7 +10,7 @@ from rich import box
 
 from kreplica.report.numbers import count, number, plural
 from kreplica.report.text_layout import Column, Units, clip, fit_table, print_table, wrap_plain
-from tests.report.text_width import render
+from tests.builders.text_width import render
 
 VERDICT = ("DAMAGED fixtures/damaged/crc-flip-0/00000000000000000000.log: 4 batches, 17 records, offsets 0-16, "
            "1,852 bytes; 1 problem; recovery truncates 1,333 bytes at byte 519")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.consumers import hanging as rules
+from kreplica.analysis.transactions import hanging as rules
 from kreplica.report.numbers import duration
 from kreplica.report.transactions import _why
 

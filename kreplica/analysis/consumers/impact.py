@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 from kreplica.analysis.log.replica_state import replica_state
 from kreplica.analysis.replication.offset_for_epoch import OffsetForLeaderEpochAnswer, answer
-from kreplica.model.epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EpochEntry, LeaderEpochCache
-from kreplica.model.groups import CommittedOffset
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EpochEntry, LeaderEpochCache
+from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
 #: ``auto.offset.reset`` (``OffsetResetStrategy``), in the order behaviours are listed.

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 
 from kreplica.analysis.consumers.impact import ConsumerImpact, LostRange, impacts, lost_range_of, new_leader
 from kreplica.analysis.replication.truncation import TruncationPlan
-from kreplica.model.groups import CommittedOffset
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 
 

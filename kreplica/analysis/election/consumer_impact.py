@@ -11,8 +11,8 @@ from kreplica.analysis.consumers.impact import ConsumerImpact, impacts, new_lead
 from kreplica.analysis.consumers.truncation_impact import plan_loss
 from kreplica.analysis.election.common import Election
 from kreplica.analysis.replication.truncation import plan_truncations
-from kreplica.model.groups import CommittedOffset
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, protocol_for
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from kreplica.analysis.election.common import Election, Key, pname
 from kreplica.analysis.log.replica_state import replica_state
 from kreplica.analysis.replication.truncation import plan_truncations
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, protocol_for
 
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from kreplica.formats.findings import WARNING, Finding
-from kreplica.model.group_sources import DataReplica
-from kreplica.model.groups import Group
+from kreplica.model.coordinator.sources import DataReplica
+from kreplica.model.coordinator.groups import Group
 
 
 def check_offsets(groups: Iterable[Group],

@@ -1,7 +1,7 @@
 """Replicas of one ``__consumer_offsets`` partition compared: which answers, where they differ.
 
 Each broker holding a replica of ``__consumer_offsets-N`` would load it as its coordinator if it
-became the partition's leader, so each replica gives a state (:mod:`kreplica.model.group_fold`).
+became the partition's leader, so each replica gives a state (:mod:`kreplica.model.coordinator.fold`).
 The answer is the replica with the highest log end offset (the most complete copy; a tie goes to
 the replica given first): a follower fetches from the leader and lags behind it, so the longest
 log is the leader's or the one a clean election would pick. Every difference from it is a
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kreplica.model.group_replay import GroupPartitionState
-from kreplica.model.groups import CommittedOffset, Group
+from kreplica.model.coordinator.replay import GroupPartitionState
+from kreplica.model.coordinator.groups import CommittedOffset, Group
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ states joined into one, with expiry applied and the offsets checked against the 
 
 Per coordinator partition: the replicas compared (:mod:`~kreplica.analysis.groups.replicas`:
 the one with the highest log end offset answers), expiry applied to the answer as of the
-evaluation time (:mod:`kreplica.model.group_expiry`), the groups asked for kept, and their
+evaluation time (:mod:`kreplica.model.coordinator.expiry`), the groups asked for kept, and their
 committed offsets checked against the data partitions (:mod:`~kreplica.analysis.groups.offset_fit`).
 
 The evaluation time is the one given; else the point in time asked for (``--at-time``); else the
@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from kreplica.analysis.groups.offset_fit import check_offsets
 from kreplica.analysis.groups.replicas import GroupDisagreement, compare_replicas
 from kreplica.formats.findings import Finding
-from kreplica.model.group_expiry import MINUTE_MS, apply_expiry
-from kreplica.model.group_replay import GroupPartitionState
-from kreplica.model.group_sources import DataReplica
+from kreplica.model.coordinator.expiry import MINUTE_MS, apply_expiry
+from kreplica.model.coordinator.replay import GroupPartitionState
+from kreplica.model.coordinator.sources import DataReplica
 from kreplica.model.versions import KafkaVersion
 
 

@@ -18,9 +18,9 @@ from kreplica.analysis.log.log_loading import CLEAN, RestartVerdict, load_partit
 from kreplica.formats.findings import Finding
 from kreplica.formats.log.offset_index import IndexEnd
 from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry
-from kreplica.model.lineage import LineageEntry
-from kreplica.model.log_dir import LogDir, read_checkpoints
-from kreplica.model.partition_log import PartitionLog, SegmentLog, mapped_indexes, read_partition_log
+from kreplica.model.log.lineage import LineageEntry
+from kreplica.model.logdir.log_dir import LogDir, read_checkpoints
+from kreplica.model.log.partition_log import PartitionLog, SegmentLog, mapped_indexes, read_partition_log
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 
 SUFFIX_MEANINGS = {

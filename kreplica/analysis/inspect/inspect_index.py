@@ -1,5 +1,5 @@
 """``inspect-index`` as an analysis: an index file's entries, and their agreement with the
-segment beside it (which files a path stands for is :mod:`kreplica.model.index_files`)."""
+segment beside it (which files a path stands for is :mod:`kreplica.model.logdir.index_files`)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from kreplica.formats.log.offset_index import IndexEnd, iter_offset_index
 from kreplica.formats.log.time_index import iter_time_index
 from kreplica.formats.log.txn_index import iter_txn_index
 from kreplica.formats.logdir.naming import segment_file_name
-from kreplica.model.batch_order import PartitionContext
-from kreplica.model.index_files import IndexFile, mapped_index
-from kreplica.model.log_dir import SegmentFiles
-from kreplica.model.partition_log import read_segment_log
+from kreplica.model.log.batch_order import PartitionContext
+from kreplica.model.logdir.index_files import IndexFile, mapped_index
+from kreplica.model.logdir.log_dir import SegmentFiles
+from kreplica.model.log.partition_log import read_segment_log
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,8 @@ from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.log.segment import SegmentEnd, iter_segment, records_finding
 from kreplica.formats.mapped import Buffer
-from kreplica.model.batch_order import PartitionContext, check_batch
-from kreplica.model.segments import SegmentFile, SegmentGroup, mapped_segments
+from kreplica.model.log.batch_order import PartitionContext, check_batch
+from kreplica.model.logdir.segments import SegmentFile, SegmentGroup, mapped_segments
 
 @dataclass(frozen=True, slots=True)
 class InspectOptions:

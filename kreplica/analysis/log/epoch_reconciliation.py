@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from kreplica.analysis.log.log_loading import RestartVerdict
 from kreplica.analysis.log.replica_state import ReplicaState, replica_state
 from kreplica.formats.findings import Finding
-from kreplica.model.epoch_cache import UNDEFINED_EPOCH
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion
 
 

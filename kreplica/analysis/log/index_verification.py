@@ -26,7 +26,7 @@ from kreplica.formats.findings import Finding
 from kreplica.formats.log.offset_index import IndexEnd, OffsetIndexEntry, iter_offset_index
 from kreplica.formats.log.time_index import TimeIndexEntry, iter_time_index
 from kreplica.formats.log.txn_index import AbortedTxn, iter_txn_index
-from kreplica.model.partition_log import SegmentLog
+from kreplica.model.log.partition_log import SegmentLog
 
 OFFSET_ENTRY_SIZE = 8
 TIME_ENTRY_SIZE = 12

@@ -13,7 +13,7 @@ these answers.
 from __future__ import annotations
 
 from kreplica.formats.findings import KINDS, WARNING, Finding
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.partition_log import PartitionLog
 
 #: The finding kinds about the leader-epoch lineage: a warning of one of them bears on the answer.
 EPOCH_LINEAGE_KINDS = frozenset(name for name in KINDS if name.startswith("epoch_"))

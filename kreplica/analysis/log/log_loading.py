@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kreplica.analysis.log.recovery import SegmentRecovery
-from kreplica.model import epoch_cache
-from kreplica.model.epoch_cache import EpochEntry
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log import epoch_cache
+from kreplica.model.log.epoch_cache import EpochEntry
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
 CLEAN = "clean"

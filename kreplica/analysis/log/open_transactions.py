@@ -39,8 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, NO_PRODUCER_ID, RecordBatch
-from kreplica.model.log_cut import batches_until
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.log_cut import batches_until
+from kreplica.model.log.partition_log import PartitionLog
 
 #: What the last stable offset is, when no transaction holds it.
 LSO_HIGH_WATERMARK = "high_watermark"

@@ -25,7 +25,7 @@ from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, NO_PRODUCE
 from kreplica.formats.checksums import crc32, crc32c
 from kreplica.formats.log.control_marker import ControlMarker, read_control_marker
 from kreplica.formats.mapped import PageReleaser
-from kreplica.model.epoch_cache import UNDEFINED_EPOCH, LeaderEpochCache
+from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH, LeaderEpochCache
 
 #: ``index.interval.bytes`` default.
 INDEX_INTERVAL_BYTES = 4096
@@ -51,7 +51,7 @@ class SegmentRecovery:
     """Feed it the batches Kafka's reader yields, in order; :meth:`verdict` gives the result.
 
     Works from batch headers alone when their CRC validity is known and ``markers`` holds the
-    control batches' decoded markers (a :class:`~kreplica.model.partition_log.SegmentLog`);
+    control batches' decoded markers (a :class:`~kreplica.model.log.partition_log.SegmentLog`);
     otherwise ``buf``, the segment's bytes, supplies both while streaming.
     """
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from kreplica.analysis.log.log_loading import RestartVerdict, load_partition
 from kreplica.formats.log.batch import RecordBatch
-from kreplica.model.epoch_cache import UNDEFINED_EPOCH, EpochEntry, LeaderEpochCache, for_version
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH, EpochEntry, LeaderEpochCache, for_version
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
 

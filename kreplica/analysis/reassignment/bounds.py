@@ -36,7 +36,7 @@ from kreplica.analysis.reassignment.planner import (
     rack_cap,
 )
 from kreplica.analysis.reassignment.placement import PlacementError
-from kreplica.model.assignment import Assignment, TopicPartition
+from kreplica.model.cluster.assignment import Assignment, TopicPartition
 
 
 @dataclass(frozen=True, slots=True)

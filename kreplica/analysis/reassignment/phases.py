@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kreplica.analysis.reassignment.planner import PartitionChange
-from kreplica.model.assignment import PartitionReplicas, TopicPartition
+from kreplica.model.cluster.assignment import PartitionReplicas, TopicPartition
 
 LEADER_THROTTLED_REPLICAS = "leader.replication.throttled.replicas"
 FOLLOWER_THROTTLED_REPLICAS = "follower.replication.throttled.replicas"

@@ -40,7 +40,7 @@ from kreplica.analysis.reassignment.planner import PartitionChange, Reassignment
 from kreplica.analysis.reassignment.request import build_request
 from kreplica.analysis.reassignment.transitions import TransitionTable, controller_for, transition_table
 from kreplica.analysis.reassignment.verify import VerifyResult, verify_reassignments
-from kreplica.model.assignment import Assignment, PartitionReplicas, TopicPartition
+from kreplica.model.cluster.assignment import Assignment, PartitionReplicas, TopicPartition
 from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
 #: the action that judges reassignments instead of planning one

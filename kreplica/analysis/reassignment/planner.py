@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kreplica.analysis.reassignment.placement import PlacementError, StartDraw, assign_replicas_to_brokers, draw_start
-from kreplica.model.assignment import Assignment, TopicPartition
+from kreplica.model.cluster.assignment import Assignment, TopicPartition
 
 #: why a replica moves (``move.reason``) or a preferred leader changes (``leader_change.reason``)
 REASONS = {

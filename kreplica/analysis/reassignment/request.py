@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from kreplica.analysis.reassignment.planner import PlanError, PlanRequest
 from kreplica.analysis.reassignment.placement import StartDraw
-from kreplica.model.assignment import Assignment
+from kreplica.model.cluster.assignment import Assignment
 
 
 def _known(assignment: Assignment) -> set[int]:

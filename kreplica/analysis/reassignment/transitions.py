@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kreplica.model.assignment import PartitionReplicas
+from kreplica.model.cluster.assignment import PartitionReplicas
 from kreplica.model.cluster import NO_LEADER
 from kreplica.model.versions import Feature, KafkaVersion
 

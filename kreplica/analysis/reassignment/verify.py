@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from kreplica.analysis.reassignment.phases import BROKER_THROTTLE_CONFIGS, TOPIC_THROTTLE_CONFIGS
-from kreplica.model.assignment import Assignment, TopicPartition
+from kreplica.model.cluster.assignment import Assignment, TopicPartition
 
 
 @dataclass(frozen=True, slots=True)

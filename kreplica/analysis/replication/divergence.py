@@ -10,7 +10,7 @@ annotated with the replicas' high watermarks.
 Different batches are not always different data: a replica may hold the same records cut into
 other batches, or compressed otherwise. Where the batches differ, the records decide, read
 through the model for those batches only
-(:func:`~kreplica.model.partition_log.iter_batch_records`): the same record at every offset —
+(:func:`~kreplica.model.log.partition_log.iter_batch_records`): the same record at every offset —
 offset, timestamp and its type, key, value, headers, and what Kafka keeps of its batch for each
 record (leader epoch, producer id, epoch and sequence, transactional and control flags) — makes
 the range ``same_records``, which is not divergence; when one side's records stop early and are
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from itertools import combinations, zip_longest
 
 from kreplica.formats.log.batch import RecordBatch
-from kreplica.model.partition_log import PartitionLog, RecordsUnavailable, iter_batch_records
+from kreplica.model.log.partition_log import PartitionLog, RecordsUnavailable, iter_batch_records
 from kreplica.analysis.replication.ranges import Range, extend
-from kreplica.model.replica import require_one_partition
+from kreplica.model.log.replica import require_one_partition
 
 #: The replicas hold different records at these offsets.
 DIVERGENT = "divergent"

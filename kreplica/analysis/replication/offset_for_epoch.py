@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kreplica.analysis.log.replica_state import replica_state
-from kreplica.model.epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochCache
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochCache
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
 NONE = "NONE"

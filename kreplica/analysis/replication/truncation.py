@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from kreplica.analysis.log.replica_state import ReplicaState, replica_state
 from kreplica.analysis.replication.ranges import Range, extend
 from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, RecordBatch
-from kreplica.model.epoch_cache import UNDEFINED_END_OFFSET, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EndOffset
-from kreplica.model.partition_log import PartitionLog
-from kreplica.model.replica import require_one_partition
+from kreplica.model.log.epoch_cache import UNDEFINED_END_OFFSET, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EndOffset
+from kreplica.model.log.partition_log import PartitionLog
+from kreplica.model.log.replica import require_one_partition
 from kreplica.model.versions import (
     DEFAULT_VERSION,
     PROTOCOL_VERSIONS,

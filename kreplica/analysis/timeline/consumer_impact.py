@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 
 from kreplica.analysis.consumers.impact import ConsumerImpact, impacts, lost_range_of, new_leader
 from kreplica.analysis.timeline.evidence import ElectionLoss, end_at_election
-from kreplica.model.groups import CommittedOffset
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
 
 

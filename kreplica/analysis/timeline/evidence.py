@@ -1,7 +1,7 @@
 """The timeline joined with the data: which offsets each leader epoch wrote on each replica.
 
 Every v2 batch carries the epoch of the leader that appended it, so a replica's lineage
-(:class:`~kreplica.model.lineage.LineageEntry` runs) says which epoch wrote which offsets
+(:class:`~kreplica.model.log.lineage.LineageEntry` runs) says which epoch wrote which offsets
 (``../shared/specs/kafka-algorithms.md`` §1.6). Joined with the epochs the metadata granted
 (the timeline's ``after.leader_epoch`` with a leader), per partition:
 
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from kreplica.analysis.timeline.events import PartitionEvent
 from kreplica.model.cluster import NO_LEADER
-from kreplica.model.lineage import LineageEntry
-from kreplica.model.partition_log import PartitionLog
+from kreplica.model.log.lineage import LineageEntry
+from kreplica.model.log.partition_log import PartitionLog
 
 
 @dataclass(frozen=True, slots=True)

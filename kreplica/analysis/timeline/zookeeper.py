@@ -40,7 +40,7 @@ from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.findings import Finding
 from kreplica.model.cluster import NO_LEADER, RECOVERED
 from kreplica.model.cluster.zk_chroot import KAFKA_MARKERS, kafka_roots, resolve_chroot
-from kreplica.model.epoch_cache import UNDEFINED_EPOCH
+from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH
 from kreplica.model.zookeeper import ZkFiles
 from kreplica.model.zookeeper.history import ZkStep, iter_zk_steps, start_state
 from kreplica.model.zookeeper.snapshot_steps import SnapshotDiff, iter_snapshot_steps

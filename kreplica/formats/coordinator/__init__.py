@@ -6,5 +6,5 @@
 * ``share_records``: the share coordinator's schemas;
 * ``consumer_protocol``: the ``consumer`` protocol's subscription and assignment bytes.
 
-Every schema is read by the one generic reader, :mod:`kreplica.formats.message`.
+Every schema is read by the one generic reader, :mod:`kreplica.formats.generated_messages`.
 """

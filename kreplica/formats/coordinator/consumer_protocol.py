@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 
 from kreplica.formats.errors import Malformed, Truncated
-from kreplica.formats.message import F, Message, decode
+from kreplica.formats.generated_messages import F, Message, decode
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 

@@ -15,7 +15,7 @@ version 4 (Kafka 3.x, KIP-915); the new protocol's values are flexible from vers
 
 from __future__ import annotations
 
-from kreplica.formats.message import F, Message
+from kreplica.formats.generated_messages import F, Message
 
 #: field lists several schemas repeat, in Kafka's order
 _GROUP_KEY = (F('group_id', 'string'),)

@@ -29,7 +29,7 @@ from kreplica.formats.coordinator import group_records, share_records, transacti
 from kreplica.formats.coordinator.consumer_protocol import (CONSUMER_PROTOCOL_TYPE, decode_assignment,
                                                             decode_subscription)
 from kreplica.formats.errors import FormatError, Malformed, Truncated, UnsupportedVersion
-from kreplica.formats.message import Message, decode, decode_flat, encode
+from kreplica.formats.generated_messages import Message, decode, decode_flat, encode
 
 CONSUMER_OFFSETS = "__consumer_offsets"
 TRANSACTION_STATE = "__transaction_state"
@@ -116,7 +116,7 @@ def decode_record(topic: str, key: bytes | None, value: bytes | None, *, path: s
 
 def decode_matched(topic: str, key: bytes, value: bytes | None) -> CoordinatorRecord:
     """:func:`decode_record` of a record whose key and value match their schemas' flat layouts
-    (:func:`~kreplica.formats.message.flat_layout`: what the key fold keeps), read without the
+    (:func:`~kreplica.formats.generated_messages.flat_layout`: what the key fold keeps), read without the
     generic reader's checks; the same record."""
     (record_type,) = _TYPE.unpack_from(key)
     name, key_schema, value_schema = TOPIC_RECORD_TYPES[topic][record_type]

@@ -7,7 +7,7 @@ Share{Snapshot,Update}{Key,Value}.json``, ``share-coordinator/.../ShareCoordinat
 
 from __future__ import annotations
 
-from kreplica.formats.message import F, Message
+from kreplica.formats.generated_messages import F, Message
 
 #: the key of both record types: a share-partition of a group
 _SHARE_PARTITION_KEY = (F('group_id', 'string'), F('topic_id', 'uuid'), F('partition', 'int32'))

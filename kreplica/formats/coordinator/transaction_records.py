@@ -9,7 +9,7 @@ status ids); ``../shared/specs/kafka-formats.md`` §11.
 
 from __future__ import annotations
 
-from kreplica.formats.message import F, Message
+from kreplica.formats.generated_messages import F, Message
 
 TransactionLogKey = Message('TransactionLogKey', 0, None, (
     F('transactional_id', 'string'),

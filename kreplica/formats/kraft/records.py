@@ -17,7 +17,7 @@ record's key is null and its value is framed as::
                       Version      => UnsignedVarint   (schema version of that type)
                       Body         => generated message, flexible encoding
 
-Flexible encoding (:mod:`kreplica.formats.message`, ``MessageDataGenerator``): fixed-width ints big-endian, ``uuid`` 16 bytes,
+Flexible encoding (:mod:`kreplica.formats.generated_messages`, ``MessageDataGenerator``): fixed-width ints big-endian, ``uuid`` 16 bytes,
 compact strings/bytes/arrays with an unsigned-varint length + 1 (0 = null), and after every
 struct (the top level included) a tagged-field section: varint count, then (varint tag, varint
 size, value) in ascending tag order. Tagged fields are written only when they differ from
@@ -43,7 +43,7 @@ from kreplica.formats.errors import FormatError, Malformed, Truncated, Unsupport
 from kreplica.formats.findings import Finding
 from kreplica.formats.mapped import open_buffer
 from kreplica.formats.log.segment import SegmentEnd, iter_segment
-from kreplica.formats.message import (ZERO_UUID, Cursor, F, Field, decode_fields, encode_fields, uuid_bytes,
+from kreplica.formats.generated_messages import (ZERO_UUID, Cursor, F, Field, decode_fields, encode_fields, uuid_bytes,
                                       uuid_text)
 from kreplica.formats.varint import build_unsigned_varint
 

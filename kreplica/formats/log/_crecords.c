@@ -16,8 +16,8 @@
  * bytes left over after the last record, an overflow, a sequence that wraps -- it stops *before*
  * that record and says so; the caller then goes on from there with the pure-Python reader, which
  * is the reference and raises Kafka's exact errors. So this file decides nothing Kafka-specific
- * on its own; tests/formats/test_default_records.py runs on both paths and
- * tests/formats/test_crecords.py checks that they agree on random and damaged sections.
+ * on its own; tests/formats/log/test_default_records.py runs on both paths and
+ * tests/formats/log/test_crecords.py checks that they agree on random and damaged sections.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -313,7 +313,7 @@ error:
  *   status 3 FOLD_OTHER    a well-framed record that does not match a layout: `other` is its
  *                          (offset, timestamp, key, value) and (pos, index) are just past it.
  *
- * Layout codes (kreplica.formats.message.flat_layout): b h i q fixed-width integers, u a uuid,
+ * Layout codes (kreplica.formats.generated_messages.flat_layout): b h i q fixed-width integers, u a uuid,
  * s a non-null int16-length string, S a non-null compact string, T a tagged-fields section.
  * Varints longer than 4 bytes make a record FOLD_OTHER: the generic reader judges them.
  */

@@ -15,7 +15,7 @@ value_layouts)``: the key is stored with its type rewritten to ``alias`` (two ke
 state share an entry), the rest of the key must match ``key_layout`` exactly, and a non-null
 value must be an int16 version ``v`` followed by exactly ``value_layouts[v]`` (``None``: that
 version is not folded). Layouts come from
-:func:`kreplica.formats.message.flat_layout`: codes ``b h i q`` (fixed-width integers), ``u`` (a
+:func:`kreplica.formats.generated_messages.flat_layout`: codes ``b h i q`` (fixed-width integers), ``u`` (a
 uuid), ``s`` (a non-null int16-length string), ``S`` (a non-null compact string), ``T`` (a
 tagged-fields section). A layout match implies the generic message reader reads the bytes (never
 the reverse: a varint longer than 4 bytes is left to it).
@@ -32,7 +32,7 @@ It returns ``(pos, index, status, other)`` at the first record it does not fold:
 
 Record headers are not read (a coordinator ignores them). The pure-Python :func:`fold_records` is
 the reference; ``_crecords.fold`` is its compiled twin (``FOLD_API_VERSION``), used unless
-``KREPLICA_DECODE=python``; tests/formats/test_key_fold.py runs both and checks they agree.
+``KREPLICA_DECODE=python``; tests/formats/log/test_key_fold.py runs both and checks they agree.
 """
 
 from __future__ import annotations

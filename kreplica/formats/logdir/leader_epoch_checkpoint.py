@@ -5,7 +5,7 @@ written in it. Kafka's class: ``LeaderEpochCheckpointFile`` in ``storage/src/mai
 apache/kafka/storage/internals/checkpoint/LeaderEpochCheckpointFile.java`` (apache/kafka trunk
 2024-10 baseline), over the generic envelope of :mod:`~kreplica.formats.logdir.checkpoint_file`; what
 ``LeaderEpochFileCache`` makes of the lines on load is the model's
-(:mod:`~kreplica.model.epoch_cache`).
+(:mod:`~kreplica.model.log.epoch_cache`).
 
 Layout::
 

@@ -392,7 +392,7 @@ def parse_entry(payload, *, path: str, base: int) -> tuple[tuple, object, TxnDig
 # slice) and gives up with :class:`_Irregular` on anything unusual (null or oversized lengths,
 # unknown types, bytes after the body that are not a digest, a null sub-transaction); the entry
 # is then decoded again by ``parse_entry``. So both give the same value for every entry the fast
-# path accepts (``tests/formats/test_zookeeper_txnlog.py`` compares them on random and damaged
+# path accepts (``tests/formats/zookeeper/test_txnlog.py`` compares them on random and damaged
 # entries). Figures in bench/README.md, "ZooKeeper".
 
 _int_at = struct.Struct(">i").unpack_from

@@ -23,7 +23,9 @@ Where each part lives:
   first and last zxid or offset, and time), which a point asked for must lie within;
 * :mod:`~kreplica.model.cluster.zk_chroot`: where Kafka's znodes are in a ZooKeeper tree (the
   root or a chroot: ``resolve_chroot``, ``kafka_roots``);
-* :mod:`~kreplica.model.cluster.racks`: the live brokers and racks of a cluster state.
+* :mod:`~kreplica.model.cluster.racks`: the live brokers and racks of a cluster state;
+* :mod:`~kreplica.model.cluster.assignment`: where replicas are, from any evidence (the input of
+  placement and reassignment planning).
 """
 
 from __future__ import annotations

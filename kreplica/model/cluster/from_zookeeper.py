@@ -26,7 +26,7 @@ from kreplica.model.cluster.state import (
     Topic,
     compute_health,
 )
-from kreplica.model.epoch_cache import UNDEFINED_EPOCH
+from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH
 from kreplica.model.zookeeper import ZkState
 
 class _Znodes:

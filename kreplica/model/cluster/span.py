@@ -24,27 +24,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import closing
-from dataclasses import dataclass
 
 from kreplica.formats.kraft import records as kraft
 from kreplica.formats.mapped import open_buffer
 from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.model.cluster.from_kraft import KraftFiles, find_kraft_files
 from kreplica.model.cluster.sources import detect_source_kind
+from kreplica.model.evidence_span import EvidenceSpan
 from kreplica.model.zookeeper.files import ZkFile, ZkFiles, find_zk_files, iter_log_entries
 from kreplica.model.zookeeper.history import FIRST_ZXIDS
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceSpan:
-    """The first and last position a state can be had at, and the first and last time the
-    evidence records (``None``: the evidence has none, e.g. ZooKeeper snapshots without logs)."""
-
-    kind: str                   # "zookeeper" | "kraft" ("log": a partition's segments, inspect-log)
-    first_position: int | None
-    last_position: int | None
-    first_time: int | None
-    last_time: int | None
 
 
 def evidence_span(sources: Iterable[str | os.PathLike]) -> EvidenceSpan:

@@ -1,0 +1,97 @@
+"""``fleet scan``'s rows of Kafka's internal topics, and ``fleet analyze``'s committed offsets.
+
+Stage 1 (:mod:`.scan_log_dirs`) hands each ``__consumer_offsets`` and ``__transaction_state``
+replica here, and it is loaded by the loaders the single-partition commands use: a
+``__consumer_offsets`` replica as ``kreplica groups`` loads it
+(:func:`~kreplica.model.coordinator.fold.load_group_partition`, expiry marked as of its newest record
+by :func:`~kreplica.analysis.groups.state.partition_groups`), one ``group_offsets`` row per
+committed (and pending) offset; a ``__transaction_state`` replica as ``kreplica transactions``
+replays it (:func:`~kreplica.model.coordinator.transactions.replay_transaction_state`), one
+``transactions`` row per transactional id. Rows are per live replica (a ``-delete``, ``-future`` or
+``-stray`` copy has none): replicas of one partition are not reconciled here. Evidence read
+through Spark (:mod:`.remote_scan`) has no segments in stage 1, and gets no rows.
+
+``fleet analyze`` reads the committed offsets back (:func:`committed_by_partition`): of the
+replicas of one coordinator partition, the one whose commits reach the highest record offset
+answers (the longest log, as ``groups`` takes the replica with the highest log end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, TRANSACTION_STATE
+from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.logdir.log_dir import LogDir, LogDirCheckpoints, PartitionDir
+from kreplica.model.coordinator.transactions import TransactionMetadata
+from kreplica.model.versions import DEFAULT_VERSION, KafkaVersion
+
+#: the replica key columns, then the CommittedOffset fields; its topic-partition renamed
+_OFFSET_COLUMNS = {"topic": "committed_topic", "partition": "committed_partition"}
+_OFFSET_FIELDS = CommittedOffset.__slots__
+
+
+def group_offset_row(key: tuple, committed: CommittedOffset, *, pending: bool = False) -> dict:
+    """The ``group_offsets`` row of one committed offset of the replica ``key``."""
+    row = dict(zip(("broker", "log_dir", "topic", "partition"), key))
+    row.update({_OFFSET_COLUMNS.get(f, f): getattr(committed, f) for f in _OFFSET_FIELDS})
+    row["pending"] = pending
+    return row
+
+
+def committed_from_row(row: Mapping) -> CommittedOffset:
+    """The :class:`CommittedOffset` a ``group_offsets`` row holds."""
+    return CommittedOffset(**{f: row[_OFFSET_COLUMNS.get(f, f)] for f in _OFFSET_FIELDS})
+
+
+def transaction_row(key: tuple, t: TransactionMetadata) -> dict:
+    """The ``transactions`` row of one transactional id of the replica ``key``."""
+    row = dict(zip(("broker", "log_dir", "topic", "partition"), key))
+    row.update({f: getattr(t, f) for f in TransactionMetadata.__dataclass_fields__})
+    row["partitions"] = [{"topic": topic, "partition": p} for topic, p in t.partitions]
+    return row
+
+
+def coordinator_rows(key: tuple, partition: PartitionDir, log_dir: LogDir, cps: LogDirCheckpoints, *,
+                     kafka_version: KafkaVersion = DEFAULT_VERSION) -> Iterator[tuple[str, dict]]:
+    """``(table, row)`` for a replica of ``__consumer_offsets`` or ``__transaction_state``
+    (module docstring); nothing for any other partition."""
+    if partition.key is None or partition.parsed.suffix is not None:
+        return
+    topic = partition.key[0]
+    if topic == CONSUMER_OFFSETS:
+        from kreplica.analysis.groups.state import partition_groups
+        from kreplica.model.coordinator.expiry import default_retention_minutes
+        from kreplica.model.coordinator.fold import load_group_partition
+        from kreplica.model.coordinator.replay import coordinator_for
+
+        state = load_group_partition(partition, log_dir, coordinator_for(kafka_version), checkpoints=cps)
+        answer = partition_groups([state], kafka_version, retention_minutes=default_retention_minutes(kafka_version))
+        for g in answer.chosen.groups:
+            yield from (("group_offsets", group_offset_row(key, o)) for o in g.offsets)
+            yield from (("group_offsets", group_offset_row(key, o, pending=True)) for o in g.pending_offsets)
+    elif topic == TRANSACTION_STATE:
+        from kreplica.model.log.partition_log import read_partition_log
+        from kreplica.model.coordinator.transactions import replay_transaction_state
+
+        log = read_partition_log(partition, log_dir, checkpoints=cps)
+        yield from (("transactions", transaction_row(key, t)) for t in replay_transaction_state(log).transactions)
+
+
+def committed_by_partition(rows: Iterable[Mapping]) -> dict[tuple[str, int], tuple[CommittedOffset, ...]]:
+    """(topic, partition) -> the groups' committed offsets in it, from ``group_offsets`` rows
+    (pending ones left out; module docstring for which replica answers)."""
+    by_replica: dict[tuple, list[Mapping]] = {}
+    for r in rows:
+        if not r["pending"]:
+            by_replica.setdefault((r["coordinator_partition"], r["broker"], r["log_dir"]), []).append(r)
+    best: dict[int, list[Mapping]] = {}
+    for (n, _broker, _log_dir), replica in sorted(by_replica.items()):
+        reach = max(r["record_offset"] for r in replica)
+        if n not in best or reach > max(r["record_offset"] for r in best[n]):
+            best[n] = replica
+    out: dict[tuple[str, int], list[CommittedOffset]] = {}
+    for replica in best.values():
+        for r in replica:
+            out.setdefault((r["committed_topic"], r["committed_partition"]), []).append(committed_from_row(r))
+    return {k: tuple(v) for k, v in out.items()}

@@ -1,0 +1,203 @@
+"""``fixtures/scenarios/unclean-with-groups`` end to end: its ``__consumer_offsets`` partitions
+decode to the commits ``fixtures/generate.py`` wrote, and the consumer impact of the unclean
+election (as ``timeline --log-dirs`` sees it: broker 1's log at the election) and of broker 2's
+truncation (as ``truncate-plan`` sees it: broker 1's log now) is what Kafka's client rules give,
+worked by hand in the generator's docstring and below.
+
+The committed offsets are read here by a test-only replay (``tests/builders/group_offsets.py``); the
+product's loader is ``kreplica.model.coordinator.replay``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.analysis.consumers.impact import (
+    CONTINUES,
+    FAILS,
+    LOST_REPLICA,
+    RESETS,
+    SEEKS_TO_DIVERGENCE,
+    impacts,
+    lost_range_of,
+    new_leader,
+)
+from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.logdir.log_dir import scan_log_dir
+from kreplica.model.log.partition_log import read_partition_log
+from tests.conftest import FIXTURES
+from tests.builders.group_offsets import read_committed_offsets
+
+SCENARIO = FIXTURES / "scenarios" / "unclean-with-groups"
+
+
+def replicas(broker: int) -> dict[str, object]:
+    log_dir = scan_log_dir(SCENARIO / f"broker-{broker}")
+    return {p.name: read_partition_log(p, log_dir, label=f"broker-{broker}") for p in log_dir.partitions}
+
+
+def committed_offsets(broker: int) -> list[CommittedOffset]:
+    return read_committed_offsets(SCENARIO / f"broker-{broker}")
+
+
+def test_the_groups_decode_as_written() -> None:
+    got = {(c.group, c.offset, c.leader_epoch, c.value_version, c.coordinator_partition)
+           for c in committed_offsets(1)}
+    assert got == {("billing", 115, 1, 3, 9), ("audit", 118, None, 2, 5), ("search", 110, None, 3, 6),
+                   ("ledger", 100, 0, 3, 39), ("reports", 60, None, 1, 49), ("fresh", 108, 3, 3, 46)}
+    # both brokers hold the same __consumer_offsets replicas
+    def same(c: CommittedOffset) -> tuple:
+        return c.group, c.offset, c.leader_epoch, c.record_offset, c.commit_timestamp, c.expire_timestamp
+    assert sorted(map(same, committed_offsets(1))) == sorted(map(same, committed_offsets(2)))
+
+
+def lost() -> object:
+    return lost_range_of(replicas(2)["orders-0"], 100, 120)
+
+
+def by_group(found) -> dict:
+    return {i.committed.group: i for i in found}
+
+
+def test_the_unclean_election_as_timeline_sees_it() -> None:
+    # broker 1 at the election: log end 100, epoch 3 from 100; its own 100-109 are the later copy
+    leader = new_leader(replicas(1)["orders-0"], leader_epoch=3, log_end_offset=100)
+    assert (leader.log_end_offset, leader.later_log_end) == (100, 110)
+    found = impacts(committed_offsets(1), "orders", 0, lost(), leader, event="unclean election")
+    assert [(i.committed.group, i.at_risk, i.consumed_and_lost) for i in found] == [
+        ("audit", True, 18), ("billing", True, 15), ("search", True, 10),
+        ("fresh", False, 0), ("ledger", False, 0), ("reports", False, 0)]
+    g = by_group(found)
+    assert g["fresh"].committed_after_event
+    # billing by its epoch (broker 2 wrote 114 at epoch 1), audit and search by their offsets
+    # above broker 1's log end at the election: all read broker 2's records
+    assert {n: g[n].read_from for n in ("billing", "audit", "search")} == dict.fromkeys(
+        ("billing", "audit", "search"), LOST_REPLICA)
+    # billing: 2.3+ validates epoch 1: (0, 100) < 115, seeks to 100
+    last = g["billing"].behaviours[-2]
+    assert (str(last.clients_from), last.outcome.action, last.outcome.resumes_at) == ("2.3.0", SEEKS_TO_DIVERGENCE,
+                                                                                       100)
+    # search (no epoch): 110 is above the log end at the election (100); if producers wrote past
+    # 110 first it continues there and skips 100-109, all shown by broker 1's later records
+    assert (g["search"].reused_offsets, g["search"].reused_seen) == (10, 10)
+    writes_first = g["search"].behaviours[-1].outcome
+    assert (writes_first.action, writes_first.records_skipped, writes_first.records_skipped_up_to) == (CONTINUES, 10, 10)
+
+
+@pytest.mark.parametrize("group, actions", [
+    # 115 > broker 1's log end 110: out of range for old clients; 2.3+ seeks to 100
+    pytest.param("billing", [RESETS, RESETS, FAILS, CONTINUES, SEEKS_TO_DIVERGENCE, FAILS], id="billing"),
+    # at the log end without an epoch: every client continues, past 100-109 it never reads
+    pytest.param("search", [CONTINUES], id="search"),
+    pytest.param("ledger", [CONTINUES, CONTINUES], id="ledger"),
+])
+def test_the_truncation_as_truncate_plan_sees_it(group: str, actions: list[str]) -> None:
+    leader = new_leader(replicas(1)["orders-0"], leader_epoch=3)
+    found = by_group(impacts(committed_offsets(1), "orders", 0, lost(), leader, event="truncation of broker-2"))
+    assert [b.outcome.action for b in found[group].behaviours] == actions
+    if group == "search":
+        # broker 1 now ends at 110: without an epoch or the event's time, search may have read
+        # either broker's 100-109; 10 is the most it lost
+        o = found[group].behaviours[0].outcome
+        assert (o.resumes_at, o.records_skipped, found[group].consumed_and_lost) == (110, 10, 10)
+        assert found[group].read_from is None
+
+
+# -- the events of the three commands, through their adapters -------------------------------------
+def orders(broker: int):
+    return replicas(broker)["orders-0"]
+
+
+def summary(found) -> list[tuple]:
+    return [(i.committed.group, i.at_risk, i.read_from, i.consumed_and_lost) for i in found]
+
+
+def test_truncate_plan_adapter() -> None:
+    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.replication.truncation import plan_truncations
+    from kreplica.model.versions import DEFAULT_VERSION, Protocol
+
+    logs = [orders(1), orders(2)]
+    plans = plan_truncations(logs, protocol=Protocol.DIVERGING_EPOCH, kafka_version=DEFAULT_VERSION)
+    found = truncation_impacts(plans, logs, committed_offsets(1))
+    assert {i.event for i in found} == {"broker-2's truncation to 100"}
+    assert summary(found)[:3] == [("audit", True, LOST_REPLICA, 18), ("billing", True, LOST_REPLICA, 15),
+                                  ("search", True, None, 10)]
+    assert truncation_impacts(plans, logs, [c for c in committed_offsets(1) if c.topic != "orders"]) == []
+
+
+def test_truncate_plan_adapter_per_follower_and_version() -> None:
+    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.replication.truncation import plan_truncations
+    from kreplica.model.versions import KafkaVersion, Protocol
+
+    v2_2 = KafkaVersion(2, 2)
+    # two followers that lose the same records, one that loses nothing (a copy of the leader)
+    logs = [orders(1), orders(2), orders(2).relabelled("broker-3"), orders(1).relabelled("broker-4")]
+    plans = plan_truncations(logs, protocol=Protocol.KIP279, kafka_version=v2_2)
+    found = truncation_impacts(plans, logs, committed_offsets(1), kafka_version=v2_2)
+    assert sorted({i.event for i in found}) == ["broker-2's truncation to 100", "broker-3's truncation to 100"]
+    assert len(found) == 12
+    # a 2.2 leader serves no OffsetsForLeaderEpoch v3: no client validates
+    assert all(b.outcome.validation is None for i in found for b in i.behaviours)
+
+
+def test_truncate_plan_adapter_counts_a_divergent_middle_it_keeps() -> None:
+    # broker 1 following broker 2 discards nothing (the leader has no end offset for epoch 3) but
+    # keeps 100-109 different from broker 2's: fresh read them (epoch 3) and loses 8
+    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.replication.truncation import plan_truncations
+    from kreplica.model.versions import DEFAULT_VERSION, Protocol
+
+    logs = [orders(2), orders(1)]
+    (plan,) = plan_truncations(logs, protocol=Protocol.DIVERGING_EPOCH, kafka_version=DEFAULT_VERSION)
+    assert not plan.discarded and plan.still_divergent
+    found = {i.committed.group: i for i in truncation_impacts([plan], logs, committed_offsets(1))}
+    assert (found["fresh"].lost.first_offset, found["fresh"].lost.end_offset) == (100, 110)
+    assert (found["fresh"].read_from, found["fresh"].consumed_and_lost) == (LOST_REPLICA, 8)
+    # billing read broker 2's 100-114, which broker 2 still leads with: nothing lost, nothing moves
+    assert (found["billing"].read_from, found["billing"].at_risk) == ("new_leader", False)
+
+
+def test_timeline_adapter() -> None:
+    from kreplica.analysis.timeline.consumer_impact import election_impacts
+    from kreplica.analysis.timeline.events import PartitionEvent
+    from kreplica.analysis.timeline.evidence import join_partition
+    from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
+    from kreplica.model.zookeeper import find_zk_files
+
+    events = [ev for ev in iter_zookeeper_timeline(find_zk_files([SCENARIO / "zookeeper"]))
+              if isinstance(ev, PartitionEvent)]
+    logs = {1: orders(1), 2: orders(2)}
+    (loss,) = join_partition(events, logs).losses
+    found = election_impacts(loss, logs, committed_offsets(1))
+    assert {i.event for i in found} == {"the unclean election of broker 1 at epoch 3"}
+    assert summary(found) == [("audit", True, LOST_REPLICA, 18), ("billing", True, LOST_REPLICA, 15),
+                              ("search", True, LOST_REPLICA, 10), ("fresh", False, "new_leader", 0),
+                              ("ledger", False, None, 0), ("reports", False, None, 0)]
+    assert found[0].leader.log_end_offset == 100 and found[0].leader.later_log_end == 110
+    del logs[2]
+    assert election_impacts(loss, logs, committed_offsets(1)) == []
+
+
+def test_plan_elect_adapter() -> None:
+    from kreplica.analysis.election.consumer_impact import election_impacts
+    from kreplica.analysis.election.scenarios import Scenario, plan_elections
+    from kreplica.model.cluster import load_cluster_state
+
+    state = load_cluster_state([str(SCENARIO / "zookeeper")])
+    plan = plan_elections(state, Scenario((1,), (), None, False, "yes"), None)
+    (election,) = plan.elections
+    assert (election.before.leader, election.after.leader, election.unclean) == (1, 2, True)
+    found = election_impacts(election, {1: orders(1), 2: orders(2)}, committed_offsets(1),
+                             kafka_version=plan.kafka_version)
+    assert {i.event for i in found} == {"the unclean election of broker 2 at epoch 4"}
+    # broker 1 keeps 100-109 of epoch 3 different from broker 2's: fresh read 100-107 of them
+    # (epoch 3) and KIP-320 does not notice (epoch 3 ends at 120 on broker 2, past 108); billing
+    # (epoch 1) and audit (past broker 1's end) read broker 2's records; search may have read either
+    assert summary(found) == [("fresh", True, LOST_REPLICA, 8), ("search", True, None, 10),
+                              ("audit", False, "new_leader", 0), ("billing", False, "new_leader", 0),
+                              ("ledger", False, None, 0), ("reports", False, None, 0)]
+    fresh = found[0].behaviours
+    assert {(b.outcome.action, b.outcome.records_skipped) for b in fresh} == {(CONTINUES, 8)}
+    assert fresh[-1].outcome.validation.end_offset == 120

@@ -1,0 +1,333 @@
+"""KRaft's ``PartitionChangeBuilder`` rule by rule, each beside the counter-example that must not
+match, through the public API (``build`` with its current keywords, ``plan_elections``).
+
+Expected values are worked out from apache/kafka ``metadata/src/main/java/org/apache/kafka/
+controller/PartitionChangeBuilder.java`` (trunk after 3.9): ``maybePopulateTargetElr`` (ELR only
+while ``targetIsr.size() < minISR``; the candidates are a ``HashSet`` of the ELR and the current
+ISR, minus the target ISR and the unclean-shutdown replicas), ``electPreferredLeader`` /
+``electAnyLeader`` / ``canElectLastKnownLeader`` / ``isValidNewLeader`` (in the target ISR, or
+in the ELR while the target ISR is empty, and acceptable), ``tryElection`` (an ELR leader makes
+the ISR ``[leader]`` and is clean; an unclean one makes it ``[leader]`` and RECOVERING from MV
+3.2), ``maybeUpdateRecordElr`` (an unclean election or ELR off clears the ELR),
+``maybeUpdateLastKnownLeader``, the epoch-bump triggers, and ``PartitionRegistration.merge``
+(a record naming a leader bumps the leader epoch; every record bumps the partition epoch);
+``ReplicationControlManager.generateLeaderAndIsrUpdates`` (the removed broker is never
+acceptable; UNCLEAN when the topic enables it) and ``handleBrokerInControlledShutdown``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.analysis.election.kraft import E_ONLINE, E_PREFERRED, E_UNCLEAN, build
+from kreplica.analysis.election.scenarios import Scenario, plan_elections
+from kreplica.model.versions import parse_kafka_version
+from tests.builders.cluster import cluster, part
+
+ELR_FEATURE = "eligible.leader.replicas.version"
+RECOVERING = 1
+
+
+def everyone(r: int) -> bool:
+    return True
+
+
+def nobody(r: int) -> bool:
+    return False
+
+
+def all_but(*excluded: int):
+    return lambda r: r not in excluded
+
+
+def only(*allowed: int):
+    return lambda r: r in allowed
+
+
+def run(p, election=E_ONLINE, *, acceptable=everyone, elr=False, min_isr=1, target_isr=None, recovery=True,
+        shrink_bumps=False, unclean_shutdown=()):
+    return build(p, acceptable=acceptable, election=election, elr_enabled=elr, min_isr=min_isr,
+                 leader_recovery=recovery, isr_shrink_bumps_epoch=shrink_bumps, target_isr=target_isr,
+                 unclean_shutdown=unclean_shutdown)
+
+
+def state(p, res):
+    """The partition after the build: the merged record, or ``p`` when nothing was written."""
+    return res.after or p
+
+
+# ---- the ELR (maybePopulateTargetElr, maybeUpdateRecordElr) --------------------------------------
+
+FULL4 = part(0, [1, 2, 3, 4], 1, [1, 2, 3, 4])          # leader epoch 5, partition epoch 7
+
+ELR_ROWS = [
+    # |target ISR| == minISR: "larger or equal" clears, no ELR
+    pytest.param(FULL4, dict(target_isr=[1, 2, 3], min_isr=3), ((1, 2, 3), (), 5, 8), id="isr-equal-to-min-isr-no-elr"),
+    # one below: the members that left are eligible (HashSet order: 3, 4)
+    pytest.param(FULL4, dict(target_isr=[1, 2], min_isr=3), ((1, 2), (3, 4), 5, 8), id="isr-one-below-min-isr-elr"),
+    pytest.param(FULL4, dict(target_isr=[1, 2, 3], min_isr=2), ((1, 2, 3), (), 5, 8), id="isr-one-above-min-isr"),
+    # counter: ELR disabled: maybePopulateTargetElr returns at once, the record carries none
+    pytest.param(FULL4, dict(target_isr=[1, 2], min_isr=3, elr=False), ((1, 2), (), 5, 8), id="elr-disabled"),
+    # back to min ISR: the ELR is cleared
+    pytest.param(part(0, [1, 2, 3, 4], 1, [1, 2], elr=[3, 4]), dict(target_isr=[1, 2, 3], min_isr=3),
+                 ((1, 2, 3), (), 5, 8), id="back-to-min-isr-clears-elr"),
+    # still below: candidates = ELR {3} ∪ current ISR {1,2} minus target {1} = [2,3]
+    pytest.param(part(0, [1, 2, 3, 4], 1, [1, 2], elr=[3]), dict(target_isr=[1], min_isr=3),
+                 ((1,), (2, 3), 5, 8), id="below-min-isr-adds-leavers-to-elr"),
+    # a replica that shut down uncleanly is not eligible
+    pytest.param(FULL4, dict(target_isr=[1, 2], min_isr=3, unclean_shutdown=[3]), ((1, 2), (4,), 5, 8),
+                 id="unclean-shutdown-replica-not-in-elr"),
+    # nothing changes: no record (changeRecordIsNoOp), the epochs stay
+    pytest.param(part(0, [1, 2, 3, 4], 1, [1, 2], elr=[3, 4]), dict(min_isr=3), ((1, 2), (3, 4), 5, 7),
+                 id="below-min-isr-unchanged-no-record"),
+    # counter: the same partition with ELR off: maybeUpdateRecordElr clears the stored ELR
+    pytest.param(part(0, [1, 2, 3, 4], 1, [1, 2], elr=[3, 4]), dict(min_isr=3, elr=False), ((1, 2), (), 5, 8),
+                 id="elr-off-clears-stored-elr"),
+    # java.util.HashSet order, capacity 16: buckets 1 (1, 17), 2 (2, 18), 3 (3); minus the target
+    pytest.param(part(0, [1, 2, 3, 17, 18], 1, [1, 2, 3, 17, 18]), dict(target_isr=[1, 2], min_isr=4),
+                 ((1, 2), (17, 18, 3), 5, 8), id="elr-in-java-hash-set-order"),
+]
+
+
+@pytest.mark.parametrize("p,kw,expected", ELR_ROWS)
+def test_eligible_leader_replicas(p, kw, expected) -> None:
+    kw = dict(kw)
+    kw.setdefault("elr", True)
+    a = state(p, run(p, **kw))
+    assert (a.isr, a.elr, a.leader_epoch, a.version) == expected
+
+
+# ---- the election (electPreferredLeader, electAnyLeader, tryElection) -----------------------------
+
+ELECTIONS = [
+    # PREFERRED
+    pytest.param(part(0, [1, 2, 3], 2, [1, 2, 3]), E_PREFERRED, dict(), (1, (1, 2, 3), False),
+                 id="preferred-in-isr-elected"),
+    # counter: the preferred replica is out of the ISR and the current leader is valid: no change
+    pytest.param(part(0, [1, 2, 3], 2, [2, 3]), E_PREFERRED, dict(), (2, (2, 3), False),
+                 id="preferred-out-of-isr-current-stays"),
+    # the current leader is kept before any other valid replica (PartitionChangeBuilderTest's BAZ)
+    pytest.param(part(0, [1, 2, 3], 3, [2, 3]), E_PREFERRED, dict(), (3, (2, 3), False),
+                 id="preferred-out-of-isr-current-stays-before-next-valid"),
+    # counter: in the ISR but not acceptable (fenced, or shutting down)
+    pytest.param(part(0, [1, 2, 3], 2, [1, 2, 3]), E_PREFERRED, dict(acceptable=all_but(1)), (2, (1, 2, 3), False),
+                 id="preferred-not-acceptable-current-stays"),
+    # neither the preferred nor the current leader is valid: the first valid of replicas[1:]
+    pytest.param(part(0, [1, 2, 3], 2, [1, 2, 3]), E_PREFERRED, dict(acceptable=only(3)), (3, (1, 2, 3), False),
+                 id="preferred-falls-back-to-next-valid"),
+    pytest.param(part(0, [1, 2, 3], 2, [2]), E_PREFERRED, dict(acceptable=nobody), (-1, (2,), False),
+                 id="preferred-no-valid-replica"),
+    # ONLINE: a valid current leader stays, even if it is not the preferred one
+    pytest.param(part(0, [2, 1, 3], 1, [2, 1, 3]), E_ONLINE, dict(), (1, (2, 1, 3), False),
+                 id="online-valid-current-leader-stays"),
+    # otherwise the first valid in replica order, not ISR order
+    pytest.param(part(0, [3, 1, 2], 3, [2, 1, 3]), E_ONLINE, dict(acceptable=all_but(3), target_isr=[2, 1]),
+                 (1, (2, 1), False), id="online-first-valid-in-replica-order"),
+    # no valid replica: leader -1; without ELR an empty target ISR is not written (the last
+    # member stays)
+    pytest.param(part(0, [1, 2, 3], 1, [1]), E_ONLINE, dict(acceptable=all_but(1), target_isr=[]),
+                 (-1, (1,), False), id="online-no-valid-replica-leader-minus-one"),
+    # UNCLEAN: the first acceptable replica, ISR [leader]
+    pytest.param(part(0, [1, 2, 3], 1, [1]), E_UNCLEAN, dict(acceptable=all_but(1), target_isr=[]),
+                 (2, (2,), True), id="unclean-first-acceptable-replica"),
+    # counter: an acceptable ISR member wins over the unclean path
+    pytest.param(part(0, [1, 2, 3], 1, [1, 3]), E_UNCLEAN, dict(acceptable=all_but(1), target_isr=[3]),
+                 (3, (3,), False), id="unclean-prefers-an-isr-member"),
+    pytest.param(part(0, [1, 2, 3], 1, [1]), E_UNCLEAN, dict(acceptable=nobody, target_isr=[]), (-1, (1,), False),
+                 id="unclean-no-acceptable-replica"),
+    # ELR: with the ISR empty, an acceptable ELR member is valid; ISR [leader], clean
+    pytest.param(part(0, [1, 2, 3], 1, [1], elr=[2]), E_ONLINE,
+                 dict(acceptable=all_but(1), target_isr=[], elr=True, min_isr=2), (2, (2,), False),
+                 id="elr-member-elected-when-isr-empty"),
+    # counter: the ELR member 2 comes first in replica order but the ISR is not empty
+    pytest.param(part(0, [1, 2, 3], 1, [1, 3], elr=[2]), E_ONLINE,
+                 dict(acceptable=all_but(1), target_isr=[3], elr=True, min_isr=3), (3, (3,), False),
+                 id="counter-elr-member-invalid-while-isr-non-empty"),
+    # isValidNewLeader reads the target ELR, which ELR off does not clear before the election:
+    # a stored ELR still elects (then maybeUpdateRecordElr clears it)
+    pytest.param(part(0, [1, 2, 3], 1, [1], elr=[2]), E_ONLINE, dict(acceptable=all_but(1), target_isr=[]),
+                 (2, (2,), False), id="stored-elr-elects-even-with-elr-off"),
+    # last known leader (canElectLastKnownLeader): ELR on, ISR and ELR empty, exactly one member
+    pytest.param(part(0, [1, 2, 3], -1, [], last_known_elr=[3]), E_ONLINE, dict(elr=True, min_isr=2),
+                 (3, (3,), True), id="last-known-leader-elected-unclean"),
+    # its acceptability is only logged
+    pytest.param(part(0, [1, 2, 3], -1, [], last_known_elr=[3]), E_ONLINE, dict(elr=True, min_isr=2,
+                                                                               acceptable=nobody),
+                 (3, (3,), True), id="last-known-leader-even-if-not-acceptable"),
+    pytest.param(part(0, [1, 2, 3], -1, [], last_known_elr=[3]), E_ONLINE, dict(elr=False), (-1, (), False),
+                 id="counter-last-known-leader-needs-elr"),
+    pytest.param(part(0, [1, 2, 3], -1, [], last_known_elr=[3, 2]), E_ONLINE, dict(elr=True, min_isr=2,
+                                                                                  acceptable=nobody),
+                 (-1, (), False), id="counter-last-known-leader-needs-exactly-one"),
+    pytest.param(part(0, [1, 2, 3], -1, [], elr=[2], last_known_elr=[3]), E_ONLINE,
+                 dict(elr=True, min_isr=2, acceptable=all_but(2)), (-1, (), False),
+                 id="counter-last-known-leader-not-while-elr-non-empty"),
+]
+
+
+@pytest.mark.parametrize("p,election,kw,expected", ELECTIONS)
+def test_election(p, election, kw, expected) -> None:
+    res = run(p, election, **kw)
+    a = state(p, res)
+    assert (a.leader, a.isr, res.unclean) == expected
+    # a new leader, even -1, bumps the leader epoch once; no new leader, no bump here
+    assert a.leader_epoch == p.leader_epoch + (a.leader != p.leader)
+
+
+@pytest.mark.parametrize("recovery,stored,expected", [
+    pytest.param(True, 0, RECOVERING, id="mv-3-2-marks-recovering"),
+    pytest.param(False, 0, 0, id="before-mv-3-2-no-recovery-state"),
+])
+def test_unclean_election_recovery_state(recovery, stored, expected) -> None:
+    p = part(0, [1, 2, 3], 1, [1], recovery=stored)
+    a = run(p, E_UNCLEAN, acceptable=all_but(1), target_isr=[], recovery=recovery).after
+    assert (a.leader, a.leader_recovery_state) == (2, expected)
+
+
+def test_elr_election_is_clean_and_leaves_the_rest_eligible() -> None:
+    # ISR [1] below min ISR 2, ELR [2]; 1 goes: candidates {2} ∪ {1} = [1,2]; 2 is valid (ISR
+    # empty, in the ELR, acceptable): ISR [2], ELR [1]; no RECOVERING, last known ELR untouched
+    p = part(0, [1, 2, 3], 1, [1], elr=[2])
+    res = run(p, acceptable=all_but(1), target_isr=[], elr=True, min_isr=2)
+    a = res.after
+    assert (a.leader, a.isr, a.elr, a.last_known_elr, a.leader_recovery_state) == (2, (2,), (1,), (), 0)
+    assert res.via_elr and not res.unclean
+
+
+@pytest.mark.parametrize("election,expected", [
+    # UNCLEAN: 2 elected outside the ISR and ELR; maybeUpdateRecordElr clears the ELR
+    pytest.param(E_UNCLEAN, (2, (2,), (), ()), id="unclean-clears-elr"),
+    # counter, ONLINE: nobody valid; the ISR empties (allowed with ELR), ELR [1], and the last
+    # known leader is recorded (maybeUpdateLastKnownLeader)
+    pytest.param(E_ONLINE, (-1, (), (1,), (1,)), id="online-leaderless-keeps-elr-and-last-known-leader"),
+])
+def test_unclean_election_and_the_elr(election, expected) -> None:
+    p = part(0, [1, 2, 3], 1, [1])
+    a = run(p, election, acceptable=all_but(1), target_isr=[], elr=True, min_isr=2).after
+    assert (a.leader, a.isr, a.elr, a.last_known_elr) == expected
+
+
+@pytest.mark.parametrize("stored,expected", [
+    pytest.param((), (1,), id="first-time-leaderless"),
+    pytest.param((2,), (1,), id="stale-last-known-leader-replaced"),
+])
+def test_last_known_leader_recorded_when_the_isr_empties(stored, expected) -> None:
+    p = part(0, [1, 2, 3], 1, [1], last_known_elr=stored)
+    a = run(p, acceptable=all_but(1), target_isr=[], elr=True, min_isr=2).after
+    assert (a.leader, a.isr, a.last_known_elr) == (-1, (), expected)
+
+
+def test_last_known_leader_cleared_once_a_leader_is_back() -> None:
+    # ISR [], ELR [1], last known [1]; 1 is acceptable again: elected from the ELR (clean),
+    # ISR [1], ELR [], last known ELR cleared (record.leader() >= 0)
+    p = part(0, [1, 2, 3], -1, [], elr=[1], last_known_elr=[1])
+    res = run(p, elr=True, min_isr=2)
+    a = res.after
+    assert (a.leader, a.isr, a.elr, a.last_known_elr, res.unclean) == (1, (1,), (), (), False)
+
+
+# ---- epochs (the bump triggers and PartitionRegistration.merge) ------------------------------------
+
+EPOCHS = [
+    pytest.param(part(0, [1, 2, 3], 1, [1, 2]), dict(target_isr=[1, 2, 3]), (1, (1, 2, 3), 5, 8),
+                 id="isr-expand-partition-epoch-only"),
+    pytest.param(part(0, [1, 2, 3], 1, [1, 2, 3]), dict(target_isr=[1, 2]), (1, (1, 2), 5, 8),
+                 id="isr-shrink-no-leader-bump-from-mv-3-6"),
+    # triggerLeaderEpochBumpForIsrShrinkIfNeeded (MV < 3.6, KAFKA-15021)
+    pytest.param(part(0, [1, 2, 3], 1, [1, 2, 3]), dict(target_isr=[1, 2], shrink_bumps=True), (1, (1, 2), 6, 8),
+                 id="isr-shrink-bumps-before-mv-3-6"),
+    # counter: only shrinks bump, never expansions
+    pytest.param(part(0, [1, 2, 3], 1, [1, 2]), dict(target_isr=[1, 2, 3], shrink_bumps=True), (1, (1, 2, 3), 5, 8),
+                 id="counter-isr-expand-never-bumps"),
+    # triggerLeaderEpochBumpForReplicaReassignmentIfNeeded: completing drops replica 4
+    pytest.param(part(0, [1, 2, 3, 4], 1, [1, 2, 3, 4], removing=[4]), dict(), (1, (1, 2, 3), 6, 8),
+                 id="reassignment-drops-a-replica-bumps"),
+    # counter: completing with nothing removed keeps the leader epoch
+    pytest.param(part(0, [1, 2, 3, 4], 1, [1, 2, 3], adding=[4]), dict(target_isr=[1, 2, 3, 4]),
+                 (1, (1, 2, 3, 4), 5, 8), id="counter-reassignment-adding-only-no-bump"),
+    # maybeCompleteReassignment: ISR minus removing [2,3] does not cover replicas minus removing
+    # [2,3,4]: nothing to write
+    pytest.param(part(0, [1, 2, 3, 4], 1, [1, 2, 3], adding=[4], removing=[1]), dict(), (1, (1, 2, 3), 5, 7),
+                 id="reassignment-incomplete-no-record"),
+]
+
+
+@pytest.mark.parametrize("p,kw,expected", EPOCHS)
+def test_epochs(p, kw, expected) -> None:
+    a = state(p, run(p, **kw))
+    assert (a.leader, a.isr, a.leader_epoch, a.version) == expected
+
+
+def test_reassignment_completion_clears_adding_and_removing() -> None:
+    p = part(0, [1, 2, 3, 4], 1, [1, 2, 3, 4], adding=[4], removing=[1])
+    a = run(p).after
+    # ISR′ [2,3,4] ⊇ R′ [2,3,4]: complete; 1 no longer in the target ISR: first valid of [2,3,4]
+    assert (a.replicas, a.adding_replicas, a.removing_replicas, a.leader, a.isr) == ((2, 3, 4), (), (), 2, (2, 3, 4))
+
+
+# ---- the controller's events (ReplicationControlManager) --------------------------------------------
+
+def plan(state_, scenario, version=None):
+    p = plan_elections(state_, scenario, parse_kafka_version(version) if version else None)
+    return p, {e.partition: e for e in p.elections}
+
+
+@pytest.mark.parametrize("version,features,expected", [
+    pytest.param("4.0", {ELR_FEATURE: 1}, True, id="4-0-feature-on"),
+    pytest.param("4.0", {ELR_FEATURE: 0}, False, id="4-0-feature-zero"),
+    pytest.param("4.0", {}, False, id="4-0-feature-absent"),
+    pytest.param("3.9", {ELR_FEATURE: 1}, False, id="3-9-no-elr"),
+])
+def test_elr_needs_the_version_and_the_finalized_feature(version, features, expected) -> None:
+    s = cluster({"t": [part(0, [1, 2], 1, [1, 2])]}, kind="kraft", alive=(1, 2), features=features)
+    assert plan(s, Scenario(fail=(2,)), version)[0].elr_enabled is expected
+
+
+def test_fencing_one_at_a_time_puts_only_the_later_leaver_in_the_elr() -> None:
+    # min ISR 2; 2 and 3 fenced, in ascending order (handleBrokerFenced each): without 2 the ISR
+    # [1,3] is still at min ISR (no ELR); without 3 it is [1], below: ELR = {ELR} ∪ {1,3} − {1} = [3]
+    s = cluster({"t": [part(0, [1, 2, 3], 1, [1, 2, 3])]}, kind="kraft", alive=(1, 2, 3),
+                configs={"t": {"min.insync.replicas": "2"}}, features={ELR_FEATURE: 1})
+    p, e = plan(s, Scenario(fail=(2, 3)))
+    assert e == {}      # the leader stays: ISR updates, not elections
+    assert [(u.after.isr, u.after.elr) for u in p.isr_updates] == [((1, 3), ()), ((1,), (3,))]
+
+
+@pytest.mark.parametrize("replicas,isr,shutting,expected", [
+    # handleBrokerInControlledShutdown: the broker leaves the ISR and is never acceptable; ONLINE:
+    # the first valid replica in replica order (3), not ISR order (2)
+    pytest.param([1, 3, 2], [2, 1, 3], (), (3, (2, 3)), id="first-valid-in-replica-order"),
+    # counter: a broker already in controlled shutdown is not acceptable (LeaderAcceptor); it
+    # stays in the ISR (it is removed only when its own shutdown is handled)
+    pytest.param([1, 2, 3], [1, 2, 3], (2,), (3, (2, 3)), id="already-shutting-down-not-elected"),
+    pytest.param([1, 2, 3], [1, 2, 3], (), (2, (2, 3)), id="counter-no-other-shutdown"),
+])
+def test_controlled_shutdown_of_the_leader(replicas, isr, shutting, expected) -> None:
+    s = cluster({"t": [part(0, replicas, 1, isr)]}, kind="kraft", alive=(1, 2, 3), shutting=shutting)
+    _, e = plan(s, Scenario(shutdown=(1,)))
+    a = e["t-0"].after
+    assert ((a.leader, a.isr), a.leader_epoch, e["t-0"].kind) == (expected, 6, "controlled_shutdown")
+
+
+@pytest.mark.parametrize("config,expected", [
+    # the sole ISR member shuts down: KRaft, unlike ZooKeeper, writes leader -1 (no valid
+    # leader; the last ISR member stays without ELR)
+    pytest.param({}, (-1, (1,), False, 0), id="unclean-off-leader-minus-one"),
+    # counter: the topic allows unclean election: generateLeaderAndIsrUpdates runs UNCLEAN
+    pytest.param({"unclean.leader.election.enable": "true"}, (2, (2,), True, RECOVERING), id="unclean-on-elects-2"),
+])
+def test_controlled_shutdown_of_the_last_isr_member(config, expected) -> None:
+    s = cluster({"t": [part(0, [1, 2], 1, [1])]}, kind="kraft", alive=(1, 2), configs={"t": config})
+    _, e = plan(s, Scenario(shutdown=(1,)))
+    a = e["t-0"].after
+    assert (a.leader, a.isr, e["t-0"].unclean, a.leader_recovery_state) == expected
+    assert a.leader_epoch == 6
+
+
+def test_preferred_election_keeps_an_offline_partition_online() -> None:
+    # ElectLeaders PREFERRED on replicas [1,2,3], leader 2 fenced, ISR [2,3]: the preferred 1 is
+    # not in the ISR, the current leader is not acceptable: electPreferredLeader takes the first
+    # valid of replicas[1:], 3
+    s = cluster({"t": [part(0, [1, 2, 3], 2, [2, 3])]}, kind="kraft", alive=(1, 3), dead=(2,))
+    _, e = plan(s, Scenario(preferred=()))
+    assert (e["t-0"].after.leader, e["t-0"].elected) == (3, True)

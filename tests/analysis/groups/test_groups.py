@@ -1,0 +1,129 @@
+"""Consumer groups against the rest of the evidence: replicas of one ``__consumer_offsets``
+partition compared (the highest log end offset answers), committed offsets against the replicas
+of their data partitions, and the answer ``kreplica groups`` gives per partition."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from kreplica.analysis.groups.offset_fit import check_offsets
+from kreplica.analysis.groups.replicas import choose_replica, compare_replicas
+from kreplica.analysis.groups.state import partition_groups
+from kreplica.model.coordinator.replay import NEW_COORDINATOR
+from kreplica.model.coordinator.sources import DataReplica
+from kreplica.model.versions import KafkaVersion
+from tests.builders.groups import TS, commit, group_record, load
+
+V4 = KafkaVersion(4, 0)
+
+
+def replica(tmp_path, entries, label: str):
+    return replace(load(tmp_path, entries, NEW_COORDINATOR), label=label)
+
+
+BASE = [[group_record("g", [])], [commit("g", "t", 0, 5)], [commit("h", "t", 0, 1)]]
+
+
+def test_the_highest_log_end_offset_answers_and_a_tie_goes_to_the_first(tmp_path) -> None:
+    short = replica(tmp_path, BASE[:2], "broker-2")
+    full = replica(tmp_path, BASE, "broker-1")
+    assert choose_replica([short, full]).label == "broker-1"
+    twin = replace(full, label="broker-3")
+    assert choose_replica([full, twin]).label == "broker-1"
+    assert choose_replica([twin, full]).label == "broker-3"
+
+
+def test_replicas_that_agree_have_no_disagreement(tmp_path) -> None:
+    a, b = replica(tmp_path, BASE, "broker-1"), replica(tmp_path, BASE, "broker-2")
+    assert compare_replicas([a, b]) == (a, ())
+
+
+def test_disagreements_name_each_replica(tmp_path) -> None:
+    leader = replica(tmp_path, BASE + [[commit("g", "t", 0, 9)], [commit("g", "t", 1, 3)]], "broker-1")
+    follower = replica(tmp_path, BASE, "broker-2")
+    chosen, found = compare_replicas([follower, leader])
+    assert chosen.label == "broker-1"
+    assert [(d.group, d.topic, d.partition, d.field) for d in found] == [("g", "t", 0, "offset"),
+                                                                        ("g", "t", 1, "offset")]
+    changed, added = found
+    assert [(label, value["offset"]) for label, value in changed.values] == [("broker-2", 5), ("broker-1", 9)]
+    assert added.values[0] == ("broker-2", None) and added.chosen == "broker-1"
+
+
+def test_a_group_one_replica_lacks(tmp_path) -> None:
+    a = replica(tmp_path, BASE + [[group_record("k", [])]], "broker-1")
+    b = replica(tmp_path, BASE, "broker-2")
+    (d,) = compare_replicas([a, b])[1]
+    assert (d.group, d.field, d.values[1]) == ("k", "group", ("broker-2", None))
+    assert d.values[0][1] == {"protocol": "classic", "state": "Empty", "generation": 1, "members": []}
+
+
+# -- offsets against the data ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("committed", "replicas", "expected"), [
+    pytest.param(13, [(0, 12), (0, 12)], "group_offset_beyond_log_end", id="beyond-every-replica"),
+    pytest.param(13, [(0, 12, 12)], "group_offset_beyond_log_end", id="beyond-what-its-files-record"),
+    pytest.param(12, [(0, 12)], None, id="at-the-log-end-fits"),
+    pytest.param(13, [(0, 12), (0, 20)], None, id="one-replica-holds-it"),
+    pytest.param(3, [(5, 12), (4, 12)], "group_offset_below_log_start", id="below-every-log-start"),
+    pytest.param(4, [(5, 12), (4, 12)], None, id="at-one-log-start"),
+    pytest.param(13, [], None, id="no-replica-read"),
+])
+def test_offsets_against_the_data(tmp_path, committed, replicas, expected) -> None:
+    state = load(tmp_path, [[commit("g", "t", 0, committed)]], NEW_COORDINATOR)
+    data = {("t", 0): [DataReplica(f"broker-{i}", f"/d{i}", *bounds) for i, bounds in enumerate(replicas)]}
+    found = check_offsets(state.groups, data)
+    assert [f.kind for f in found] == ([expected] if expected else [])
+    if expected:
+        (f,) = found
+        assert (f.details["group"], f.details["offset"], len(f.details["replicas"])) == ("g", committed, len(replicas))
+        assert f.path.endswith(".log") and f.severity == ("error" if "beyond" in expected else "info")
+
+
+def test_an_offset_within_what_an_incomplete_copy_records_is_a_warning(tmp_path) -> None:
+    """Its checkpoints or producer snapshots record a longer log than its segments hold: a segment
+    left out of the copy, or unflushed records lost; the evidence cannot tell which."""
+    state = load(tmp_path, [[commit("g", "t", 0, 15)]], NEW_COORDINATOR)
+    (f,) = check_offsets(state.groups, {("t", 0): [DataReplica("broker-1", "/d", 0, 0, 17081)]})
+    assert (f.kind, f.severity) == ("group_offset_beyond_log_end", "warning")
+    assert "lacks segments" in f.message and "broker-1 17081" in f.message
+    (f,) = check_offsets(state.groups, {("t", 0): [DataReplica("broker-1", "/d", 0, 0, 14)]})
+    assert f.severity == "error"
+
+
+# -- the answer ---------------------------------------------------------------------------------------
+
+OLD_COMMIT = [[commit("g", "t", 0, 1, commit_timestamp=TS)], [commit("h", "t", 0, 2, commit_timestamp=TS)]]
+
+
+@pytest.mark.parametrize(("kw", "when"), [
+    pytest.param({}, TS + 1000, id="newest-record-replayed"),
+    pytest.param({"at_time": TS + 5}, TS + 5, id="at-time"),
+    pytest.param({"at_time": TS + 5, "expiry_time": TS + 9}, TS + 9, id="expiry-time-given"),
+])
+def test_the_evaluation_time(tmp_path, kw, when) -> None:
+    answer = partition_groups([load(tmp_path, OLD_COMMIT, NEW_COORDINATOR)], V4, retention_minutes=1, **kw)
+    assert answer.expiry_time == when
+
+
+def test_expiry_is_applied_to_the_answer(tmp_path) -> None:
+    state = load(tmp_path, OLD_COMMIT, NEW_COORDINATOR)
+    kept = partition_groups([state], V4, retention_minutes=1, expiry_time=TS + 59_999)
+    gone = partition_groups([state], V4, retention_minutes=1, expiry_time=TS + 60_000)
+    assert [o.expired for g in kept.chosen.groups for o in g.offsets] == [False, False]
+    assert [o.expired for g in gone.chosen.groups for o in g.offsets] == [True, True]
+
+
+def test_groups_asked_for_narrow_groups_disagreements_and_offset_checks(tmp_path) -> None:
+    a = replica(tmp_path, OLD_COMMIT + [[commit("g", "t", 0, 30)], [commit("h", "t", 0, 30)]], "broker-1")
+    b = replica(tmp_path, OLD_COMMIT, "broker-2")
+    data = {("t", 0): [DataReplica("broker-1", "/d", 0, 10)]}
+    every = partition_groups([a, b], V4, retention_minutes=10080, data=lambda t, p: data.get((t, p), ()))
+    only = partition_groups([a, b], V4, retention_minutes=10080, groups=["h"], data=lambda t, p: data.get((t, p), ()))
+    assert [g.group for g in every.chosen.groups] == ["g", "h"] and len(every.disagreements) == 2
+    assert [f.details["group"] for f in every.fit] == ["g", "h"] and every.has_errors
+    assert [g.group for g in only.chosen.groups] == ["h"]
+    assert [d.group for d in only.disagreements] == ["h"] and [f.details["group"] for f in only.fit] == ["h"]

@@ -1,0 +1,128 @@
+"""The leader-epoch checkpoint against the batch headers (``epochs``), each disagreement with what a
+restart does about it, and the counter-case that must not be reported.
+
+What a restart does is Kafka's loader (kafka-algorithms spec §1.6): ``LeaderEpochFileCache`` reads
+the checkpoint through ``assign``'s repair (2.1+: the later line wins, conflicting entries go);
+``LogLoader.load`` ends with ``truncateFromEnd(recovered LEO)`` (an entry starting at or after the
+log end goes, inclusive) and ``truncateFromStart(log start)``; only an unclean shutdown recovers
+segments (``LogSegment.recover``), and recovery assigns a batch's epoch only when it is above the
+latest cached epoch, so a missing epoch older than the checkpoint's newest never comes back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kreplica.analysis.log.epoch_reconciliation import reconcile_epochs
+from kreplica.formats.findings import ERROR, WARNING
+from kreplica.model.versions import DEFAULT_VERSION
+from tests.builders.replicas import replica_log
+
+# epochs 0, 1, 3 start at 0, 5, 10; the log ends at 15
+BATCHES = [(0, 5, 0, "a"), (5, 5, 1, "a"), (10, 5, 3, "a")]
+LINEAGE = [(0, 0), (1, 5), (3, 10)]
+MISMATCH, BEYOND, STALE, ORDER = ("epoch_checkpoint_offset_mismatch", "epoch_checkpoint_beyond_log_end",
+                                  "epoch_checkpoint_stale", "epoch_checkpoint_out_of_order")
+
+
+def reconcile(tmp_path: Path, checkpoint, batches=BATCHES, **options):
+    return reconcile_epochs(replica_log(tmp_path, 1, batches, hw=None, checkpoint=checkpoint, **options),
+                            DEFAULT_VERSION)
+
+
+def summary(v) -> list[tuple]:
+    """(kind, severity, epoch) of each finding, in order."""
+    return [(f.kind, f.severity, f.details.get("epoch")) for f in v.findings]
+
+
+@pytest.mark.parametrize("checkpoint, findings, loaded", [
+    pytest.param(LINEAGE, [], LINEAGE, id="agrees"),
+    # an extra epoch: a leader elected without writing (2.1+ registers (epoch, LEO) on election)
+    pytest.param([(0, 0), (1, 5), (2, 8), (3, 10)], [(MISMATCH, WARNING, 2)], [(0, 0), (1, 5), (2, 8), (3, 10)],
+                 id="extra-epoch-inside-the-log-is-kept"),
+    pytest.param(LINEAGE + [(4, 15)], [(BEYOND, WARNING, 4)], LINEAGE, id="extra-epoch-at-the-log-end-is-dropped"),
+    pytest.param(LINEAGE + [(4, 20)], [(BEYOND, ERROR, 4)], LINEAGE, id="checkpoint-ahead-of-the-log-is-dropped"),
+    pytest.param([(0, 0), (1, 5), (3, 14)], [(MISMATCH, ERROR, 3)], [(0, 0), (1, 5), (3, 14)],
+                 id="last-entry-just-below-the-log-end-is-kept"),
+    # start offsets differ: the broker keeps the checkpoint's; earlier can be compaction
+    pytest.param([(0, 0), (1, 3), (3, 10)], [(MISMATCH, WARNING, 1)], [(0, 0), (1, 3), (3, 10)],
+                 id="earlier-start-as-after-compaction"),
+    pytest.param([(0, 0), (1, 7), (3, 10)], [(MISMATCH, ERROR, 1)], [(0, 0), (1, 7), (3, 10)],
+                 id="later-start"),
+    # a missing epoch: nothing on a clean restart re-adds it
+    pytest.param([(0, 0), (1, 5)], [(STALE, ERROR, 3)], [(0, 0), (1, 5)], id="misses-the-newest-epoch"),
+    pytest.param([(0, 0), (3, 10)], [(STALE, ERROR, 1)], [(0, 0), (3, 10)], id="misses-a-middle-epoch"),
+    pytest.param([], [(STALE, ERROR, 0), (STALE, ERROR, 1), (STALE, ERROR, 3)], [], id="empty-checkpoint"),
+    # lines out of order: reported; assign(1, 5) after 3@10 removes 3@10 on load (last write wins)
+    pytest.param([(0, 0), (3, 10), (1, 5)], [(ORDER, ERROR, 1)], [(0, 0), (1, 5)], id="epoch-goes-back"),
+    pytest.param([(0, 0), (1, 5), (2, 5), (3, 10)], [(ORDER, ERROR, 2), (MISMATCH, WARNING, 2)],
+                 [(0, 0), (2, 5), (3, 10)], id="same-start-offset-twice"),
+])
+def test_checkpoint_against_the_batches_after_a_clean_shutdown(tmp_path: Path, checkpoint, findings, loaded) -> None:
+    v = reconcile(tmp_path, checkpoint)
+    assert summary(v) == findings
+    assert v.checkpoint == tuple(tuple(e) for e in checkpoint)
+    assert v.state.restart.shutdown == "clean"
+    assert [tuple(e) for e in v.state.cache.entries] == loaded
+    assert all(f.details.get("restored_on_restart") is False for f in v.findings if f.kind == STALE)
+
+
+@pytest.mark.parametrize("checkpoint, restored, loaded", [
+    # recovery assigns epoch 3 (above the latest cached 1) from the batch at 10
+    pytest.param([(0, 0), (1, 5)], True, LINEAGE, id="newest-epoch-re-added-by-recovery"),
+    # ...but never an epoch below the latest cached one
+    pytest.param([(0, 0), (3, 10)], False, [(0, 0), (3, 10)], id="middle-epoch-not-re-added"),
+])
+def test_an_unclean_restart_restores_only_epochs_newer_than_the_checkpoint(tmp_path: Path, checkpoint, restored,
+                                                                           loaded) -> None:
+    v = reconcile(tmp_path, checkpoint, clean=False, recovery_point=0)
+    assert v.state.restart.shutdown == "unclean"
+    (f,) = v.findings
+    assert (f.kind, f.details["restored_on_restart"]) == (STALE, restored)
+    assert [tuple(e) for e in v.state.cache.entries] == loaded
+
+
+@pytest.mark.parametrize("checkpoint, newer", [
+    pytest.param([(0, 0), (1, 5)], True, id="epoch-3-above-the-newest-entry-1"),
+    pytest.param([(0, 0), (3, 10)], False, id="epoch-1-below-the-newest-entry-3"),
+    pytest.param([(0, 0), (1, 5), (4, 12)], False, id="epoch-3-just-below-the-newest-entry-4"),
+])
+def test_the_stale_message_says_whether_the_epoch_is_newer_than_the_checkpoint(tmp_path: Path, checkpoint,
+                                                                               newer: bool) -> None:
+    (stale,) = [f for f in reconcile(tmp_path, checkpoint).findings if f.kind == STALE]
+    assert ("newer than any checkpoint entry" in stale.message) == newer
+    assert "would NOT restore it" in stale.message
+
+
+@pytest.mark.parametrize("checkpoint, findings", [
+    # the log starts at 5: epoch 0 (start 0) is below it, in the checkpoint or in the headers
+    pytest.param([(0, 0), (1, 5), (3, 10)], [], id="checkpoint-entry-below-the-log-start"),
+    pytest.param([(1, 5), (3, 10)], [], id="batch-epoch-below-the-log-start"),
+    pytest.param([(1, 5), (2, 7), (3, 10)], [(MISMATCH, WARNING, 2)], id="counter-case-above-the-log-start"),
+    # an epoch without batches starting exactly at the log start is compared; epoch 1 (batches from 5)
+    # is then missing
+    pytest.param([(2, 5), (3, 10)], [(MISMATCH, WARNING, 2), (STALE, ERROR, 1)], id="counter-case-at-the-log-start"),
+])
+def test_offsets_below_the_log_start_are_not_compared(tmp_path: Path, checkpoint, findings) -> None:
+    v = reconcile(tmp_path, checkpoint, log_start=5)
+    assert summary(v) == findings
+    # truncateFromStart(5): the epoch covering offset 5 keeps (or takes) 5 as its start
+    assert v.state.cache.entries[0].start_offset == 5
+
+
+def test_batch_epoch_at_the_log_start_is_compared(tmp_path: Path) -> None:
+    # counter-case of the above: without the log start checkpoint, epoch 0 is in reach and missing
+    v = reconcile(tmp_path, [(1, 5), (3, 10)])
+    assert summary(v) == [(STALE, ERROR, 0)]
+
+
+@pytest.mark.parametrize("content, findings", [
+    pytest.param(None, [], id="absent"),
+    pytest.param(b"0\n2\n0 0\n", [("checkpoint_malformed", ERROR, None)], id="count-does-not-match"),
+    pytest.param(b"1\n0\n", [("checkpoint_malformed", ERROR, None)], id="unknown-version"),
+])
+def test_absent_or_unreadable_checkpoint_is_not_compared(tmp_path: Path, content, findings) -> None:
+    v = reconcile(tmp_path, content)
+    assert summary(v) == findings and v.checkpoint is None

@@ -1,0 +1,181 @@
+"""Index files checked against their segment. Indexes are written by the fixture helper exactly
+as a broker's ``LogSegment.append`` writes them (an entry once more than index.interval.bytes
+were appended, relative offsets, a preallocated tail on the active segment), then damaged."""
+
+from __future__ import annotations
+
+import importlib.util
+import struct
+from pathlib import Path
+
+import pytest
+
+from kreplica.analysis.log.index_verification import sanity_check, verify_offset_index, verify_time_index, verify_txn_index
+from kreplica.formats.log.batch import CONTROL_ABORT, NewRecord
+from kreplica.formats.log.default_records import build_batch, build_control_record
+from kreplica.formats.findings import Finding
+from kreplica.formats.log.offset_index import OffsetIndexEntry, build_offset_index
+from kreplica.formats.log.time_index import build_time_index
+from kreplica.formats.log.txn_index import build_txn_index
+from kreplica.model.log.batch_order import PartitionContext
+from kreplica.model.logdir.log_dir import SegmentFiles
+from kreplica.model.log.partition_log import read_segment_log
+from tests.conftest import FIXTURES
+
+TS = 1_700_000_000_000
+BASE = 1000
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("fixture_generator", FIXTURES / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def segment(tmp_path: Path, n: int = 40, *, active: bool = False) -> tuple[Path, list[tuple[int, int, int]]]:
+    """``n`` batches of 3 records (~330 bytes each) from offset 1000; returns (dir, [(pos, base, last)])."""
+    part = tmp_path / "t-0"
+    part.mkdir()
+    data = bytearray()
+    layout = []
+    for i in range(n):
+        first = BASE + 3 * i
+        recs = [NewRecord(first + k, TS + 10 * i + k, b"k", b"v" * 80) for k in range(3)]
+        layout.append((len(data), first, first + 2))
+        data += build_batch(recs, base_offset=first, partition_leader_epoch=0)
+    (part / f"{BASE:020d}.log").write_bytes(bytes(data))
+    _generator().write_indexes(part, interval=1024, preallocate=4096, active=active)
+    return part, layout
+
+
+def findings_of(items) -> list[Finding]:
+    return [i for i in items if isinstance(i, Finding)]
+
+
+def table(part: Path):
+    return read_segment_log(SegmentFiles(BASE, str(part / f"{BASE:020d}.log")), PartitionContext())
+
+
+def test_broker_written_indexes_verify_clean(tmp_path: Path) -> None:
+    part, layout = segment(tmp_path)
+    t = table(part)
+    offset_items = list(verify_offset_index((part / f"{BASE:020d}.index").read_bytes(), path="x.index", segment=t))
+    entries = [i for i in offset_items if isinstance(i, OffsetIndexEntry)]
+    # ~330-byte batches, an entry once > 1024 bytes were appended: every 4th batch from the 5th
+    assert len(entries) >= 8
+    assert all(e.position in {p for p, _, _ in layout} for e in entries)
+    assert findings_of(offset_items) == []
+    time_items = list(verify_time_index((part / f"{BASE:020d}.timeindex").read_bytes(), path="x.timeindex", segment=t))
+    assert findings_of(time_items) == []
+
+
+def test_active_segment_preallocated_tail_is_a_warning_only(tmp_path: Path) -> None:
+    part, _ = segment(tmp_path, active=True)
+    raw = (part / f"{BASE:020d}.index").read_bytes()
+    assert len(raw) == 4096
+    fs = findings_of(verify_offset_index(raw, path="x.index", segment=table(part)))
+    assert [f.kind for f in fs] == ["index_preallocated"] and not fs[0].is_error
+    # Kafka's own sanityCheck passes a zero-padded offset index but fails a zero-padded time index
+    assert sanity_check("offset", raw, path="x.index", base_offset=BASE).error is None
+    time_raw = (part / f"{BASE:020d}.timeindex").read_bytes()
+    assert "less than the first timestamp" in sanity_check("time", time_raw, path="x.timeindex", base_offset=BASE).error
+
+
+def test_follower_chunk_entries_are_not_false_alarms(tmp_path: Path) -> None:
+    part, layout = segment(tmp_path)
+    # a follower appends fetch chunks: entry = (last offset of the chunk, position of its first batch)
+    chunk_entries = [(layout[i + 3][2], layout[i][0]) for i in (4, 8, 12)]
+    raw = build_offset_index(chunk_entries, base_offset=BASE)
+    assert findings_of(verify_offset_index(raw, path="f.index", segment=table(part))) == []
+
+
+def test_pre_3_8_leader_time_index_with_record_offsets_is_not_a_false_alarm(tmp_path: Path) -> None:
+    part, layout = segment(tmp_path)
+    # before 3.8 a leader stored the offset of the record carrying the max timestamp (mid-batch)
+    entries = [(TS + 10 * i + 1, layout[i][1] + 1) for i in (5, 10, 15)]
+    raw = build_time_index(entries, base_offset=BASE)
+    assert findings_of(verify_time_index(raw, path="t.timeindex", segment=table(part))) == []
+
+
+def test_entry_pointing_mid_batch(tmp_path: Path) -> None:
+    part, layout = segment(tmp_path)
+    raw = build_offset_index([(layout[5][2], layout[5][0] + 7)], base_offset=BASE)
+    (f,) = findings_of(verify_offset_index(raw, path="m.index", segment=table(part)))
+    assert f.kind == "index_entry_mismatch" and "mid-batch" in f.message and f.position == 0
+
+
+def test_entry_naming_an_offset_the_batches_do_not_reach(tmp_path: Path) -> None:
+    part, layout = segment(tmp_path)
+    raw = build_offset_index([(layout[5][2] + 31, layout[5][0]), (layout[20][2], layout[20][0])], base_offset=BASE)
+    fs = findings_of(verify_offset_index(raw, path="o.index", segment=table(part)))
+    assert [(f.kind, f.position) for f in fs] == [("index_entry_mismatch", 0)]
+
+
+def test_decreasing_entries(tmp_path: Path) -> None:
+    part, layout = segment(tmp_path)
+    good = build_offset_index([(layout[4][2], layout[4][0]), (layout[8][2], layout[8][0])], base_offset=BASE)
+    bad = good + struct.pack(">ii", layout[2][2] - BASE, layout[2][0])
+    kinds = [f.kind for f in findings_of(verify_offset_index(bad, path="d.index", segment=table(part)))]
+    assert "index_offset_regression" in kinds
+
+
+def test_truncated_index_file(tmp_path: Path) -> None:
+    part, _ = segment(tmp_path)
+    raw = (part / f"{BASE:020d}.index").read_bytes()[:-3]
+    kinds = [f.kind for f in findings_of(verify_offset_index(raw, path="c.index", segment=table(part)))]
+    assert "index_size_not_multiple" in kinds
+    assert sanity_check("offset", raw, path="c.index", base_offset=BASE).error is not None
+
+
+def test_time_entry_above_the_batches_timestamps(tmp_path: Path) -> None:
+    part, layout = segment(tmp_path)
+    raw = build_time_index([(TS + 10 ** 9, layout[5][2])], base_offset=BASE)
+    (f,) = findings_of(verify_time_index(raw, path="t.timeindex", segment=table(part)))
+    assert f.kind == "index_entry_mismatch"
+
+
+def _txn_segment(tmp_path: Path) -> Path:
+    part = tmp_path / "x-0"
+    part.mkdir()
+    data = build_batch([NewRecord(BASE, TS, b"k", b"v")], base_offset=BASE, producer_id=9, producer_epoch=0,
+                       base_sequence=0, is_transactional=True)
+    data += build_batch([build_control_record(BASE + 1, TS, CONTROL_ABORT, 1)], base_offset=BASE + 1,
+                        producer_id=9, producer_epoch=0, is_transactional=True, is_control=True)
+    (part / f"{BASE:020d}.log").write_bytes(data)
+    return part
+
+
+def test_txn_index_agrees_with_abort_markers(tmp_path: Path) -> None:
+    part = _txn_segment(tmp_path)
+    t = table(part)
+    assert findings_of(verify_txn_index(build_txn_index([(9, BASE, BASE + 1, BASE + 2)]), path="i", segment=t)) == []
+    missing = findings_of(verify_txn_index(b"", path=None, segment=t))
+    assert [f.kind for f in missing] == ["txn_index_mismatch"] and "read_committed" in missing[0].message
+    extra = findings_of(verify_txn_index(build_txn_index([(9, BASE, BASE + 1, BASE + 2), (5, BASE, BASE + 5, 0)]),
+                                         path="i", segment=t))
+    assert [f.kind for f in extra] == ["txn_index_mismatch"]
+
+
+@pytest.mark.parametrize("command", ["inspect-index"])
+def test_inspect_index_cli_on_a_partition(tmp_path: Path, command: str) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from kreplica.cli.main import app
+
+    part, layout = segment(tmp_path)
+    result = CliRunner().invoke(app, [command, "-f", "ndjson", str(part)])
+    assert result.exit_code == 0, result.output
+    objs = [json.loads(line) for line in result.stdout.splitlines()]
+    summaries = [o for o in objs if o["type"] == "index_summary"]
+    assert {s["index"] for s in summaries} == {"offset", "time"}
+    assert all(s["verified"] and s["problems"] == 0 for s in summaries)
+    assert any(o["type"] == "index_entry" and o["index"] == "offset" for o in objs)
+    # damage it: an entry pointing mid-batch makes the run exit 1
+    (part / f"{BASE:020d}.index").write_bytes(build_offset_index([(layout[5][2], layout[5][0] + 7)],
+                                                                 base_offset=BASE))
+    bad = CliRunner().invoke(app, [command, "-f", "ndjson", "--verify-only", str(part)])
+    assert bad.exit_code == 1
+    assert not any(json.loads(line)["type"] == "index_entry" for line in bad.stdout.splitlines())

@@ -1,0 +1,140 @@
+"""The planner's choices on layouts small enough to work out by hand, each with the counter-case
+that must choose otherwise: where a hole is filled (the rule of ``planner._fill`` as the module
+docstring states it, step 2, and its tie-breaks), and how sizes decide between otherwise equal
+moves (steps 2 and 3). These are kreplica's own rules, not Kafka's: the expected values follow
+the documented order (below the even share first, then the fewest replicas — or, with sizes, the
+larger of count and bytes each over its mean — then the broker id; partitions largest first; no
+broker already holding the partition, no new rack violation)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.analysis.reassignment.planner import plan_reassignment
+from kreplica.analysis.reassignment.request import build_request
+from kreplica.model.cluster.assignment import Assignment, PartitionReplicas
+from tests.builders.reassignment_shapes import assignment
+
+REMOVED = 9
+
+
+def layout(replicas: dict[str, tuple[int, ...]], brokers=(1, 2, 3, 4), racks=None) -> Assignment:
+    """Partitions named ``topic-p`` with their replicas; the broker to remove (9) is live too."""
+    parts = [PartitionReplicas(name.rsplit("-", 1)[0], int(name.rsplit("-", 1)[1]), reps)
+             for name, reps in replicas.items()]
+    return assignment([*brokers, REMOVED], parts, racks)
+
+
+def decommission(a: Assignment, sizes=None, **kw):
+    return plan_reassignment(a, build_request(a, "decommission", removed=(REMOVED,), **kw), sizes)
+
+
+def destinations(plan) -> dict[str, int]:
+    return {f"{m.topic}-{m.partition}": m.destination for m in plan.moves}
+
+
+def pads(**counts: int) -> dict[str, tuple[int, ...]]:
+    """Single-replica partitions ``pad<b>-k`` giving broker ``b`` that many replicas (and leaderships)."""
+    return {f"pad{b[1:]}-{k}": (int(b[1:]),) for b, n in counts.items() for k in range(n)}
+
+
+# -- where a hole goes ------------------------------------------------------------------------------
+@pytest.mark.parametrize("replicas, expected", [
+    # 8 replicas over 4 targets: every share is 2; brokers 2 and 3 hold 1, broker 2 has the lower id
+    pytest.param({"x-0": (9,), **pads(b1=2, b2=1, b3=1, b4=3)}, 2, id="fewest-replicas-lowest-id"),
+    pytest.param({"x-0": (9,), **pads(b1=2, b2=1, b3=0, b4=4)}, 3, id="fewest-replicas-wins-over-id"),
+    pytest.param({"x-0": (9,), **pads(b1=1, b2=2, b3=2, b4=2)}, 1, id="fewest-is-broker-1"),
+    # broker 1 has the fewest but already holds the partition
+    pytest.param({"x-0": (9, 1), **pads(b2=2, b3=1, b4=2)}, 3, id="a-broker-holding-the-partition-is-skipped"),
+])
+def test_a_hole_goes_to_the_least_loaded_broker_without_the_partition(replicas, expected) -> None:
+    plan = decommission(layout(replicas))
+    assert destinations(plan) == {"x-0": expected}
+    assert [m.reason for m in plan.moves] == ["broker_removed"]
+
+
+RACKS = {1: "a", 2: "a", 3: "b", 4: "b", REMOVED: "b"}
+
+
+@pytest.mark.parametrize("rack_aware, expected", [
+    # x-0 keeps 1 in rack a; with rf 2 over 2 racks a rack may hold one: 2 (fewest) would make a violation
+    pytest.param(True, 4, id="rack-aware-skips-the-full-rack"),
+    pytest.param(False, 2, id="rack-unaware-takes-the-fewest"),
+])
+def test_a_hole_never_makes_a_rack_violation(rack_aware: bool, expected: int) -> None:
+    a = layout({"x-0": (9, 1), **pads(b2=0, b3=2, b4=1)}, racks=RACKS)
+    assert destinations(decommission(a, rack_aware=rack_aware)) == {"x-0": expected}
+
+
+@pytest.mark.parametrize("sizes, expected", [
+    # shares 2, 2; broker 1 holds 500 bytes, broker 2 holds 5: with sizes the first hole goes to 2
+    pytest.param({("x", 0): 10, ("x", 1): 10, ("pad1", 0): 500, ("pad2", 0): 5}, {"x-0": 2, "x-1": 1},
+                 id="sizes-break-the-count-tie"),
+    # without sizes the tie between equal counts goes to the lower id
+    pytest.param(None, {"x-0": 1, "x-1": 2}, id="no-sizes-lower-id"),
+])
+def test_bytes_decide_between_brokers_with_equal_counts(sizes, expected) -> None:
+    a = layout({"x-0": (9,), "x-1": (9,), **pads(b1=1, b2=1)}, brokers=(1, 2))
+    assert destinations(decommission(a, sizes)) == expected
+
+
+@pytest.mark.parametrize("sizes, expected", [
+    # the largest partition is placed first and takes the least loaded broker (1, which holds nothing)
+    pytest.param({("x", 0): 100, ("x", 1): 10, ("pad2", 0): 50, ("pad3", 0): 50}, {"x-0": 1, "x-1": 2},
+                 id="x-0-largest-first"),
+    pytest.param({("x", 0): 10, ("x", 1): 100, ("pad2", 0): 50, ("pad3", 0): 50}, {"x-1": 1, "x-0": 2},
+                 id="x-1-largest-first"),
+])
+def test_partitions_are_placed_largest_first(sizes, expected) -> None:
+    a = layout({"x-0": (9,), "x-1": (9,), **pads(b2=1, b3=1)}, brokers=(1, 2, 3))
+    assert destinations(decommission(a, sizes)) == expected
+
+
+@pytest.mark.parametrize("follower_pad, after, leader", [
+    # the replacement (broker 2, 2 leaderships with x-0) keeps the slot: broker 1 leads 1, not 2 fewer
+    pytest.param((1, 3), (2, 1), 2, id="replacement-keeps-the-preferred-slot"),
+    # broker 1 leads nothing: at least two fewer than broker 2, so it becomes the preferred leader
+    pytest.param((3, 1), (1, 2), 1, id="replica-with-two-fewer-leaderships-takes-it"),
+])
+def test_a_replaced_preferred_leader(follower_pad, after, leader) -> None:
+    a = layout({"x-0": (9, 1), "p-0": (2, 3), "p-1": follower_pad}, brokers=(1, 2, 3))
+    plan = decommission(a)
+    (change,) = [c for c in plan.changes if c.topic == "x"]
+    assert change.after == after
+    assert (change.leader_change.source, change.leader_change.destination, change.leader_change.reason) == \
+        (9, leader, "leader_moved")
+
+
+def test_a_follower_slot_keeps_the_preferred_leader() -> None:
+    a = layout({"x-0": (1, 9), **pads(b2=0, b3=1)}, brokers=(1, 2, 3))
+    (change,) = decommission(a).changes
+    assert change.after == (1, 2) and change.leader_change is None
+
+
+# -- balancing counts: which replica moves ----------------------------------------------------------
+@pytest.mark.parametrize("sizes, moved", [
+    # 3 replicas on broker 1, none on new broker 3: one moves. Bytes 10+20+100: moving the 100 leaves
+    # 30 against 100, the smallest gap (|130 - 2*100| = 70 against 90 and 110)
+    pytest.param({("p", 0): 10, ("p", 1): 20, ("p", 2): 100}, "p-2", id="sizes-pick-the-move-that-evens-bytes"),
+    pytest.param({("p", 0): 100, ("p", 1): 20, ("p", 2): 10}, "p-0", id="sizes-reordered"),
+    # without sizes every candidate is equal: the first partition by name
+    pytest.param(None, "p-0", id="no-sizes-first-by-name"),
+])
+def test_balancing_counts_moves_the_replica_that_evens_bytes(sizes, moved: str) -> None:
+    a = assignment([1, 3], [PartitionReplicas("p", i, (1,)) for i in range(3)])
+    plan = plan_reassignment(a, build_request(a, "add-brokers"), sizes)
+    assert [(f"{m.topic}-{m.partition}", m.source, m.destination, m.reason) for m in plan.moves] == \
+        [(moved, 1, 3, "replica_balance")]
+
+
+@pytest.mark.parametrize("parts, moved", [
+    # broker 2 holds 3 (share 2) and leads 2 (share 1), new broker 3 leads none: a leader replica goes
+    pytest.param({"p-0": (1, 2), "p-1": (2, 1), "q-0": (2,)}, "p-1", id="donor-above-its-leader-share-gives-a-leader"),
+    # broker 2 holds 3 but leads only its share (1): a follower replica goes, the first by name
+    pytest.param({"p-0": (1, 2), "p-1": (1, 2), "q-0": (2,)}, "p-0", id="donor-at-its-leader-share-gives-a-follower"),
+])
+def test_balancing_counts_moves_leaderships_only_from_a_broker_above_its_share(parts, moved: str) -> None:
+    a = assignment([1, 2, 3], [PartitionReplicas(n.split("-")[0], int(n.split("-")[1]), r) for n, r in parts.items()])
+    plan = plan_reassignment(a, build_request(a, "add-brokers"))
+    assert [(f"{m.topic}-{m.partition}", m.source, m.destination, m.reason) for m in plan.moves] == \
+        [(moved, 2, 3, "replica_balance")]

@@ -1,0 +1,386 @@
+"""The group coordinator's load of ``__consumer_offsets``, rule by rule with its counter-case.
+
+Expected values come from the Kafka methods named in each case: the old coordinator's
+``GroupMetadataManager.doLoadGroupsAndOffsets`` (core, 0.11-3.x) and the new one's
+``CoordinatorLoaderImpl.doLoad`` → ``GroupCoordinatorShard.replay`` →
+``OffsetMetadataManager.replay``/``replayEndTransactionMarker`` and ``GroupMetadataManager.replay``
+(group-coordinator, 4.0). Every case is loaded by the plain replay and by the fold (compiled and
+pure), which must agree (tests/builders/groups.py).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT
+from kreplica.formats.log.default_records import ATTRIBUTES_OFFSET, CRC_OFFSET
+from kreplica.formats.checksums import crc32c
+from kreplica.model.coordinator.replay import NEW_COORDINATOR, OLD_COORDINATOR, ReplayPoint, coordinator_for
+from kreplica.model.versions import KafkaVersion
+from tests.builders.groups import (TS, by_name, commit, group_record, kinds, load, load_dir, member, offsets,
+                                       pending, record, write)
+
+BOTH = pytest.mark.parametrize("coordinator", [OLD_COORDINATOR, NEW_COORDINATOR])
+P = 7000      # a transactional producer
+Q = 7001
+
+
+def txn(*records, producer: int = P) -> dict:
+    return {"records": list(records), "producer_id": producer}
+
+
+def marker(kind: int, producer: int = P) -> dict:
+    return {"marker": kind, "producer_id": producer}
+
+
+# -- which coordinator ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    pytest.param(KafkaVersion(3, 9), OLD_COORDINATOR, id="3.9-old"),
+    pytest.param(KafkaVersion(4, 0), NEW_COORDINATOR, id="4.0-new"),
+])
+def test_the_coordinator_follows_the_version(version, expected) -> None:
+    assert coordinator_for(version) == expected
+
+
+# -- offset commits -------------------------------------------------------------------------------
+
+
+@BOTH
+def test_a_commit_sets_the_offset_and_its_fields(tmp_path, coordinator) -> None:
+    state = load(tmp_path, [[commit("g", "t", 0, 42, leader_epoch=3, metadata="m", commit_timestamp=TS + 5)],
+                            [commit("g", "t", 1, 7, version=1, expire_timestamp=TS + 99)]], coordinator)
+    (o0, o1) = by_name(state)["g"].offsets
+    assert (o0.offset, o0.leader_epoch, o0.metadata, o0.commit_timestamp, o0.expire_timestamp, o0.value_version) \
+        == (42, 3, "m", TS + 5, None, 3)
+    assert (o0.record_offset, o0.transactional, o0.producer_id) == (0, False, None)
+    # readOffsetMessageValue: leader epoch -1 is none; a v1 value's expire timestamp is kept
+    assert (o1.offset, o1.leader_epoch, o1.expire_timestamp, o1.value_version) == (7, None, TS + 99, 1)
+
+
+@BOTH
+@pytest.mark.parametrize(("entries", "expected"), [
+    pytest.param([[commit("g", "t", 0, 1)], [commit("g", "t", 0, 2)]], {("g", "t", 0): 2}, id="later-replaces"),
+    pytest.param([[commit("g", "t", 0, 1)], [commit("g", "t", 0)]], {}, id="tombstone-removes"),
+    pytest.param([[commit("g", "t", 0, 1)], [commit("g", "t", 1)]], {("g", "t", 0): 1},
+                 id="tombstone-of-another-partition-keeps"),
+    pytest.param([[commit("g", "t", 0, 1, key_version=0)], [commit("g", "t", 0)]], {},
+                 id="key-v0-and-v1-are-one-state"),
+])
+def test_commits_and_tombstones(tmp_path, coordinator, entries, expected) -> None:
+    assert offsets(load(tmp_path, entries, coordinator)) == expected
+
+
+# -- transactional commits ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("coordinator", "entries", "committed", "held"), [
+    pytest.param(c, [txn(commit("g", "t", 0, 5)), marker(CONTROL_COMMIT)], {("g", "t", 0): 5}, {},
+                 id=f"{c}-commit-applies") for c in (OLD_COORDINATOR, NEW_COORDINATOR)
+] + [
+    pytest.param(c, [txn(commit("g", "t", 0, 5)), marker(CONTROL_ABORT)], {}, {}, id=f"{c}-abort-drops")
+    for c in (OLD_COORDINATOR, NEW_COORDINATOR)
+] + [
+    pytest.param(c, [txn(commit("g", "t", 0, 5))], {}, {("g", "t", 0, P): 5}, id=f"{c}-no-marker-pending")
+    for c in (OLD_COORDINATOR, NEW_COORDINATOR)
+] + [
+    # replayEndTransactionMarker / olderThan: a plain commit newer than the transactional one wins
+    pytest.param(c, [txn(commit("g", "t", 0, 5)), [commit("g", "t", 0, 9)], marker(CONTROL_COMMIT)],
+                 {("g", "t", 0): 9}, {}, id=f"{c}-newer-plain-commit-wins")
+    for c in (OLD_COORDINATOR, NEW_COORDINATOR)
+] + [
+    pytest.param(c, [[commit("g", "t", 0, 9)], txn(commit("g", "t", 0, 5)), marker(CONTROL_COMMIT)],
+                 {("g", "t", 0): 5}, {}, id=f"{c}-older-plain-commit-loses")
+    for c in (OLD_COORDINATOR, NEW_COORDINATOR)
+] + [
+    pytest.param(c, [txn(commit("g", "t", 0, 5)), marker(CONTROL_COMMIT, Q)], {}, {("g", "t", 0, P): 5},
+                 id=f"{c}-another-producers-marker") for c in (OLD_COORDINATOR, NEW_COORDINATOR)
+] + [
+    # a plain tombstone while the transaction is open: the old loader keeps the pending commit
+    # (loadedOffsets.remove only), the new one drops it (OffsetMetadataManager.replay, value null)
+    pytest.param(OLD_COORDINATOR, [txn(commit("g", "t", 0, 5)), [commit("g", "t", 0)], marker(CONTROL_COMMIT)],
+                 {("g", "t", 0): 5}, {}, id="old-plain-tombstone-keeps-pending"),
+    pytest.param(NEW_COORDINATOR, [txn(commit("g", "t", 0, 5)), [commit("g", "t", 0)], marker(CONTROL_COMMIT)],
+                 {}, {}, id="new-plain-tombstone-drops-pending"),
+    # a tombstone in a transactional batch: old, that producer's pending commit only; new, the
+    # committed offset too
+    pytest.param(OLD_COORDINATOR, [[commit("g", "t", 0, 1)], txn(commit("g", "t", 0)), marker(CONTROL_COMMIT)],
+                 {("g", "t", 0): 1}, {}, id="old-txn-tombstone-keeps-committed"),
+    pytest.param(NEW_COORDINATOR, [[commit("g", "t", 0, 1)], txn(commit("g", "t", 0)), marker(CONTROL_COMMIT)],
+                 {}, {}, id="new-txn-tombstone-removes-committed"),
+    # a control record neither COMMIT nor ABORT: the old loader ends the transaction on any
+    # (pendingOffsets.remove), the new one only on COMMIT or ABORT
+    pytest.param(OLD_COORDINATOR, [txn(commit("g", "t", 0, 5)), marker(5)], {}, {}, id="old-other-control-ends"),
+    pytest.param(NEW_COORDINATOR, [txn(commit("g", "t", 0, 5)), marker(5)], {}, {("g", "t", 0, P): 5},
+                 id="new-other-control-ignored"),
+])
+def test_transactional_commits(tmp_path, coordinator, entries, committed, held) -> None:
+    state = load(tmp_path, entries, coordinator)
+    assert offsets(state) == committed
+    assert pending(state) == held
+
+
+@BOTH
+def test_a_committed_transactional_commit_names_its_producer(tmp_path, coordinator) -> None:
+    state = load(tmp_path, [txn(commit("g", "t", 0, 5)), marker(CONTROL_COMMIT)], coordinator)
+    (o,) = by_name(state)["g"].offsets
+    assert (o.transactional, o.producer_id, o.record_offset) == (True, P, 0)
+
+
+# -- groups ---------------------------------------------------------------------------------------
+
+
+@BOTH
+def test_classic_group_metadata(tmp_path, coordinator) -> None:
+    m = member("m-1", ["t", "u"], {"t": [0, 1]}, session_timeout=10_000, rebalance_timeout=60_000)
+    state = load(tmp_path, [[group_record("stable", [m], generation=7, protocol="range", current_state_timestamp=TS)],
+                            [group_record("empty", [], generation=3)],
+                            [group_record("connect", [], protocol_type="", protocol=None)]], coordinator)
+    groups = by_name(state)
+    g = groups["stable"]
+    # readGroupMessageValue / replay(GroupMetadataKey): Stable with members, Empty without
+    assert (g.protocol, g.protocol_type, g.state, g.generation, g.assignor, g.leader, g.current_state_timestamp) \
+        == ("classic", "consumer", "Stable", 7, "range", "m-1", TS)
+    (gm,) = g.members
+    assert (gm.member_id, gm.session_timeout_ms, gm.rebalance_timeout_ms, gm.subscribed_topics, gm.assignment) \
+        == ("m-1", 10_000, 60_000, ("t", "u"), (("t", (0, 1)),))
+    assert g.subscribed_topics == ("t", "u")
+    assert (groups["empty"].state, groups["empty"].subscribed_topics) == ("Empty", ())
+    # an empty protocol type is none (GroupMetadata.loadGroup)
+    assert groups["connect"].protocol_type is None and groups["connect"].subscribed_topics is None
+
+
+@BOTH
+def test_a_v0_member_rebalance_timeout_is_its_session_timeout(tmp_path, coordinator) -> None:
+    m = member("m-1", ["t"], {"t": [0]}, session_timeout=10_000, rebalance_timeout=60_000)
+    (g,) = load(tmp_path, [[group_record("g", [m], version=0)]], coordinator).groups
+    assert g.members[0].rebalance_timeout_ms == 10_000
+
+
+@BOTH
+def test_a_subscription_that_does_not_read_leaves_the_topics_unknown(tmp_path, coordinator) -> None:
+    m = member("m-1", ["t"], {"t": [0]}) | {"subscription": b"\x00"}
+    (g,) = load(tmp_path, [[group_record("g", [m])]], coordinator).groups
+    assert g.subscribed_topics is None        # computeSubscribedTopics: SchemaException -> None
+
+
+@pytest.mark.parametrize(("coordinator", "state", "protocol", "generation"), [
+    # emptyGroupOffsets: the old loader makes an Empty group without protocol for the offsets
+    pytest.param(OLD_COORDINATOR, "Empty", None, 0, id="old-standalone"),
+    # new: removeGroup leaves the offsets, which no group holds
+    pytest.param(NEW_COORDINATOR, "Dead", None, None, id="new-no-group"),
+])
+def test_a_group_tombstone_leaves_its_offsets(tmp_path, coordinator, state, protocol, generation) -> None:
+    loaded = load(tmp_path, [[group_record("g", [])], [commit("g", "t", 0, 4)], [group_record("g", None)]],
+                  coordinator)
+    (g,) = loaded.groups
+    assert (g.state, g.protocol, g.generation, [o.offset for o in g.offsets]) == (state, protocol, generation, [4])
+
+
+@BOTH
+def test_a_group_tombstone_without_offsets_removes_the_group(tmp_path, coordinator) -> None:
+    assert load(tmp_path, [[group_record("g", [])], [group_record("g", None)]], coordinator).groups == ()
+
+
+@pytest.mark.parametrize(("coordinator", "groups"), [
+    # the old loader makes groups for the offsets it holds at the end only
+    pytest.param(OLD_COORDINATOR, [], id="old-none"),
+    # OffsetMetadataManager.replay made the simple group when the commit was replayed; it stays
+    pytest.param(NEW_COORDINATOR, [("g", "Empty", 0)], id="new-simple-group-stays"),
+])
+def test_a_commit_then_its_tombstone(tmp_path, coordinator, groups) -> None:
+    loaded = load(tmp_path, [[commit("g", "t", 0, 4)], [commit("g", "t", 0)]], coordinator)
+    assert [(g.group, g.state, g.generation) for g in loaded.groups] == groups
+    assert all(not g.offsets for g in loaded.groups)
+
+
+@BOTH
+def test_offsets_without_a_group_record_make_a_standalone_group(tmp_path, coordinator) -> None:
+    (g,) = load(tmp_path, [[commit("g", "t", 0, 4)]], coordinator).groups
+    assert (g.protocol, g.protocol_type, g.state, g.generation, g.members) == (None, None, "Empty", 0, ())
+
+
+# -- KIP-848 and KIP-932 --------------------------------------------------------------------------
+
+TOPIC_ID = "8um0e5Bd9LwnM_Jm3NHOHA"
+
+
+def consumer_group(epoch: int = 3, assignment_epoch: int = 3, member_epoch: int = 3, state: int = 0) -> list:
+    return [
+        [record(3, {"group_id": "cg"}, 0, {"epoch": epoch})],
+        [record(4, {"group_id": "cg"}, 0, {"topics": [{"topic_id": TOPIC_ID, "topic_name": "orders",
+                                                         "num_partitions": 2, "partition_metadata": []}]})],
+        [record(5, {"group_id": "cg", "member_id": "m1"}, 0, {
+            "instance_id": None, "rack_id": None, "client_id": "c1", "client_host": "/h", "subscribed_topic_names":
+                ["orders"], "subscribed_topic_regex": None, "rebalance_timeout_ms": 5000, "server_assignor": "uniform"})],
+        [record(6, {"group_id": "cg"}, 0, {"assignment_epoch": assignment_epoch})],
+        [record(7, {"group_id": "cg", "member_id": "m1"}, 0,
+                {"topic_partitions": [{"topic_id": TOPIC_ID, "partitions": [0, 1]}]})],
+        [record(8, {"group_id": "cg", "member_id": "m1"}, 0, {
+            "member_epoch": member_epoch, "previous_member_epoch": member_epoch - 1, "state": state,
+            "assigned_partitions": [{"topic_id": TOPIC_ID, "partitions": [0, 1]}], "partitions_pending_revocation": []})],
+    ]
+
+
+@pytest.mark.parametrize(("kw", "expected"), [
+    pytest.param({}, "Stable", id="stable"),
+    # ConsumerGroup.maybeUpdateGroupState: group epoch above the target assignment's
+    pytest.param({"epoch": 4}, "Assigning", id="assigning"),
+    # a member not at the target epoch, or not STABLE, is still reconciling
+    pytest.param({"member_epoch": 2}, "Reconciling", id="reconciling-epoch"),
+    pytest.param({"state": 1}, "Reconciling", id="reconciling-unrevoked"),
+])
+def test_consumer_group_state(tmp_path, kw, expected) -> None:
+    (g,) = load(tmp_path, consumer_group(**kw), NEW_COORDINATOR).groups
+    assert (g.protocol, g.state) == ("consumer", expected)
+
+
+def test_consumer_group_members_and_assignment(tmp_path) -> None:
+    (g,) = load(tmp_path, consumer_group(), NEW_COORDINATOR).groups
+    (m,) = g.members
+    assert (g.generation, g.assignor, g.subscribed_topics) == (3, "uniform", ("orders",))
+    assert (m.member_id, m.client_id, m.member_epoch, m.rebalance_timeout_ms, m.assignment) \
+        == ("m1", "c1", 3, 5000, (("orders", (0, 1)),))
+
+
+def _leave(*order: str) -> list:
+    records = {
+        "assignment": [record(8, {"group_id": "cg", "member_id": "m1"})],
+        "target": [record(7, {"group_id": "cg", "member_id": "m1"})],
+        "member": [record(5, {"group_id": "cg", "member_id": "m1"})],
+    }
+    return consumer_group() + [records[name] for name in order]
+
+
+def test_a_member_leaves_with_its_tombstones_in_order(tmp_path) -> None:
+    state = load(tmp_path, _leave("assignment", "target", "member"), NEW_COORDINATOR)
+    assert (state.groups[0].state, state.groups[0].members, kinds(state)) == ("Empty", (), [])
+
+
+@pytest.mark.parametrize("order", [
+    # replay(ConsumerGroupMemberMetadataKey): the member's epoch must be LEAVE_GROUP_MEMBER_EPOCH first
+    pytest.param(("target", "member"), id="before-its-assignment-tombstone"),
+    # ... and no target assignment may name it
+    pytest.param(("assignment", "member"), id="while-targeted"),
+])
+def test_a_member_tombstone_out_of_order_is_refused(tmp_path, order) -> None:
+    state = load(tmp_path, _leave(*order), NEW_COORDINATOR)
+    assert kinds(state) == ["coordinator_replay_error"]
+    assert [m.member_id for m in state.groups[0].members] == ["m1"]
+
+
+def test_a_consumer_group_tombstone_with_members_is_refused(tmp_path) -> None:
+    state = load(tmp_path, consumer_group() + [[record(3, {"group_id": "cg"})]], NEW_COORDINATOR)
+    assert kinds(state) == ["coordinator_replay_error"] and state.groups[0].protocol == "consumer"
+
+
+def test_a_consumer_group_record_replaces_a_simple_group_not_a_classic_one(tmp_path) -> None:
+    simple = load(tmp_path, [[commit("cg", "t", 0, 1)], [record(3, {"group_id": "cg"}, 0, {"epoch": 1})]],
+                  NEW_COORDINATOR)
+    assert (simple.groups[0].protocol, kinds(simple)) == ("consumer", [])
+    classic = load(tmp_path, [[group_record("cg", [])], [record(3, {"group_id": "cg"}, 0, {"epoch": 1})]],
+                   NEW_COORDINATOR)
+    assert (classic.groups[0].protocol, kinds(classic)) == ("classic", ["coordinator_replay_error"])
+    # ClassicGroup.isSimpleGroup: a group record without protocol type or member is simple too
+    bare = load(tmp_path, [[group_record("cg", [], protocol_type="", protocol=None)],
+                           [record(3, {"group_id": "cg"}, 0, {"epoch": 1})]], NEW_COORDINATOR)
+    assert (bare.groups[0].protocol, kinds(bare)) == ("consumer", [])
+
+
+def test_the_old_coordinator_ignores_kip848_records(tmp_path) -> None:
+    state = load(tmp_path, consumer_group() + [[commit("cg", "t", 0, 1)]], OLD_COORDINATOR)
+    (finding,) = state.findings
+    assert (finding.kind, finding.details["records"]) == ("coordinator_unknown_record", 6)
+    (g,) = state.groups
+    assert (g.protocol, [o.offset for o in g.offsets]) == (None, [1])
+
+
+def test_share_group(tmp_path) -> None:
+    entries = [
+        [record(11, {"group_id": "sg"}, 0, {"epoch": 2})],
+        [record(10, {"group_id": "sg", "member_id": "s1"}, 0, {
+            "rack_id": None, "client_id": "sc", "client_host": "/h", "subscribed_topic_names": ["orders"]})],
+    ]
+    (g,) = load(tmp_path, entries, NEW_COORDINATOR).groups
+    assert (g.protocol, g.state, g.generation, [m.member_id for m in g.members]) == ("share", "Stable", 2, ["s1"])
+    # ShareGroupCurrentMemberAssignment of a member the group does not have: the replay fails
+    bad = load(tmp_path, entries + [[record(14, {"group_id": "sg", "member_id": "nobody"}, 0, {
+        "member_epoch": 1, "previous_member_epoch": 0, "state": 0, "assigned_partitions": []})]], NEW_COORDINATOR)
+    assert kinds(bad) == ["coordinator_replay_error"]
+
+
+# -- records that do not decode ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("bad", "kind", "says"), [
+    pytest.param((commit("g", "t", 0, 1)[0], b"\x00\x03\x00"), "coordinator_invalid_record", "Could not read",
+                 id="undecodable-value"),
+    pytest.param((commit("g", "t", 0, 1)[0], struct.pack(">h", 9) + bytes(30)), "coordinator_unknown_record",
+                 "fails to load", id="unknown-value-version"),
+    pytest.param((struct.pack(">h", 99) + bytes(4), None), "coordinator_unknown_record", "skips",
+                 id="unknown-record-type"),
+    pytest.param((None, b"\x00\x01"), "coordinator_invalid_record", "needs a key", id="null-key"),
+])
+def test_a_record_that_does_not_decode_is_a_finding_and_the_replay_goes_on(tmp_path, bad, kind, says) -> None:
+    state = load(tmp_path, [[commit("g", "t", 0, 1)], [bad], [commit("g", "t", 1, 2)]], NEW_COORDINATOR)
+    (finding,) = state.findings
+    assert finding.kind == kind and says in finding.message
+    assert finding.details["offset"] == 1 and finding.path.endswith(".log")
+    assert offsets(state) == {("g", "t", 0): 1, ("g", "t", 1): 2}
+
+
+def test_the_old_coordinator_reads_only_the_type_of_an_unknown_record(tmp_path) -> None:
+    """readMessageKey: a key type above 2 is an UnknownKey, its value never read."""
+    state = load(tmp_path, [[(struct.pack(">h", 5) + b"\xff", b"\xff")], [commit("g", "t", 0, 1)]], OLD_COORDINATOR)
+    assert kinds(state) == ["coordinator_unknown_record"] and offsets(state) == {("g", "t", 0): 1}
+
+
+def test_a_batch_whose_records_break_keeps_the_ones_before(tmp_path) -> None:
+    log_dir = write(tmp_path, [[commit("g", "t", 0, 1), commit("g", "t", 1, 2)]])
+    segment = next((log_dir / "__consumer_offsets-0").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    first = data.index(commit("g", "t", 0, 1)[1]) + len(commit("g", "t", 0, 1)[1])
+    data[first + 1] = 0x7F                       # the second record's length: far too long
+    struct.pack_into(">I", data, CRC_OFFSET, crc32c(bytes(data[ATTRIBUTES_OFFSET:])))
+    segment.write_bytes(bytes(data))
+    state = load_dir(log_dir, NEW_COORDINATOR)
+    assert kinds(state) == ["invalid_record"]
+    assert offsets(state) == {("g", "t", 0): 1} and state.records == 1
+
+
+# -- where the replay stops -----------------------------------------------------------------------
+
+COMMITS = [[commit("g", "t", 0, n)] for n in range(1, 5)]        # offsets 0..3, stamped TS + o * 1000
+
+
+@BOTH
+@pytest.mark.parametrize(("point", "expected", "replayed_to"), [
+    pytest.param(ReplayPoint(), 4, 3, id="end"),
+    pytest.param(ReplayPoint(at_offset=1), 2, 1, id="at-offset-inclusive"),
+    pytest.param(ReplayPoint(at_offset=0), 1, 0, id="at-offset-first"),
+    pytest.param(ReplayPoint(at_time=TS + 2000), 3, 2, id="at-time-inclusive"),
+    pytest.param(ReplayPoint(at_time=TS + 2999), 3, 2, id="at-time-between"),
+    pytest.param(ReplayPoint(at_time=TS - 1), None, None, id="at-time-before-all"),
+])
+def test_the_point(tmp_path, coordinator, point, expected, replayed_to) -> None:
+    state = load(tmp_path, COMMITS, coordinator, point)
+    assert offsets(state).get(("g", "t", 0)) == expected
+    assert state.replayed_to == replayed_to
+    assert (state.first_offset, state.last_offset, state.first_time, state.last_time) == (0, 3, TS, TS + 3000)
+
+
+def test_a_point_cuts_a_batch_and_stops_before_a_marker(tmp_path) -> None:
+    entries = [txn(commit("g", "t", 0, 5)), [commit("g", "t", 1, 1), commit("g", "t", 1, 2)], marker(CONTROL_COMMIT)]
+    state = load(tmp_path, entries, NEW_COORDINATOR, ReplayPoint(at_offset=1))
+    assert offsets(state) == {("g", "t", 1): 1} and pending(state) == {("g", "t", 0, P): 5}
+    assert (state.replayed_to, state.records, state.newest_timestamp) == (1, 2, TS + 1000)
+
+
+@BOTH
+def test_batches_below_the_log_start_offset_are_not_loaded(tmp_path, coordinator) -> None:
+    state = load(tmp_path, [[commit("g", "t", 0, 1)], [commit("g", "t", 1, 2)]], coordinator, log_start=1)
+    assert offsets(state) == {("g", "t", 1): 2}
+    assert (state.log_start_offset, state.first_offset) == (1, 1)
