@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kreplica.cli.manpage import EXAMPLES, Example, render_all
-from tests.cli.test_manpages import GROUPS
+from tests.builders.commands import GROUPS
 from tests.examples import cannot_run, needs_shell, run_line
 
 CASES = [pytest.param(command, example, id=f"{(command or 'kreplica').replace(' ', '-')}-{n}")

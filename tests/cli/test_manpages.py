@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from kreplica.cli.main import app
 from kreplica.cli.manpage import render_all
 from tests.conftest import ROOT
+from tests.builders.commands import GROUPS
 
 PAGES = render_all()
-GROUPS = {"zk", "fleet"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, id=n) for n in sorted(PAGES)])
