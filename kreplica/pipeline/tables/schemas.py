@@ -22,8 +22,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-import pyarrow as pa
-
 from kreplica.formats.codecs import CODEC_NAMES
 from kreplica.formats.log.batch import TIMESTAMP_TYPE_NAMES, RecordBatch
 from kreplica.formats.log.control_marker import CONTROL_TYPE_NAMES, ControlMarker
@@ -33,69 +31,94 @@ from kreplica.formats.logdir.naming import parse_partition_dir
 from kreplica.model.logdir.log_dir import LogDir, LogDirCheckpoints, PartitionDir, SegmentFiles
 from kreplica.model.log.partition_log import PartitionLog, SmallFile, partition_log_from_rows
 
-KEY = [("broker", pa.int32()), ("log_dir", pa.string()), ("topic", pa.string()), ("partition", pa.int32())]
-KEY_COLUMNS = tuple(name for name, _ in KEY)
-
-REPLICAS = pa.schema(KEY + [
-    ("dir", pa.string()), ("dir_name", pa.string()), ("suffix", pa.string()), ("broker_source", pa.string()),
-    ("high_watermark", pa.int64()), ("recovery_point", pa.int64()), ("log_start_offset", pa.int64()),
-    ("clean_shutdown", pa.bool_()),
-    ("leader_epoch_checkpoint", pa.list_(pa.struct([("epoch", pa.int32()), ("start_offset", pa.int64()),
-                                                    ("line", pa.int32()), ("position", pa.int64())]))),
-    ("leader_epoch_checkpoint_file", pa.string()), ("leader_epoch_checkpoint_error", pa.string()),
-    ("leader_epoch_checkpoint_error_position", pa.int64()),
-    ("partition_metadata_file", pa.string()), ("partition_metadata_error", pa.string()), ("topic_id", pa.string()),
-    ("leftovers", pa.list_(pa.struct([("path", pa.string()), ("kind", pa.string())]))),
-    ("orphan_indexes", pa.list_(pa.string())),
-])
-SEGMENTS = pa.schema(KEY + [
-    ("file", pa.string()), ("base_offset", pa.int64()), ("size", pa.int64()), ("valid_bytes", pa.int64()),
-    ("stopped_by", pa.string()), ("findings", pa.int64()), ("index", pa.string()), ("timeindex", pa.string()),
-    ("txnindex", pa.string()), ("txn_index_below_base", pa.bool_()),
-])
-_BATCH_TYPES = {
-    "path": pa.string(), "position": pa.int64(), "size": pa.int64(), "magic": pa.int8(), "base_offset": pa.int64(),
-    "last_offset": pa.int64(), "count": pa.int32(), "partition_leader_epoch": pa.int32(), "crc": pa.int64(),
-    "crc_valid": pa.bool_(), "attributes": pa.int32(), "compression": pa.string(), "timestamp_type": pa.string(),
-    "base_timestamp": pa.int64(), "max_timestamp": pa.int64(), "producer_id": pa.int64(),
-    "producer_epoch": pa.int16(), "base_sequence": pa.int32(), "is_transactional": pa.bool_(),
-    "is_control": pa.bool_(), "delete_horizon_ms": pa.int64(), "after_break": pa.bool_(),
-}
+#: The replica key every table carries.
+KEY_COLUMNS = ("broker", "log_dir", "topic", "partition")
 BATCH_FIELDS = RecordBatch._fields
-BATCHES = pa.schema(KEY + [("file" if f == "path" else f, _BATCH_TYPES[f]) for f in BATCH_FIELDS])
-MARKERS = pa.schema(KEY + [
-    ("file", pa.string()), ("position", pa.int64()), ("offset", pa.int64()), ("producer_id", pa.int64()),
-    ("producer_epoch", pa.int16()), ("control_type", pa.string()), ("coordinator_epoch", pa.int32()),
-    ("key_is_null", pa.bool_()), ("error", pa.string()),
-])
-FINDINGS = pa.schema(KEY + [
-    ("path", pa.string()), ("position", pa.int64()), ("kind", pa.string()), ("severity", pa.string()),
-    ("message", pa.string()), ("details", pa.string()),
-])
-RECORDS = pa.schema(KEY + [
-    ("file", pa.string()), ("batch_position", pa.int64()), ("offset", pa.int64()), ("timestamp", pa.int64()),
-    ("key_size", pa.int32()), ("value_size", pa.int32()), ("key_xxhash", pa.uint64()),
-    ("value_xxhash", pa.uint64()), ("key", pa.binary()), ("value", pa.binary()),
-])
-GROUP_OFFSETS = pa.schema(KEY + [
-    ("group", pa.string()), ("committed_topic", pa.string()), ("committed_partition", pa.int32()),
-    ("offset", pa.int64()), ("leader_epoch", pa.int32()), ("metadata", pa.string()),
-    ("commit_timestamp", pa.int64()), ("expire_timestamp", pa.int64()), ("expired", pa.bool_()),
-    ("pending", pa.bool_()), ("transactional", pa.bool_()), ("producer_id", pa.int64()),
-    ("record_offset", pa.int64()), ("value_version", pa.int16()), ("coordinator_partition", pa.int32()),
-    ("source", pa.string()), ("path", pa.string()), ("position", pa.int64()),
-])
-TRANSACTIONS = pa.schema(KEY + [
-    ("transactional_id", pa.string()), ("producer_id", pa.int64()), ("producer_epoch", pa.int16()),
-    ("previous_producer_id", pa.int64()), ("next_producer_id", pa.int64()),
-    ("transaction_timeout_ms", pa.int32()), ("state", pa.string()),
-    ("partitions", pa.list_(pa.struct([("topic", pa.string()), ("partition", pa.int32())]))),
-    ("transaction_last_update_timestamp_ms", pa.int64()), ("transaction_start_timestamp_ms", pa.int64()),
-    ("client_transaction_version", pa.int16()), ("value_version", pa.int16()),
-    ("coordinator_partition", pa.int32()), ("record_offset", pa.int64()), ("source", pa.string()),
-])
-TABLES = {"replicas": REPLICAS, "segments": SEGMENTS, "batches": BATCHES, "markers": MARKERS,
-          "findings": FINDINGS, "records": RECORDS, "group_offsets": GROUP_OFFSETS, "transactions": TRANSACTIONS}
+
+
+def _arrow_schemas() -> dict:
+    """The Arrow schemas, built on first use: the rows' conversions below (and the per-partition
+    analysis that rebuilds logs from rows) import without pyarrow, the ``fleet`` extra."""
+    import pyarrow as pa
+
+    KEY = [("broker", pa.int32()), ("log_dir", pa.string()), ("topic", pa.string()), ("partition", pa.int32())]
+
+    REPLICAS = pa.schema(KEY + [
+        ("dir", pa.string()), ("dir_name", pa.string()), ("suffix", pa.string()), ("broker_source", pa.string()),
+        ("high_watermark", pa.int64()), ("recovery_point", pa.int64()), ("log_start_offset", pa.int64()),
+        ("clean_shutdown", pa.bool_()),
+        ("leader_epoch_checkpoint", pa.list_(pa.struct([("epoch", pa.int32()), ("start_offset", pa.int64()),
+                                                        ("line", pa.int32()), ("position", pa.int64())]))),
+        ("leader_epoch_checkpoint_file", pa.string()), ("leader_epoch_checkpoint_error", pa.string()),
+        ("leader_epoch_checkpoint_error_position", pa.int64()),
+        ("partition_metadata_file", pa.string()), ("partition_metadata_error", pa.string()), ("topic_id", pa.string()),
+        ("leftovers", pa.list_(pa.struct([("path", pa.string()), ("kind", pa.string())]))),
+        ("orphan_indexes", pa.list_(pa.string())),
+    ])
+    SEGMENTS = pa.schema(KEY + [
+        ("file", pa.string()), ("base_offset", pa.int64()), ("size", pa.int64()), ("valid_bytes", pa.int64()),
+        ("stopped_by", pa.string()), ("findings", pa.int64()), ("index", pa.string()), ("timeindex", pa.string()),
+        ("txnindex", pa.string()), ("txn_index_below_base", pa.bool_()),
+    ])
+    _BATCH_TYPES = {
+        "path": pa.string(), "position": pa.int64(), "size": pa.int64(), "magic": pa.int8(), "base_offset": pa.int64(),
+        "last_offset": pa.int64(), "count": pa.int32(), "partition_leader_epoch": pa.int32(), "crc": pa.int64(),
+        "crc_valid": pa.bool_(), "attributes": pa.int32(), "compression": pa.string(), "timestamp_type": pa.string(),
+        "base_timestamp": pa.int64(), "max_timestamp": pa.int64(), "producer_id": pa.int64(),
+        "producer_epoch": pa.int16(), "base_sequence": pa.int32(), "is_transactional": pa.bool_(),
+        "is_control": pa.bool_(), "delete_horizon_ms": pa.int64(), "after_break": pa.bool_(),
+    }
+    BATCHES = pa.schema(KEY + [("file" if f == "path" else f, _BATCH_TYPES[f]) for f in BATCH_FIELDS])
+    MARKERS = pa.schema(KEY + [
+        ("file", pa.string()), ("position", pa.int64()), ("offset", pa.int64()), ("producer_id", pa.int64()),
+        ("producer_epoch", pa.int16()), ("control_type", pa.string()), ("coordinator_epoch", pa.int32()),
+        ("key_is_null", pa.bool_()), ("error", pa.string()),
+    ])
+    FINDINGS = pa.schema(KEY + [
+        ("path", pa.string()), ("position", pa.int64()), ("kind", pa.string()), ("severity", pa.string()),
+        ("message", pa.string()), ("details", pa.string()),
+    ])
+    RECORDS = pa.schema(KEY + [
+        ("file", pa.string()), ("batch_position", pa.int64()), ("offset", pa.int64()), ("timestamp", pa.int64()),
+        ("key_size", pa.int32()), ("value_size", pa.int32()), ("key_xxhash", pa.uint64()),
+        ("value_xxhash", pa.uint64()), ("key", pa.binary()), ("value", pa.binary()),
+    ])
+    GROUP_OFFSETS = pa.schema(KEY + [
+        ("group", pa.string()), ("committed_topic", pa.string()), ("committed_partition", pa.int32()),
+        ("offset", pa.int64()), ("leader_epoch", pa.int32()), ("metadata", pa.string()),
+        ("commit_timestamp", pa.int64()), ("expire_timestamp", pa.int64()), ("expired", pa.bool_()),
+        ("pending", pa.bool_()), ("transactional", pa.bool_()), ("producer_id", pa.int64()),
+        ("record_offset", pa.int64()), ("value_version", pa.int16()), ("coordinator_partition", pa.int32()),
+        ("source", pa.string()), ("path", pa.string()), ("position", pa.int64()),
+    ])
+    TRANSACTIONS = pa.schema(KEY + [
+        ("transactional_id", pa.string()), ("producer_id", pa.int64()), ("producer_epoch", pa.int16()),
+        ("previous_producer_id", pa.int64()), ("next_producer_id", pa.int64()),
+        ("transaction_timeout_ms", pa.int32()), ("state", pa.string()),
+        ("partitions", pa.list_(pa.struct([("topic", pa.string()), ("partition", pa.int32())]))),
+        ("transaction_last_update_timestamp_ms", pa.int64()), ("transaction_start_timestamp_ms", pa.int64()),
+        ("client_transaction_version", pa.int16()), ("value_version", pa.int16()),
+        ("coordinator_partition", pa.int32()), ("record_offset", pa.int64()), ("source", pa.string()),
+    ])
+    TABLES = {"replicas": REPLICAS, "segments": SEGMENTS, "batches": BATCHES, "markers": MARKERS,
+              "findings": FINDINGS, "records": RECORDS, "group_offsets": GROUP_OFFSETS, "transactions": TRANSACTIONS}
+    return {name: value for name, value in locals().items() if name.isupper() and not name.startswith("_")}
+
+
+#: NOTE: the names :func:`_arrow_schemas` defines, read through the module's ``__getattr__`` (PEP 562)
+_ARROW_NAMES = frozenset(("KEY", "REPLICAS", "SEGMENTS", "BATCHES", "MARKERS", "FINDINGS", "RECORDS",
+                          "GROUP_OFFSETS", "TRANSACTIONS", "TABLES"))
+_built: dict = {}
+
+
+def __getattr__(name: str):
+    if name not in _ARROW_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if not _built:
+        _built.update(_arrow_schemas())
+    return _built[name]
+
+
 #: The tables every scan writes (``records`` only with ``--records``), and ``fleet analyze`` reads.
 SCAN_TABLES = ("replicas", "segments", "batches", "markers", "findings")
 #: The tables of Kafka's internal topics every scan writes too (:mod:`.scan_groups`); ``fleet
