@@ -67,7 +67,9 @@ def test_the_fleet_has_dozens_of_partitions_on_several_brokers_and_log_dirs(flee
     per_broker = Counter(p.parents[1].name for replicas in topics.values() for p in replicas)
     log_dirs = {(p.parents[1].name, p.parent.name) for replicas in topics.values() for p in replicas}
     several = [broker for broker in per_broker if sum(1 for b, _ in log_dirs if b == broker) > 1]
-    assert len(per_broker) >= 4 and len(several) >= 4
+    # fixtures/ alone: brokers 1, 2, 3 and 7, three of them with several log dirs (broker 8, the
+    # oracle's, is there only where ../shared is)
+    assert len(per_broker) >= 4 and len(several) >= 3
     summary = objs[-1]
     assert summary["type"] == "fleet_summary" and summary["partitions"] == len(topics)
     assert summary["committed_loss_partitions"] >= 1 and summary["divergent_partitions"] >= 1
