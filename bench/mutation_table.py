@@ -1,0 +1,82 @@
+"""The mutation score per module, from mutmut's own account of every mutant.
+
+    mutmut results --all true | python bench/mutation_table.py [--equivalent bench/mutation-equivalent.txt]
+
+Reads ``NAME: STATUS`` lines (mutmut 3 names a mutant ``<module>.x_<function>__mutmut_<n>`` or
+``<module>.xǁ<Class>ǁ<method>__mutmut_<n>``) and prints one row per module and a total:
+mutants, killed (a timeout counts as killed: the mutant made a test hang), survived, no tests (no
+test reaches the function), not run (not checked yet), equivalent (survivors listed, with their
+reason, in the ``--equivalent`` file: one mutant name per line, ``#`` starts a comment) and the
+score, ``killed / (checked - equivalent)``. Module names are shown relative to ``kreplica.``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter, defaultdict
+
+_MANGLED = re.compile(r"\.(?:x_|xǁ)[^.]*__mutmut_\d+$")
+COLUMNS = ("mutants", "killed", "survived", "no tests", "not run", "equivalent", "score")
+_KILLED = {"killed", "timeout", "segfault", "suspicious"}
+
+
+def module_of(name: str) -> str:
+    """``kreplica.analysis.log.recovery.x_recover__mutmut_3`` -> ``analysis.log.recovery``."""
+    module = _MANGLED.sub("", name)
+    return module.removeprefix("kreplica.")
+
+
+def read_equivalent(path: str | None) -> set[str]:
+    if path is None:
+        return set()
+    with open(path, encoding="utf-8") as fh:
+        return {line.split("#", 1)[0].strip() for line in fh} - {""}
+
+
+def table(lines, equivalent: set[str]) -> list[tuple[str, Counter]]:
+    per: dict[str, Counter] = defaultdict(Counter)
+    for line in lines:
+        name, sep, status = line.rstrip("\n").rpartition(": ")
+        if not sep or "__mutmut_" not in name:
+            continue
+        c = per[module_of(name.strip())]
+        c["mutants"] += 1
+        status = status.strip()
+        if status in _KILLED:
+            c["killed"] += 1
+        elif status == "survived":
+            c["equivalent" if name.strip() in equivalent else "survived"] += 1
+        elif status == "no tests":
+            c["no tests"] += 1
+        else:
+            c["not run"] += 1
+    return sorted(per.items())
+
+
+def _score(c: Counter) -> str:
+    judged = c["killed"] + c["survived"] + c["no tests"]
+    return f"{100 * c['killed'] / judged:.0f}%" if judged else "-"
+
+
+def render(rows: list[tuple[str, Counter]]) -> str:
+    width = max([len(m) for m, _ in rows] + [len("all")]) + 2
+    out = ["module".ljust(width) + "".join(f"{h:>11}" for h in COLUMNS)]
+    total: Counter = Counter()
+    for module, c in rows:
+        total.update(c)
+        out.append(module.ljust(width) + "".join(f"{c[h]:>11}" for h in COLUMNS[:-1]) + f"{_score(c):>11}")
+    out.append("all".ljust(width) + "".join(f"{total[h]:>11}" for h in COLUMNS[:-1]) + f"{_score(total):>11}")
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--equivalent", help="file of equivalent mutants' names, one a line")
+    args = parser.parse_args()
+    print(render(table(sys.stdin, read_equivalent(args.equivalent))))
+
+
+if __name__ == "__main__":
+    main()
