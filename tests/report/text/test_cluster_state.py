@@ -4,7 +4,7 @@ their nouns, and a column with nothing to say (no reassignment) is left out."""
 
 from __future__ import annotations
 
-from kreplica.report.cluster_state_text import render_text
+from kreplica.report.text.cluster_state import render_text
 from tests.builders.text_width import UNWRAPPED, assert_readable, render
 
 ENDPOINTS = ["PLAINTEXT://kafka-1.kafka.svc.cluster.example.internal:9092",

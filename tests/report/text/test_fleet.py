@@ -5,7 +5,7 @@ least telling column (where the leader came from) goes first on a narrow termina
 from __future__ import annotations
 
 from kreplica.pipeline.analyze.partitions import LEADER_FROM_EVIDENCE
-from kreplica.report.fleet import render_ranking
+from kreplica.report.text.fleet import render_ranking
 from tests.builders.text_width import UNWRAPPED, assert_readable, render
 
 WORST = [
@@ -44,13 +44,16 @@ def _partition(name: str, *findings: dict) -> list[dict]:
 
 
 def test_a_partition_with_an_error_finding_is_counted_damaged_and_a_warning_is_not() -> None:
-    # fleet analyze's exit rule (cli/fleet.py) reads damaged_partitions: damage is exit 1 as in
-    # the single-partition commands, a warning alone is not
-    from kreplica.report.fleet import emit_analysis
-    from kreplica.report.output import OutputFormat
+    # fleet analyze's exit rule (FleetSummary.has_problems) reads damaged_partitions: damage is exit 1
+    # as in the single-partition commands, a warning alone is not
+    from kreplica.report.results.fleet import FleetSummary
 
     error = {"type": "finding", "severity": "error", "kind": "offset_regression"}
     warning = {"type": "finding", "severity": "warning", "kind": "epoch_regression"}
-    summary, _ = emit_analysis([_partition("t-0", error), _partition("t-1", warning), _partition("t-2")],
-                               OutputFormat.text, top=5)
-    assert summary["partitions"] == 3 and summary["damaged_partitions"] == 1
+    summary = FleetSummary()
+    for objs in (_partition("t-0", error), _partition("t-1", warning), _partition("t-2")):
+        summary.add(tuple(objs))
+    assert summary.partitions == 3 and summary.damaged_partitions == 1 and summary.has_problems
+    calm = FleetSummary()
+    calm.add(tuple(_partition("t-1", warning)))
+    assert calm.damaged_partitions == 0 and not calm.has_problems

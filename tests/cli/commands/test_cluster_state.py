@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from kreplica.cli.main import app
 from kreplica.model.cluster import HEALTH_LISTS, load_cluster_state
-from kreplica.report.cluster_state import cluster_state_to_dict
+from kreplica.report.schemas.cluster_state import cluster_state_to_dict
 from tests.conftest import ORACLE, oracle_dir
 from tests.builders.kraft_metadata import write_metadata_dir
 

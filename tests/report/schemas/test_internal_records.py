@@ -10,8 +10,8 @@ import pytest
 
 from kreplica.formats.kraft.records import METADATA_RECORDS, MetadataRecord
 from kreplica.formats.generated_messages import F
-from kreplica.report.internal_records import as_written, decoded_object, snake_case
-from kreplica.report.output import dumps
+from kreplica.report.schemas.internal_records import as_written, decoded_object, snake_case
+from kreplica.report.output.encoding import dumps
 
 
 @pytest.mark.parametrize(("name", "kafka"), [

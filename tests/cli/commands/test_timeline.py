@@ -91,8 +91,8 @@ def test_text_report():
     from kreplica.analysis.timeline.events import PartitionEvent, TimelineSummary
     from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
     from kreplica.model.zookeeper import find_zk_files
-    from kreplica.report.timeline import event_to_dict, summary_to_dict
-    from kreplica.report.timeline_text import render_text
+    from kreplica.report.schemas.timeline import event_to_dict, summary_to_dict
+    from kreplica.report.text.timeline import render_text
 
     summary, objs, end = TimelineSummary(), [], None
     for ev in iter_zookeeper_timeline(find_zk_files([ZK])):

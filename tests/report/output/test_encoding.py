@@ -13,7 +13,9 @@ import typer
 from typer.testing import CliRunner
 
 from kreplica.cli.runner import runs_command
-from kreplica.report.output import Emitter, OutputFormat, refuse_non_finite
+from kreplica.report.output.emitter import Emitter
+from kreplica.report.output.encoding import refuse_non_finite
+from kreplica.report.output.formats import OutputFormat
 
 NAN, INF = float("nan"), float("inf")
 GOOD = {"type": "ok", "n": 1}

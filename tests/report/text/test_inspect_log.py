@@ -12,8 +12,8 @@ import pytest
 
 from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
 from kreplica.model.logdir.segments import find_segment_groups
-from kreplica.report.inspect_log_text import render_text
-from kreplica.report.output import Payload
+from kreplica.report.text.inspect_log import render_text
+from kreplica.report.output.formats import Payload
 from tests.conftest import ROOT
 from tests.builders.text_width import render
 
@@ -100,8 +100,8 @@ def test_fast_batch_line_is_exactly_the_json_of_the_batch_object() -> None:
     import json
 
     from kreplica.formats.log.batch import RecordBatch
-    from kreplica.report.inspect_log import batch_line, batch_object
-    from kreplica.report.output import dumps
+    from kreplica.report.schemas.inspect_log import batch_line, batch_object
+    from kreplica.report.output.encoding import dumps
     from tests.conftest import FIXTURES
 
     paths = [str(FIXTURES / "logs"), str(FIXTURES / "damaged")]
@@ -119,9 +119,9 @@ def test_fast_record_line_is_exactly_the_json_of_the_record_object() -> None:
     import json
 
     from kreplica.formats.log.batch import Header, Record
-    from kreplica.report.inspect_log import json_payload_encoder, record_line, record_object
-    from kreplica.report.output import dumps
-    from kreplica.report.payload import encoder
+    from kreplica.report.schemas.inspect_log import json_payload_encoder, record_line, record_object
+    from kreplica.report.output.encoding import dumps
+    from kreplica.report.output.payload import encoder
     from tests.conftest import FIXTURES
 
     paths = [str(FIXTURES / "logs"), str(FIXTURES / "damaged")]

@@ -7,8 +7,9 @@ import io
 
 import pytest
 
-from kreplica.report import output
-from kreplica.report.output import Emitter, OutputFormat
+from kreplica.report.output import emitter as emitter_module
+from kreplica.report.output.emitter import Emitter
+from kreplica.report.output.formats import OutputFormat
 
 OBJECTS = [
     {"type": "partition_event", "partition": "t-0", "position": "0x1b2", "time": 1700000000000,
@@ -48,6 +49,6 @@ def test_emit_plain_writes_what_emit_writes(fmt, obj):
 
 
 def test_without_orjson_it_is_emit(monkeypatch):
-    monkeypatch.setattr(output, "_ORJSON", None)
+    monkeypatch.setattr(emitter_module, "ORJSON", None)
     assert _written(OutputFormat.ndjson, OBJECTS[:2], plain=True) == _written(OutputFormat.ndjson, OBJECTS[:2],
                                                                               plain=False)

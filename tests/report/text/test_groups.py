@@ -11,7 +11,7 @@ from kreplica.model.coordinator.fold import load_group_partition
 from kreplica.model.coordinator.replay import NEW_COORDINATOR, ReplayPoint
 from kreplica.model.coordinator.sources import LogDirFiles, find_group_sources
 from kreplica.model.versions import DEFAULT_VERSION
-from kreplica.report.groups_text import render_text
+from kreplica.report.text.groups import render_text
 from tests.conftest import FIXTURES
 from tests.builders.text_width import UNWRAPPED, assert_readable, render
 

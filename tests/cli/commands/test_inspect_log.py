@@ -27,7 +27,7 @@ def renderer(request, monkeypatch):
     """Every test here runs on both ndjson renderers: the compiled one (kreplica/report/_crender.c,
     with the Python one writing what it hands back) and the pure-Python reference alone; the
     subprocess tests get the same choice through KREPLICA_RENDER."""
-    from kreplica.report import inspect_log
+    from kreplica.report.schemas import inspect_log
 
     if request.param == "compiled":
         compiled = inspect_log.load_compiled()
@@ -220,7 +220,7 @@ def test_inspect_dir_on_a_directory_that_is_not_kafka_evidence(tmp_path: Path) -
 
 @pytest.mark.parametrize("fmt", ["ndjson", "json", "msgpack"])
 def test_both_renderers_write_the_same_bytes_in_every_format_and_payload(renderer, fmt, monkeypatch) -> None:
-    from kreplica.report import inspect_log
+    from kreplica.report.schemas import inspect_log
 
     paths = [str(p) for p in sorted(FIXTURES.rglob("*.log"))]
     for payload in ("base64", "hex", "utf8", "none"):

@@ -36,7 +36,7 @@ def test_readme_example_fail_broker_1_with_replica_files(tmp_path) -> None:
         "reason": election["reason"], "rule": "PartitionChangeBuilder ONLINE"}
     assert ranking["type"] == "election_candidates" and ranking["best"] == 2 and ranking["recovery_choice"] == 1
     assert ranking["election_type"] == "unclean"
-    assert summary["type"] == "summary" and summary["offline"] == 1 and summary["rules"] == "kraft"
+    assert summary["type"] == "election_summary" and summary["offline"] == 1 and summary["rules"] == "kraft"
     assert json.loads(out.read_text()) == {"partitions": [{"topic": "orders", "partition": 0}]}
 
 

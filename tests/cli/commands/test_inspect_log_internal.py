@@ -23,7 +23,7 @@ from kreplica.formats.kraft.records import build_snapshot
 from kreplica.formats.log import default_records
 from kreplica.formats.log.batch import NewRecord
 from kreplica.formats.generated_messages import encode
-from kreplica.report.internal_records import snake_case
+from kreplica.report.schemas.internal_records import snake_case
 from tests.builders.internal_topics import (SEGMENT, TIMESTAMP, as_json, control_sample, coordinator_cases,
                                        coordinator_records, metadata_cases, write_metadata_partition,
                                        write_partition)
@@ -38,7 +38,7 @@ WIDTH = 80
 def renderer(request, monkeypatch):
     """Both ndjson renderers: decoded records always take the Python path, the rest the
     compiled one where it is built (see tests/cli/test_inspect_log_cli.py)."""
-    from kreplica.report import inspect_log
+    from kreplica.report.schemas import inspect_log
 
     if request.param == "compiled":
         compiled = inspect_log.load_compiled()

@@ -19,8 +19,9 @@ from kreplica.formats.coordinator.records import TRANSACTION_STATE
 from kreplica.formats.log.batch import CONTROL_COMMIT
 from kreplica.model.coordinator.groups import CommittedOffset
 from kreplica.model.logdir.log_dir import find_log_dirs
-from kreplica.report.output import text_console
-from kreplica.report.transactions import render_text, report_objects
+from kreplica.report.output.console import text_console
+from kreplica.report.schemas.transactions import report_objects
+from kreplica.report.text.transactions import render_text
 from tests.builders.transactions import (TS, coordinator_records, data, marker, txn_key, txn_value,
                                                 write_partition)
 from tests.conftest import FIXTURES

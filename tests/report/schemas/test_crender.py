@@ -31,8 +31,8 @@ from kreplica.formats.log.batch import Header, NewRecord, Record, RecordBatch
 from kreplica.formats.log.default_records import build_batch, build_control_record
 from kreplica.formats.findings import Finding
 from kreplica.model.logdir.segments import find_segment_groups
-from kreplica.report import inspect_log
-from kreplica.report.inspect_log import (
+from kreplica.report.schemas import inspect_log
+from kreplica.report.schemas.inspect_log import (
     batch_line,
     batch_object,
     decoded_record_object,
@@ -43,8 +43,10 @@ from kreplica.report.inspect_log import (
     segment_object,
     summary_object,
 )
-from kreplica.report.output import Emitter, OutputFormat, Payload, dumps, dumps_str
-from kreplica.report.payload import encoder, json_literals
+from kreplica.report.output.emitter import Emitter
+from kreplica.report.output.encoding import dumps, dumps_str
+from kreplica.report.output.formats import OutputFormat, Payload
+from kreplica.report.output.payload import encoder, json_literals
 from tests.conftest import FIXTURES
 
 REQUIRED = os.environ.get("KREPLICA_REQUIRE_COMPILED") == "1"

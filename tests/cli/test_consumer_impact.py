@@ -96,7 +96,7 @@ def test_groups_in_the_log_dirs_read(name: str, fmt: str) -> None:
     kinds = [o["type"] for o in objs]
     first = kinds.index("consumer_impact")
     assert kinds[first:first + 6] == ["consumer_impact"] * 6
-    assert kinds[first + 6:] in ([], ["summary"], ["timeline_summary"])
+    assert kinds[first + 6:] in ([], ["election_summary"], ["timeline_summary"])
 
 
 @pytest.mark.parametrize("name", COMMANDS)

@@ -23,7 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
-from kreplica.cli.names import SHOWN, closest_first, unknown_name
+from kreplica.cli.options.names import SHOWN, closest_first, unknown_name
 from kreplica.model.versions import NEWEST_KNOWN
 from tests.conftest import FIXTURES
 

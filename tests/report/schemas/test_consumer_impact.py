@@ -14,8 +14,10 @@ from kreplica.analysis.consumers.impact import LostRange, NewLeader, impacts
 from kreplica.model.log.epoch_cache import EpochEntry
 from kreplica.model.coordinator.groups import CommittedOffset
 from kreplica.model.versions import KafkaVersion
-from kreplica.report.consumer_impact import consumer_impact_object, render_consumer_impacts
-from kreplica.report.output import Emitter, OutputFormat
+from kreplica.report.schemas.consumer_impact import consumer_impact_object
+from kreplica.report.text.consumer_impact import render_consumer_impacts
+from kreplica.report.output.emitter import Emitter
+from kreplica.report.output.formats import OutputFormat
 from tests.builders.text_width import UNWRAPPED, assert_readable, render
 
 # fixtures/scenarios/unclean-shorter-leader, with the new leader's epoch-2 records 100-109 written since

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from rich import box
 
-from kreplica.report.numbers import count, number, plural
-from kreplica.report.text_layout import Column, Units, clip, fit_table, print_table, wrap_plain
+from kreplica.report.text.numbers import count, number, plural
+from kreplica.report.text.layout import Column, Units, clip, fit_table, print_table, wrap_plain
 from tests.builders.text_width import render
 
 VERDICT = ("DAMAGED fixtures/damaged/crc-flip-0/00000000000000000000.log: 4 batches, 17 records, offsets 0-16, "
@@ -119,7 +119,7 @@ def test_a_column_whose_header_is_a_long_path_stays_and_breaks_after_slashes() -
 
     from rich.console import Console
 
-    from kreplica.report.text_layout import Column, fit_table
+    from kreplica.report.text.layout import Column, fit_table
 
     path = "/tmp/pytest-of-root/pytest-999/test_text_shows_the_names_bytes_escaped_epochs_0/bad-name-0"
     console = Console(width=80, file=StringIO(), color_system=None)

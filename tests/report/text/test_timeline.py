@@ -10,9 +10,9 @@ import pytest
 from rich.console import Console
 
 from kreplica.analysis.timeline.events import BrokerEvent, LeaderIsr, PartitionEvent
-from kreplica.report import timeline_text
-from kreplica.report.timeline import event_to_dict
-from kreplica.report.timeline_text import EventTable
+from kreplica.report.text import timeline as timeline_text
+from kreplica.report.schemas.timeline import event_to_dict
+from kreplica.report.text.timeline import EventTable
 
 T0 = 1_700_000_000_000
 

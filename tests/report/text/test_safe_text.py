@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from kreplica.cli.main import app
 from kreplica.formats.log.batch import NewRecord
 from kreplica.formats.log.default_records import build_batch
-from kreplica.report.safe_text import escape, printable
+from kreplica.report.text.safe_text import escape, printable
 
 HOSTILE_KEY = b"\x1b]0;pwned\x07"
 HOSTILE_VALUE = "\x1b[2J\x1b[31mred\u202ereversed\r\n".encode()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kreplica.analysis.transactions import hanging as rules
-from kreplica.report.numbers import duration
-from kreplica.report.transactions import _why
+from kreplica.report.text.numbers import duration
+from kreplica.report.text.transactions import _why
 
 META = {"state": "CompleteAbort", "producer_id": 9, "producer_epoch": 4}
 

@@ -9,8 +9,9 @@ import json
 from kreplica.analysis.inspect.inspect_log import SegmentStart
 from kreplica.formats.log.batch import Record
 from kreplica.formats.log.default_records import build_batch, parse_header
-from kreplica.report import inspect_log
-from kreplica.report.output import Emitter, OutputFormat, Payload
+from kreplica.report.schemas import inspect_log
+from kreplica.report.output.emitter import Emitter
+from kreplica.report.output.formats import OutputFormat, Payload
 
 
 class _Counting(Emitter):
