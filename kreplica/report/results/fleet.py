@@ -4,71 +4,18 @@
 The fleet's per-partition objects are the rows of its analysis tables (``DIR/analysis``: "the
 table and the output are one"), made in Spark tasks by :func:`~kreplica.report.schemas.fleet.
 partition_objects` and read back. They stream to the output; what the run comes to is folded
-from them as they pass (:class:`FleetSummary`), keeping in memory only the :data:`TOP` worst
-partitions the text ranks.
+from them as they pass (:class:`~kreplica.report.schemas.fleet.FleetSummary`), keeping in memory
+only the worst partitions the text ranks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kreplica.report.output.emitter import Emitter
 from kreplica.report.output.seam import Report
-from kreplica.report.schemas.fleet import scan_object
-
-#: the partitions text output ranks
-TOP = 20
-
-
-def risk_key(row: dict) -> tuple:
-    """Worst first: committed records lost, then offline, divergence, under min ISR."""
-    return (-row["committed_loss_records"], not row["offline"], -row["divergent_pairs"], not row["under_min_isr"],
-            row["partition"])
-
-
-@dataclass
-class FleetSummary:
-    """The analysis so far: partitions, those losing committed data (and the records), those with
-    divergent replicas, those with an error finding in a replica's log; and the worst
-    ``fleet_partition`` rows (at most :data:`TOP` once :meth:`worst` is asked)."""
-
-    partitions: int = 0
-    committed_loss_partitions: int = 0
-    committed_loss_records: int = 0
-    divergent_partitions: int = 0
-    damaged_partitions: int = 0
-    _worst: list[dict] = field(default_factory=list, repr=False)
-
-    def add(self, objs: tuple[dict, ...]) -> None:
-        """One partition's objects: its findings, its answers, its ``fleet_partition``."""
-        self.damaged_partitions += any(o["type"] == "finding" and o["severity"] == "error" for o in objs)
-        for o in objs:
-            if o["type"] != "fleet_partition":
-                continue
-            self.partitions += 1
-            self.committed_loss_partitions += o["committed_loss_records"] > 0
-            self.committed_loss_records += o["committed_loss_records"]
-            self.divergent_partitions += o["divergent_pairs"] > 0
-            if o["committed_loss_records"] or o["divergent_pairs"] or o["offline"] or o["under_min_isr"]:
-                self._worst.append(o)
-                if len(self._worst) > 4 * TOP:
-                    self._worst = sorted(self._worst, key=risk_key)[:TOP]
-
-    def worst(self) -> list[dict]:
-        return sorted(self._worst, key=risk_key)[:TOP]
-
-    def summary_object(self) -> dict:
-        return {"type": "fleet_summary", "partitions": self.partitions,
-                "committed_loss_partitions": self.committed_loss_partitions,
-                "committed_loss_records": self.committed_loss_records,
-                "divergent_partitions": self.divergent_partitions, "damaged_partitions": self.damaged_partitions}
-
-    @property
-    def has_problems(self) -> bool:
-        """Committed data at risk, divergence, or damage."""
-        return bool(self.committed_loss_partitions or self.divergent_partitions or self.damaged_partitions)
-
+from kreplica.report.schemas.fleet import FleetSummary, scan_object
 
 @dataclass(frozen=True)
 class FleetScanReport(Report):

@@ -14,12 +14,16 @@ prints it) — then one ``fleet_partition`` object; the run ends with a
     fleet_summary    {type, partitions, committed_loss_partitions, committed_loss_records,
                       divergent_partitions, damaged_partitions}
 
-``damaged_partitions`` counts the partitions with an error finding in a replica's log.
+``damaged_partitions`` counts the partitions with an error finding in a replica's log; the
+summary is folded from the partitions' objects as they stream (:class:`FleetSummary`, which also
+keeps the :data:`TOP` worst ``fleet_partition`` objects the text ranks)::
+
     fleet_scan       {type, out, replicas, segments, bytes, batches, records, findings, errors}
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 
 from kreplica.report.output.findings import finding_object
 from kreplica.report.schemas.consumer_impact import consumer_impact_object
@@ -54,3 +58,56 @@ def scan_object(out: str, totals) -> dict:
     return {"type": "fleet_scan", "out": out, "replicas": totals.replicas, "segments": totals.segments,
             "bytes": totals.bytes, "batches": totals.batches, "records": totals.records,
             "findings": totals.findings, "errors": totals.errors}
+
+
+#: the partitions text output ranks
+TOP = 20
+
+
+def risk_key(row: dict) -> tuple:
+    """Worst first: committed records lost, then offline, divergence, under min ISR."""
+    return (-row["committed_loss_records"], not row["offline"], -row["divergent_pairs"], not row["under_min_isr"],
+            row["partition"])
+
+
+@dataclass
+class FleetSummary:
+    """The analysis so far: partitions, those losing committed data (and the records), those with
+    divergent replicas, those with an error finding in a replica's log; and the worst
+    ``fleet_partition`` rows (at most :data:`TOP` once :meth:`worst` is asked)."""
+
+    partitions: int = 0
+    committed_loss_partitions: int = 0
+    committed_loss_records: int = 0
+    divergent_partitions: int = 0
+    damaged_partitions: int = 0
+    _worst: list[dict] = field(default_factory=list, repr=False)
+
+    def add(self, objs: tuple[dict, ...]) -> None:
+        """One partition's objects: its findings, its answers, its ``fleet_partition``."""
+        self.damaged_partitions += any(o["type"] == "finding" and o["severity"] == "error" for o in objs)
+        for o in objs:
+            if o["type"] != "fleet_partition":
+                continue
+            self.partitions += 1
+            self.committed_loss_partitions += o["committed_loss_records"] > 0
+            self.committed_loss_records += o["committed_loss_records"]
+            self.divergent_partitions += o["divergent_pairs"] > 0
+            if o["committed_loss_records"] or o["divergent_pairs"] or o["offline"] or o["under_min_isr"]:
+                self._worst.append(o)
+                if len(self._worst) > 4 * TOP:
+                    self._worst = sorted(self._worst, key=risk_key)[:TOP]
+
+    def worst(self) -> list[dict]:
+        return sorted(self._worst, key=risk_key)[:TOP]
+
+    def summary_object(self) -> dict:
+        return {"type": "fleet_summary", "partitions": self.partitions,
+                "committed_loss_partitions": self.committed_loss_partitions,
+                "committed_loss_records": self.committed_loss_records,
+                "divergent_partitions": self.divergent_partitions, "damaged_partitions": self.damaged_partitions}
+
+    @property
+    def has_problems(self) -> bool:
+        """Committed data at risk, divergence, or damage."""
+        return bool(self.committed_loss_partitions or self.divergent_partitions or self.damaged_partitions)

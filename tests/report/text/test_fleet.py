@@ -46,7 +46,7 @@ def _partition(name: str, *findings: dict) -> list[dict]:
 def test_a_partition_with_an_error_finding_is_counted_damaged_and_a_warning_is_not() -> None:
     # fleet analyze's exit rule (FleetSummary.has_problems) reads damaged_partitions: damage is exit 1
     # as in the single-partition commands, a warning alone is not
-    from kreplica.report.results.fleet import FleetSummary
+    from kreplica.report.schemas.fleet import FleetSummary
 
     error = {"type": "finding", "severity": "error", "kind": "offset_regression"}
     warning = {"type": "finding", "severity": "warning", "kind": "epoch_regression"}
