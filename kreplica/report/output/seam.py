@@ -7,9 +7,9 @@ text or its machine objects; the command's exit status comes from :meth:`Report.
 a question about the analysis values the report holds, never about the objects rendered.
 
 A report whose values are a stream (``inspect-log``, ``zk log``, ``timeline``...) is read as it
-is rendered, so memory stays flat; what it found is tallied on the way, and
-:meth:`Report.has_problems` answers once :func:`write` has returned. Such a report is rendered
-once. The reports themselves live in :mod:`kreplica.report.results`, one module per command.
+is rendered, so memory stays flat; what it found is tallied on the way (:class:`StreamedReport`
+counts the error findings its renderers pass), and :meth:`Report.has_problems` answers once
+:func:`write` has returned. Such a report is rendered once. The reports themselves live in :mod:`kreplica.report.results`, one module per command.
 """
 
 from __future__ import annotations
@@ -45,6 +45,30 @@ class Report:
         """Whether the run found problems in the evidence (exit 1); for a streamed report, once
         rendered."""
         raise NotImplementedError
+
+
+class StreamedReport(Report):
+    """A result whose values are a stream, read once as it is rendered: its renderers
+    (:meth:`emit_stream`, :meth:`render_stream`) return how many error findings they passed,
+    and those are its problems."""
+
+    _errors = 0
+
+    def emit_stream(self, emitter: Emitter) -> int:
+        raise NotImplementedError
+
+    def render_stream(self, console) -> int:
+        raise NotImplementedError
+
+    def emit(self, emitter: Emitter) -> None:
+        self._errors = self.emit_stream(emitter)
+
+    def render_text(self, console) -> None:
+        self._errors = self.render_stream(console)
+
+    def has_problems(self) -> bool:
+        """An error finding in what was read (once rendered)."""
+        return self._errors > 0
 
 
 def write(report: Report, requested: OutputFormat | None, stream: IO | None = None) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from kreplica.model.zookeeper import ZkNode, ZkState
 from kreplica.report.output.emitter import Emitter
 from kreplica.report.output.formats import Payload
-from kreplica.report.output.seam import Report
+from kreplica.report.output.seam import Report, StreamedReport
 from kreplica.report.schemas.zk import emit_dump, emit_log
 
 
@@ -34,23 +34,18 @@ class ZkDumpReport(Report):
         return any(f.is_error for f in self._state.findings)
 
 
-class ZkLogReport(Report):
+class ZkLogReport(StreamedReport):
     """The items of :func:`~kreplica.model.zookeeper.iter_zk_log` (files, entries, findings, ends),
     rendered once."""
 
     def __init__(self, items: Iterable, payload: Payload) -> None:
         self._items = items
         self._payload = payload
-        self._errors = 0
 
-    def emit(self, emitter: Emitter) -> None:
-        self._errors = emit_log(self._items, emitter, self._payload)
+    def emit_stream(self, emitter: Emitter) -> int:
+        return emit_log(self._items, emitter, self._payload)
 
-    def render_text(self, console) -> None:
+    def render_stream(self, console) -> int:
         from kreplica.report.text.zk import render_log
 
-        self._errors = render_log(self._items, console, self._payload)
-
-    def has_problems(self) -> bool:
-        """An error finding in a log (a bad checksum, an invalid length...)."""
-        return self._errors > 0
+        return render_log(self._items, console, self._payload)

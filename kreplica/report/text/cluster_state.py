@@ -14,6 +14,7 @@ from rich import box
 from rich.console import Console
 
 from kreplica.formats.findings import Finding
+from kreplica.report.text.findings import print_findings
 from kreplica.report.text.layout import Column, Units, print_table, print_wrapped
 from kreplica.report.text.numbers import count, number
 from kreplica.report.text.safe_text import escape
@@ -68,12 +69,7 @@ def render_text(obj: dict, findings: tuple[Finding, ...] | list[Finding], consol
             print_wrapped(console, f"pending {name} ({number(len(items))}): {escape('; '.join(shown[:10]))}"
                                    + (" …" if len(shown) > 10 else ""))
 
-    if findings:
-        console.print()
-        for f in findings:
-            style = "red" if f.is_error else "yellow"
-            print_wrapped(console, f"[{style}]{f.severity}[/{style}] {escape(f.kind)} {escape(f.path)}:{f.position}: "
-                                   f"{escape(f.message)}")
+    print_findings(findings, console)
 
     console.print()
     c = obj["controller"]

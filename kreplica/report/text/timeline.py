@@ -28,6 +28,7 @@ from rich import box
 from rich.console import Console
 
 from kreplica.analysis.timeline.events import BY_SNAPSHOT
+from kreplica.report.text.findings import print_findings
 from kreplica.report.text.layout import (Column, StyleCodes, Units, cell_width, print_table, print_wrapped,
                                          wrap_plain)
 from kreplica.report.text.numbers import count, number
@@ -357,12 +358,7 @@ def _render_end(objs: list[dict], summary: dict, findings, console: Console) -> 
         print_wrapped(console, f"[red]zombie epoch[/red] {escape(z['partition'])} epoch {z['epoch']} held by "
                                f"{', '.join(str(b) for b in z['replicas'])} but the metadata never granted it to a "
                                "leader")
-    if findings:
-        console.print()
-        for f in findings:
-            style = "red" if f.is_error else "yellow"
-            print_wrapped(console, f"[{style}]{f.severity}[/{style}] {escape(f.kind)} {escape(f.path)}:{f.position}: "
-                                   f"{escape(f.message)}")
+    print_findings(findings, console)
     if summary.get("resolution") == BY_SNAPSHOT:
         print_wrapped(console, "[yellow]note[/yellow] no transaction log in SOURCE: the history goes from snapshot to "
                                "snapshot, each change at the zxid that last wrote it; changes in between are not seen "

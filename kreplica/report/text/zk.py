@@ -16,6 +16,7 @@ from kreplica.model.zookeeper import ZkNode, ZkState
 from kreplica.report.output.formats import Payload
 from kreplica.report.output.payload import encoder
 from kreplica.report.schemas.zk import txn_type_name
+from kreplica.report.text.findings import finding_line
 from kreplica.report.text.layout import cell_width, clip, print_wrapped
 from kreplica.report.text.numbers import count, number
 from kreplica.report.text.safe_text import escape
@@ -59,11 +60,6 @@ MIN_PREVIEW = 24
 DATA_INDENT = 4
 
 
-def _finding_line(f: Finding) -> str:
-    style = "red" if f.is_error else "yellow"
-    return f"[{style}]{f.severity}[/{style}] {escape(f.kind)} {escape(f.path)}:{f.position}: {escape(f.message)}"
-
-
 def _with_data(console: Console, head: str, data: bytes | None, payload: Payload, *, tail: str = "",
                gap: str = " ", markup: str | None = None) -> None:
     """``head`` (plain text; ``markup`` is how it prints, when styled), then a preview of the
@@ -91,7 +87,7 @@ def render_dump(state: ZkState, tree: Iterable[tuple[str, ZkNode]], console: Con
         _with_data(console, f"{path}{stat}", n.data, payload, gap="  ", markup=f"[bold]{escape(path)}[/bold]{stat}")
         listed += 1
     for f in state.findings:
-        print_wrapped(console, _finding_line(f))
+        print_wrapped(console, finding_line(f))
     logs = ", ".join(state.logs) or "none"
     print_wrapped(console, f"zxid {state.zxid:#x} ({_when(state.time)}): {number(listed)} of "
                            f"{count(len(state.nodes), 'node')} listed, {count(len(state.sessions), 'open session')}; "
@@ -172,7 +168,7 @@ def render_log(items: Iterable, console: Console, payload: Payload) -> int:
                               DATA_INDENT + 2)
         elif isinstance(item, Finding):
             errors += item.is_error
-            print_wrapped(console, _finding_line(item))
+            print_wrapped(console, finding_line(item))
         elif isinstance(item, zkl.TxnLogHeader):
             print_wrapped(console, f"[bold]{escape(item.path)}[/bold]: txn log version {item.version}, dbid {item.dbid}")
         elif isinstance(item, zkl.TxnLogEnd):
