@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import IO
 
-from kreplica.report.output.console import text_console
 from kreplica.report.output.emitter import Emitter
 from kreplica.report.output.formats import OutputFormat, resolve_format
 
@@ -76,6 +75,8 @@ def write(report: Report, requested: OutputFormat | None, stream: IO | None = No
     elsewhere) to stdout, or to ``stream``."""
     fmt = resolve_format(requested, stream)
     if fmt is OutputFormat.text:
+        from kreplica.report.output.console import text_console
+
         report.render_text(text_console(stream))
         return
     emitter = Emitter(fmt, stream)
