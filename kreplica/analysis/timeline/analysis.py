@@ -86,7 +86,8 @@ class TimelineAnalysis:
         selecting = partitions is not None or brokers is not None
         feed = self.summary.feed
         findings = self.findings
-        replicas = self._replicas
+        # NOTE: the partitions with replicas as a plain mapping, tested once (bench/bench_timeline.py)
+        located = self._replicas.located if self._replicas else None
         joined: dict[str, list[PartitionEvent]] = {}
         # the names given and not yet seen, per kind; nothing is yielded while any is missing
         missing = {what: list(names) for what, names in (("partition", partitions or ()), ("broker", brokers or ()))
@@ -108,9 +109,9 @@ class TimelineAnalysis:
                 if selecting and not matches(item, partitions, brokers):
                     continue
                 feed(item)
-                if replicas:
+                if located is not None:
                     name = getattr(item, "name", None)
-                    if name is not None and name in replicas:
+                    if name is not None and name in located:
                         joined.setdefault(name, []).append(item)
             if held is None:
                 yield item
