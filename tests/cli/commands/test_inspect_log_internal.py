@@ -37,7 +37,7 @@ WIDTH = 80
 @pytest.fixture(autouse=True, params=["compiled", "python"])
 def renderer(request, monkeypatch):
     """Both ndjson renderers: decoded records always take the Python path, the rest the
-    compiled one where it is built (see tests/cli/test_inspect_log_cli.py)."""
+    compiled one where it is built (see tests/cli/commands/test_inspect_log.py)."""
     from kreplica.report.schemas import inspect_log
 
     if request.param == "compiled":

@@ -1,4 +1,4 @@
-"""One serialiser rule for json, ndjson and msgpack (kreplica/report/output.py): a NaN or an
+"""One serialiser rule for json, ndjson and msgpack (kreplica/report/output/encoding.py): a NaN or an
 infinity, which JSON cannot carry, is refused the same way in every format, never written."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The compiled ndjson renderer (``kreplica/report/_crender.c``) against the pure-Python one in
-``kreplica/report/inspect_log.py``, which is the reference: which one is in use, and that on
+``kreplica/report/schemas/inspect_log.py``, which is the reference: which one is in use, and that on
 every input the compiled one either writes exactly the reference's bytes or hands the input
 back (``None``) for the reference to write.
 
