@@ -33,7 +33,7 @@ from typing import NamedTuple
 import pytest
 from typer.testing import CliRunner
 
-from kreplica.cli.fleet import FLEET_MODULES
+from kreplica.cli.commands.fleet import FLEET_MODULES
 from kreplica.cli.main import app
 from tests.conftest import ORACLE, ROOT
 

@@ -1,22 +1,15 @@
-"""Thin typer commands: parse options, reject bad ones at once, call analysis, hand results to
-report, return an exit code.
+"""Thin typer commands: parse options, reject bad ones at once, call one operation, hand its
+result to the one output seam, return the exit code it comes to.
 
-* ``main``: the ``kreplica`` application, one sub-app per command module merged at the top level;
-* one module per command: ``inspect_log``, ``inspect_index``, ``inspect_dir``, ``epochs``,
-  ``offset_for_epoch``, ``truncate_plan``, ``diverge``, ``zk``, ``cluster_state``, ``plan_elect``,
-  ``plan_reassign``, ``timeline``, ``fleet``, ``transactions``, ``groups``;
-* ``runner``: the one wrapper that maps what a command raises to the exit codes, and
-  ``exit_codes``: those codes (``ExitCode``);
-* ``options``: options shared by commands (one name per concept) and the missing-path check;
-* ``replicas``: the replica options and loading of the replication commands;
-* ``group_evidence``: consumer group evidence and the ``consumer_impact`` objects of the
-  commands that report it;
-* ``sources``: the control-plane SOURCE, its position options and the rule for a point outside
-  the evidence;
-* ``names``: names the evidence never mentions and words outside a choice (did-you-mean);
-* ``output_dirs``: directories a command writes into, checked before any work;
-* ``reassignment_files``: the files ``plan-reassign --output-dir`` writes;
+* ``main``: the ``kreplica`` application, one sub-app per command module merged at the top level,
+  each imported when its command runs;
+* ``commands``: one module per command;
+* ``options``: what the commands take (shared options, sources, replicas, names, group
+  evidence, output directories) and the checks made before any work;
+* ``runner``: the one wrapper that maps what a command raises to the exit codes, and ``show``,
+  which renders a command's result through the seam and gives its exit status; ``exit_codes``:
+  those codes (``ExitCode``);
 * ``implementations``: which record decoder, renderer and CRC run (``--version``, ``--debug``);
-* ``progress``: progress on stderr for long reads;
+* ``progress``: progress on stderr for long reads, and the fleet's display of Spark's jobs;
 * ``manpage``: the man pages, generated from ``--help``.
 """

@@ -49,7 +49,7 @@ def implementations() -> tuple[Implementation, ...]:
     """The record decoder, the ndjson renderer and the CRC-32C this process uses."""
     from kreplica.formats import checksums
     from kreplica.formats.log import default_records
-    from kreplica.report import inspect_log
+    from kreplica.report.schemas import inspect_log
 
     if checksums.CRC_IMPLEMENTATION == "reference":
         crc = Implementation("CRC-32C", "reference", "crcmod, KREPLICA_CRC=reference")

@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 
-#: command name -> (module in kreplica.cli, the sub-app's name when it is a group), in the order
+#: command name -> (module in kreplica.cli.commands, the sub-app's name when it is a group), in the order
 #: ``--help`` lists them
 COMMANDS: dict[str, tuple[str, str | None]] = {
     "inspect-log": ("inspect_log", None),
@@ -40,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
 def _build(name: str) -> Any:
     """The click command of ``kreplica <name>``, built as the top-level app would build it."""
     module_name, group_name = COMMANDS[name]
-    module = importlib.import_module(f"kreplica.cli.{module_name}")
+    module = importlib.import_module(f"kreplica.cli.commands.{module_name}")
     holder = typer.Typer(**_APP_SETTINGS)
     holder.callback()(_noop)
     if group_name is None:

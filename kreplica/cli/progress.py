@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from kreplica.cli.runner import stderr_console
-from kreplica.report.numbers import count
+from kreplica.report.text.numbers import count
 
 #: Inputs smaller than this finish in well under a second; no bar for them.
 PROGRESS_THRESHOLD = 64 * 1024 * 1024

@@ -104,6 +104,16 @@ def exit_status(value: object, command: str) -> ExitCode:
     raise TypeError(f"{command} returned {value!r}, not an exit status")
 
 
+def show(report, requested) -> ExitCode:
+    """Render a command's result (a :class:`~kreplica.report.output.seam.Report`) through the one
+    seam in the format asked for, and the exit status it comes to: :attr:`ExitCode.PROBLEMS` when
+    the result says the evidence has problems, else :attr:`ExitCode.OK`."""
+    from kreplica.report.output.seam import write
+
+    write(report, requested)
+    return ExitCode.PROBLEMS if report.has_problems() else ExitCode.OK
+
+
 def runs_command(func: Callable[..., int]) -> Callable[..., None]:
     """Decorate a command body that returns an :class:`ExitCode` (or its int value)."""
 

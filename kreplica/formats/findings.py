@@ -235,12 +235,19 @@ KINDS: dict[str, Kind] = {
 }
 
 
+#: The fields every finding has in machine output (``{"type":"finding","path","position","kind",
+#: "severity","message",...details}``): no detail may take one of these names.
+ENVELOPE_FIELDS = frozenset({"type", "path", "position", "kind", "severity", "message"})
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """Something wrong (or odd) at ``path``:``position``.
 
     ``details`` holds kind-specific extras (expected and actual values, sizes) that machine
-    output carries next to the common fields.
+    output carries next to the common fields, in one object; so a detail may not take a name
+    the envelope uses (:data:`ENVELOPE_FIELDS`): such a finding is refused (``ValueError``, a
+    bug in the code that made it) rather than written with one of the two values lost.
     """
 
     kind: str
@@ -251,6 +258,10 @@ class Finding:
     details: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self) -> None:
+        clash = ENVELOPE_FIELDS.intersection(self.details)
+        if clash:
+            raise ValueError(f"a {self.kind} finding's details may not be named {', '.join(sorted(clash))}: "
+                             "machine output writes the envelope's field under that name")
         if not self.severity:
             object.__setattr__(self, "severity", KINDS[self.kind].severity)
 

@@ -11,5 +11,7 @@ Each package does one part (import-linter holds them to this order):
 * ``evidence``: where a fleet's evidence lies, locally or on a file system only Spark reads;
 * ``spark``: the Spark session, its driver JVM and the JVM's file systems;
 * ``break_even`` (a module): below what evidence the single-partition commands answer sooner
-  than the fleet.
+  than the fleet;
+* ``fleet`` (a module): ``fleet scan``, ``fleet analyze`` and ``fleet run`` as one call each,
+  Spark started where they need it.
 """

@@ -1,19 +1,13 @@
 """Rendering only: text for people; json, ndjson and msgpack for programs. One place per schema.
 
-* ``output``: the output contract shared by every command (formats, the emitter, one serialiser
-  rule);
-* one schema module per command or family, with its text report beside it where it is long:
-  ``inspect_log`` (and ``inspect_log_text``, and ``internal_records`` for the decoded records of
-  Kafka's internal topics), ``inspect_index``, ``inspect_dir``,
-  ``replication`` (epochs, offset-for-epoch, truncate-plan, diverge), ``zk``, ``cluster_state``
-  (and ``cluster_state_text``), ``election``, ``reassignment``, ``timeline`` (and
-  ``timeline_text``), ``fleet``, ``transactions``, ``groups`` (and ``groups_text``),
-  ``consumer_impact`` (what a replication event does to consumer groups, in the commands that
-  find one);
-* ``log_findings``: the findings of a replica's log that the replication commands report first;
-* ``salvage``: the files ``truncate-plan --export`` writes;
-* ``describe``: words for the raw codes the formats layer yields;
-* ``payload``: byte payloads per ``--payload``; ``safe_text``: evidence made safe for a terminal;
-* ``numbers`` and ``text_layout``: numbers written one way, and text laid out for the terminal's
-  width.
+Sub-layers (import-linter holds them to this order):
+
+* ``results``: what each command returns, the analysis values with their objects and text;
+* ``text``: the text reports, and the layout, numbers and safe text they share;
+* ``schemas``: the machine objects, one module per command, every ``type`` listed in one table;
+* ``output``: the output contract and the one seam that renders a result: formats, the emitter,
+  the value rules, payloads, the ``finding`` object, the console.
+
+``_crender`` (a C extension, ``_crender.c``) is the compiled twin of ``inspect-log``'s ndjson
+batch and record lines (:mod:`kreplica.report.schemas.inspect_log`).
 """

@@ -17,7 +17,7 @@
  * Both return None, having written nothing, for anything they were not written for: a control
  * record, a payload that is not `bytes`, an int beyond 64 bits, a field of an unexpected type.
  * The caller then renders with the pure-Python code, which is the reference (and handles the
- * utf8 payload mode, json and msgpack). tests/report/test_crender.py checks both agree.
+ * utf8 payload mode, json and msgpack). tests/report/schemas/test_crender.py checks both agree.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -14,7 +14,7 @@ from kreplica.cli import implementations
 from kreplica.cli.main import app
 from kreplica.formats.checksums import CRC_IMPLEMENTATION
 from kreplica.formats.log.default_records import DECODE_IMPLEMENTATION
-from kreplica.report.inspect_log import RENDER_IMPLEMENTATION
+from kreplica.report.schemas.inspect_log import RENDER_IMPLEMENTATION
 from tests.conftest import FIXTURES, ROOT
 
 

@@ -128,7 +128,7 @@ def test_fleet_analyze_prints_the_same_log_findings_first(root: Path) -> None:
     from kreplica.model.versions import DEFAULT_VERSION, Protocol
     from kreplica.pipeline.analyze import partitions as analyze
     from kreplica.pipeline.tables import schemas as tables
-    from kreplica.report.fleet import partition_objects
+    from kreplica.report.schemas.fleet import partition_objects
 
     logs = read_replicas([str(root / f"broker-{b}" / "orders-0") for b in (1, 2)], None, {})
     replicas, segments, batches, markers, findings = [], [], [], [], []

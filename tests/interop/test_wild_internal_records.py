@@ -16,9 +16,9 @@ from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
 from kreplica.analysis.inspect.internal_records import DecodedRecord
 from kreplica.formats.findings import Finding
 from kreplica.model.logdir.segments import find_segments
-from kreplica.report.internal_records import decoded_object
-from kreplica.report.output import Payload
-from kreplica.report.payload import encoder
+from kreplica.report.schemas.internal_records import decoded_object
+from kreplica.report.output.formats import Payload
+from kreplica.report.output.payload import encoder
 from tests.interop.wild_cases import wild_dir
 
 pytestmark = pytest.mark.interop

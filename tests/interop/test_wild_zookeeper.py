@@ -8,8 +8,8 @@ import pytest
 
 from kreplica.analysis.timeline.events import TimelineSummary
 from kreplica.formats.findings import Finding
-from kreplica.report.timeline_text import render_text
-from kreplica.report.output import text_console
+from kreplica.report.text.timeline import render_text
+from kreplica.report.output.console import text_console
 from tests.conftest import oracle_dir
 from tests.interop.wild_cases import run, wild_dir
 

@@ -33,7 +33,7 @@ from kreplica.formats.zookeeper import snapshot as zks
 from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk
 from kreplica.model.zookeeper import ZkFiles, find_zk_files, replay
-from kreplica.report.cluster_state import cluster_state_to_dict
+from kreplica.report.schemas.cluster_state import cluster_state_to_dict
 from tests.conftest import ORACLE, oracle_dir
 from tests.builders.zk_tools import parse_formatter, parse_toolkit
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 from kreplica.analysis.log.replica_state import replica_state
 from kreplica.analysis.replication.offset_for_epoch import OffsetForLeaderEpochAnswer, answer
-from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EpochEntry, LeaderEpochCache
 from kreplica.model.coordinator.groups import CommittedOffset
+from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EpochEntry, LeaderEpochCache
 from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import DEFAULT_VERSION, Feature, KafkaVersion
 
@@ -188,6 +188,12 @@ class ConsumerImpact:
         return self.consumed_and_lost > 0 or any(
             b.outcome.action != CONTINUES or b.outcome.records_re_read or b.outcome.records_skipped_up_to != 0
             for b in self.behaviours)
+
+    @property
+    def loses_consumed_records(self) -> bool:
+        """Whether the group is known to have consumed records the log no longer has: it read
+        the lost replica's records (``read_from``) and some of them are gone."""
+        return self.read_from == LOST_REPLICA and self.consumed_and_lost > 0
 
 
 def new_leader(log: PartitionLog, *, kafka_version: KafkaVersion = DEFAULT_VERSION, leader_epoch: int | None = None,

@@ -8,5 +8,6 @@
 * ``scenarios``: ``plan-elect``: a what-if scenario under the rule set of a version;
 * ``sweep``: every combination of up to N failed brokers or racks, ranked by impact;
 * ``loss``: every candidate leader ranked by the records choosing it would cost;
-* ``consumer_impact``: what a planned election does to the consumer groups of its partition.
+* ``analysis``: ``plan-elect`` as one call: the plan (or the sweep), each elected partition's
+  candidates ranked from the replicas, and what the elections do to the consumer groups.
 """

@@ -4,6 +4,6 @@
 * ``zookeeper``: the timeline of a ZooKeeper cluster, transaction by transaction;
 * ``kraft``: the timeline of a KRaft cluster, metadata record by record;
 * ``evidence``: the timeline joined with the replicas' data: what each leader epoch wrote;
-* ``consumer_impact``: what each unclean election did to the consumer groups with offsets in
-  the partition.
+* ``analysis``: ``timeline`` as one call: the events selected, summarised and joined with the
+  replicas' data, and what each unclean election did to the consumer groups of its partition.
 """

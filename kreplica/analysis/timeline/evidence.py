@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from kreplica.analysis.consumers.elections import end_at_election
 from kreplica.analysis.timeline.events import PartitionEvent
 from kreplica.model.cluster import NO_LEADER
 from kreplica.model.log.lineage import LineageEntry
@@ -108,17 +109,10 @@ def _run_at(runs: list[LineageEntry], offset: int) -> LineageEntry | None:
     return None
 
 
-def end_at_election(new: PartitionLog, epoch: int) -> int:
-    """The new leader's log end when it was elected at ``epoch``: its first batch of ``epoch``
-    or later, else (it has written nothing since) its log end."""
-    later = [r.start_offset for r in new.lineage if r.epoch >= epoch]
-    return min(later) if later else new.log_end_offset
-
-
 def lost_range(old: PartitionLog, new: PartitionLog, epoch: int) -> tuple[int, int, int]:
     """``(first lost offset, end, count)``: the old leader's offsets from epochs before ``epoch``
     that the new leader did not hold, with the same epoch, when it was elected at ``epoch``
-    (the new leader's log below :func:`end_at_election`)."""
+    (the new leader's log below :func:`~kreplica.analysis.consumers.elections.end_at_election`)."""
     new_end = end_at_election(new, epoch)
     new_runs = [r for r in _runs_below(new.lineage, epoch) if r.start_offset < new_end]
     old_runs = _runs_below(old.lineage, epoch)

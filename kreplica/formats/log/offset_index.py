@@ -28,8 +28,8 @@ import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from kreplica.formats.log._index_walk import IndexEnd, finish_walk, pad_preallocated, size_finding
 from kreplica.formats.findings import Finding
+from kreplica.formats.log._index_walk import IndexEnd, finish_walk, pad_preallocated, size_finding
 
 ENTRY = struct.Struct(
     ">"
@@ -89,12 +89,12 @@ def iter_offset_index(buf, *, path: str, base_offset: int) -> Iterator[OffsetInd
         if relative < 0 or position < 0:
             yield Finding("index_negative_entry", path, pos,
                           f"slot {slot}: negative relative offset {relative} or position {position}",
-                          details={"slot": slot, "relative_offset": relative, "position": position})
+                          details={"slot": slot, "relative_offset": relative, "segment_position": position})
         elif prev_position is not None and position <= prev_position:
             yield Finding("index_position_regression", path, pos,
                           f"slot {slot}: position {position} is not above the previous entry's "
                           f"{prev_position}",
-                          details={"slot": slot, "position": position, "previous_position": prev_position})
+                          details={"slot": slot, "segment_position": position, "previous_position": prev_position})
         yield OffsetIndexEntry(slot, base_offset + relative, position)
         prev_relative, prev_position = relative, position
         slot += 1

@@ -20,11 +20,13 @@ partition directories. No checksum.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kreplica.formats.tools._tool_json import first_json_document
 from kreplica.formats.errors import Malformed
+from kreplica.formats.mapped import open_buffer
+from kreplica.formats.tools._tool_json import first_json_document
 
 LOG_DIRS_VERSION = 1   # LogDirsCommand writes version 1
 
@@ -100,6 +102,12 @@ def parse_log_dirs_describe(content: bytes | str, *, path: str | None = None
                 replicas.append(ReplicaLogDirInfo(broker, d["logDir"], topic, int(num), size,
                                                   lag if _int(lag) else 0, bool(p.get("isFuture", False))))
     return tuple(replicas), tuple(errors)
+
+
+def read_log_dirs_describe(path: str | os.PathLike) -> tuple[tuple[ReplicaLogDirInfo, ...], tuple[LogDirError, ...]]:
+    """:func:`parse_log_dirs_describe` of the file at ``path`` (opened read-only)."""
+    with open_buffer(path) as buf:
+        return parse_log_dirs_describe(bytes(buf), path=str(path))
 
 
 def build_log_dirs_describe(replicas: Iterable[ReplicaLogDirInfo]) -> bytes:

@@ -30,11 +30,13 @@ The writer produces the tool's own output: version 1, partitions sorted by topic
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kreplica.formats.tools._tool_json import first_json_document
 from kreplica.formats.errors import Malformed
+from kreplica.formats.mapped import open_buffer
+from kreplica.formats.tools._tool_json import first_json_document
 
 REASSIGNMENT_VERSION = 1     # the only version ReassignPartitionsCommand accepts
 ANY_LOG_DIR = "any"          # ReassignPartitionsCommand.ANY_LOG_DIR: no directory preference
@@ -59,6 +61,12 @@ def parse_reassignment_json(content: bytes | str, *, path: str | None = None) ->
     """
     doc, at = first_json_document(content, path=path, expected='{"version":1,"partitions":[...]}')
     return _entries(doc, path, at)
+
+
+def read_reassignment_json(path: str | os.PathLike) -> tuple[PartitionReassignment, ...]:
+    """:func:`parse_reassignment_json` of the file at ``path`` (opened read-only)."""
+    with open_buffer(path) as buf:
+        return parse_reassignment_json(bytes(buf), path=str(path))
 
 
 def _fail(reason: str, path: str | None, at: int, field: str) -> Malformed:

@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 from kreplica.formats.errors import FormatError, Malformed, UnsupportedVersion
 from kreplica.formats.findings import Finding
+from kreplica.formats.mapped import open_buffer
 from kreplica.formats.zookeeper.jute import (
     JuteReader,
     build_boolean,
@@ -45,7 +46,6 @@ from kreplica.formats.zookeeper.jute import (
     build_long,
     build_ustring,
 )
-from kreplica.formats.mapped import open_buffer
 from kreplica.formats.zookeeper.snapshot import Acl
 
 LOG_MAGIC = 0x5A4B4C47  # "ZKLG"
@@ -650,7 +650,7 @@ def iter_txnlog(buf, *, path: str) -> Iterator[TxnLogHeader | TxnEntry | Finding
             if error is not None:
                 kind = "zk_unknown_txn_type" if txn_type not in OPCODE_NAMES else "zk_invalid_txn"
                 yield Finding(kind, path, pos, f"entry zxid {zxid:#x} (type {txn_type}): {error}",
-                              details={"zxid": zxid, "type": txn_type})
+                              details={"zxid": zxid, "txn_type": txn_type})
             pos = body_at + length + 1
     finally:
         mv.release()

@@ -15,6 +15,12 @@ offset the greater of ``log-start-offset-checkpoint`` and the first segment's ba
 the whole partition. Beside them, the end its other files record: the high watermark and
 recovery point checkpoints and the newest producer snapshot's offset. Above the log end, they
 say the copy lacks segments (a file left out of it) or the broker lost unflushed records.
+
+The commands that join consumer groups with what they find (``truncate-plan``, ``plan-elect
+--log-dirs``, ``timeline --log-dirs``, ``transactions``) take as group evidence the
+``__consumer_offsets`` partitions of the log directories they read (:func:`consumer_offsets_paths`)
+and of their ``--groups`` SOURCEs, resolved by :func:`find_group_sources` as ``groups`` resolves
+them.
 """
 
 from __future__ import annotations
@@ -25,9 +31,9 @@ from dataclasses import dataclass
 
 from kreplica.formats.coordinator.records import CONSUMER_OFFSETS
 from kreplica.formats.mapped import EvidenceError
-from kreplica.model.log.batch_order import PartitionContext
-from kreplica.model.evidence_span import EvidenceSpan
 from kreplica.model.coordinator.replay import GroupPartitionState, coordinator_partition_of
+from kreplica.model.evidence_span import EvidenceSpan
+from kreplica.model.log.batch_order import PartitionContext
 from kreplica.model.logdir.log_dir import LogDir, LogDirCheckpoints, PartitionDir, broker_id_of, find_log_dirs, \
     read_checkpoints
 
@@ -83,6 +89,29 @@ def find_group_sources(paths: list[str]) -> GroupSources:
         raise _refuse(paths[0], f"holds no {CONSUMER_OFFSETS} partition (partitions found: {shown}): give the log "
                                 "directories of the brokers that hosted the group coordinators")
     return GroupSources({n: tuple(r) for n, r in sorted(replicas.items())}, {k: tuple(v) for k, v in data.items()})
+
+
+def _is_offsets_partition(name: str) -> bool:
+    prefix = CONSUMER_OFFSETS + "-"
+    return name.startswith(prefix) and name[len(prefix):].isdigit()
+
+
+def consumer_offsets_paths(log_dirs: Iterable[str]) -> list[str]:
+    """The paths among ``log_dirs`` that are or hold a ``__consumer_offsets`` partition: the
+    group evidence of a command that reads those log directories already (one that cannot be
+    listed holds none: the command reports its own reading of it)."""
+    out = []
+    for path in log_dirs:
+        if _is_offsets_partition(os.path.basename(os.path.normpath(path))):
+            out.append(path)
+            continue
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        if any(map(_is_offsets_partition, names)):
+            out.append(path)
+    return out
 
 
 def data_partition_bounds(partition: PartitionDir, cps: LogDirCheckpoints) -> tuple[int, int, int]:
@@ -150,7 +179,7 @@ class LogDirFiles:
 
 def group_evidence_span(states: Sequence[GroupPartitionState]) -> EvidenceSpan:
     """How far the replicas read reach: their first and last offsets and record times (a point
-    outside is refused, :func:`kreplica.cli.sources.check_point`)."""
+    outside is refused, :func:`kreplica.cli.options.sources.check_point`)."""
 
     def bound(pick, values):
         values = [v for v in values if v is not None]

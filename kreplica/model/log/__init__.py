@@ -7,5 +7,7 @@
   Kafka's ``LeaderEpochFileCache``;
 * ``log_cut``: a partition log up to ``--at-offset``/``--at-time``, and the span of its evidence;
 * ``replica``: the replicas a user named (partition directories, or log directories plus a
-  partition name), their labels and ``--hw`` overrides, loaded.
+  partition name), their labels and ``--hw`` overrides, loaded;
+* ``broker_replicas``: each broker's copied log directory (``--log-dirs BROKER=DIR``), its
+  partitions listed and their replicas read, labelled ``broker-N``.
 """

@@ -9,7 +9,7 @@ batch's timestamps need not increase, so "stops before" is the rule, not "keeps 
 stamped earlier".
 
 :func:`log_span` is the :class:`~kreplica.model.evidence_span.EvidenceSpan` of logs, for the one
-rule on points outside the evidence (``kreplica.cli.sources.check_point``).
+rule on points outside the evidence (``kreplica.cli.options.sources.check_point``).
 """
 
 from __future__ import annotations

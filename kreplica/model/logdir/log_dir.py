@@ -10,16 +10,17 @@ taken as its log directory when it holds a log directory's files (checkpoints,
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kreplica.formats.logdir.clean_shutdown import parse_clean_shutdown
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.mapped import EvidenceError, read_small_file, refuse_special
+from kreplica.formats.logdir.clean_shutdown import parse_clean_shutdown
 from kreplica.formats.logdir.meta_properties import parse_meta_properties
 from kreplica.formats.logdir.naming import PartitionDirName, classify_partition_file, parse_partition_dir
 from kreplica.formats.logdir.offset_checkpoint import parse_offset_checkpoint
+from kreplica.formats.mapped import EvidenceError, read_small_file, refuse_special
 
 REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
@@ -224,6 +225,14 @@ def find_log_dirs(paths: list[str]) -> list[LogDir]:
             raise EvidenceError(_what_it_is(path), path=raw)
         out.append(log_dir)
     return out
+
+
+def given_paths(log_dirs: Iterable[LogDir]) -> list[str]:
+    """What the user gave for these log directories (:func:`find_log_dirs`): a whole one's path,
+    else the partition directories given in it (a partition directory given alone does not
+    bring its siblings)."""
+    return [d.path for d in log_dirs if d.is_whole] + [p.path for d in log_dirs if not d.is_whole
+                                                       for p in d.partitions]
 
 
 def read_bytes(path: str) -> bytes:

@@ -153,7 +153,7 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
             plans = plan_truncations([leader, *followers], protocol=protocol, kafka_version=kafka_version)
     impacts: list[ConsumerImpact] = []
     if plans and committed:
-        from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+        from kreplica.analysis.consumers.truncation import truncation_impacts
 
         impacts = truncation_impacts(plans, [leader, *followers], committed, kafka_version=kafka_version)
     divergences = compare_all(logs)

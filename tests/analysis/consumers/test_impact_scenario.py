@@ -113,7 +113,7 @@ def summary(found) -> list[tuple]:
 
 
 def test_truncate_plan_adapter() -> None:
-    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.consumers.truncation import truncation_impacts
     from kreplica.analysis.replication.truncation import plan_truncations
     from kreplica.model.versions import DEFAULT_VERSION, Protocol
 
@@ -127,7 +127,7 @@ def test_truncate_plan_adapter() -> None:
 
 
 def test_truncate_plan_adapter_per_follower_and_version() -> None:
-    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.consumers.truncation import truncation_impacts
     from kreplica.analysis.replication.truncation import plan_truncations
     from kreplica.model.versions import KafkaVersion, Protocol
 
@@ -145,7 +145,7 @@ def test_truncate_plan_adapter_per_follower_and_version() -> None:
 def test_truncate_plan_adapter_counts_a_divergent_middle_it_keeps() -> None:
     # broker 1 following broker 2 discards nothing (the leader has no end offset for epoch 3) but
     # keeps 100-109 different from broker 2's: fresh read them (epoch 3) and loses 8
-    from kreplica.analysis.consumers.truncation_impact import truncation_impacts
+    from kreplica.analysis.consumers.truncation import truncation_impacts
     from kreplica.analysis.replication.truncation import plan_truncations
     from kreplica.model.versions import DEFAULT_VERSION, Protocol
 
@@ -160,7 +160,7 @@ def test_truncate_plan_adapter_counts_a_divergent_middle_it_keeps() -> None:
 
 
 def test_timeline_adapter() -> None:
-    from kreplica.analysis.timeline.consumer_impact import election_impacts
+    from kreplica.analysis.consumers.elections import election_loss_impacts
     from kreplica.analysis.timeline.events import PartitionEvent
     from kreplica.analysis.timeline.evidence import join_partition
     from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
@@ -170,6 +170,12 @@ def test_timeline_adapter() -> None:
               if isinstance(ev, PartitionEvent)]
     logs = {1: orders(1), 2: orders(2)}
     (loss,) = join_partition(events, logs).losses
+
+    def election_impacts(loss, logs, offsets):   # what the timeline's join (analysis/timeline/analysis.py) asks
+        return election_loss_impacts((loss.topic, loss.partition), loss.old_leader, loss.new_leader, logs, offsets,
+                                     leader_epoch=loss.leader_epoch, first_lost_offset=loss.first_lost_offset,
+                                     end_offset=loss.end_offset, event_time=loss.time)
+
     found = election_impacts(loss, logs, committed_offsets(1))
     assert {i.event for i in found} == {"the unclean election of broker 1 at epoch 3"}
     assert summary(found) == [("audit", True, LOST_REPLICA, 18), ("billing", True, LOST_REPLICA, 15),
@@ -181,7 +187,7 @@ def test_timeline_adapter() -> None:
 
 
 def test_plan_elect_adapter() -> None:
-    from kreplica.analysis.election.consumer_impact import election_impacts
+    from kreplica.analysis.consumers.elections import leader_change_impacts
     from kreplica.analysis.election.scenarios import Scenario, plan_elections
     from kreplica.model.cluster import load_cluster_state
 
@@ -189,8 +195,10 @@ def test_plan_elect_adapter() -> None:
     plan = plan_elections(state, Scenario((1,), (), None, False, "yes"), None)
     (election,) = plan.elections
     assert (election.before.leader, election.after.leader, election.unclean) == (1, 2, True)
-    found = election_impacts(election, {1: orders(1), 2: orders(2)}, committed_offsets(1),
-                             kafka_version=plan.kafka_version)
+    found = leader_change_impacts(election.key, election.before.leader, election.after.leader,
+                                  {1: orders(1), 2: orders(2)}, committed_offsets(1),
+                                  leader_epoch=election.after.leader_epoch, unclean=election.unclean,
+                                  kafka_version=plan.kafka_version)
     assert {i.event for i in found} == {"the unclean election of broker 2 at epoch 4"}
     # broker 1 keeps 100-109 of epoch 3 different from broker 2's: fresh read 100-107 of them
     # (epoch 3) and KIP-320 does not notice (epoch 3 ends at 120 on broker 2, past 108); billing

@@ -20,9 +20,9 @@ from kreplica.formats.findings import Finding
 from kreplica.formats.log import legacy_records
 from kreplica.formats.log.batch import Record, RecordBatch
 from kreplica.model.logdir.segments import find_segment_groups, find_segments
-from kreplica.report.internal_records import decoded_object
-from kreplica.report.output import Payload
-from kreplica.report.payload import encoder
+from kreplica.report.schemas.internal_records import decoded_object
+from kreplica.report.output.formats import Payload
+from kreplica.report.output.payload import encoder
 from tests.builders.internal_topics import SEGMENT, write_partition
 
 DECODING_KINDS = {"coordinator_invalid_record", "coordinator_unknown_record", "kraft_invalid_record",

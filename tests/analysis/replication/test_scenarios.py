@@ -259,9 +259,9 @@ def test_epochs_shows_lineage_checkpoint_and_loaded_cache() -> None:
 
 def test_cli_protocol_names_match_the_analysis() -> None:
     from kreplica.analysis.replication import truncation
-    from kreplica.cli import truncate_plan
+    from kreplica.cli.options import protocols
 
-    assert truncate_plan.PROTOCOLS == truncation.PROTOCOLS and truncate_plan.AUTO == truncation.AUTO
+    assert protocols.PROTOCOLS == truncation.PROTOCOLS and protocols.AUTO == truncation.AUTO
 
 
 def test_after_truncation_a_divergent_middle_stays_different() -> None:

@@ -169,6 +169,8 @@ def test_length_not_a_multiple_of_eight():
 def test_negative_fields_are_reported_and_the_entry_kept(entry, expected_offset):
     entries, findings, end = walk(ENTRY.pack(*entry))
     assert kinds(findings) == ["index_negative_entry"]
+    # the entry's segment position is its own detail: the finding's position is the slot's byte
+    assert findings[0].position == 0 and findings[0].details["segment_position"] == entry[1]
     assert [e.offset for e in entries] == [expected_offset]
     assert end.entries == 1
 
@@ -179,6 +181,7 @@ def test_position_not_increasing_is_reported_without_stopping():
     assert [e.offset for e in entries] == [1037, 1090, 1120]
     assert kinds(findings) == ["index_position_regression"]
     assert findings[0].position == 8
+    assert (findings[0].details["segment_position"], findings[0].details["previous_position"]) == (4133, 8230)
     assert end.entries == 3
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from kreplica.formats.kraft import records as kraft
 from kreplica.model.cluster import find_kraft_files, load_kraft_state
-from kreplica.report.cluster_state import cluster_state_to_dict
+from kreplica.report.schemas.cluster_state import cluster_state_to_dict
 from tests.builders.kraft_metadata import CLUSTER, ORDERS, broker_registration, history_batches, write_metadata_dir
 
 

@@ -11,7 +11,7 @@ import pytest
 from kreplica.formats.zookeeper import snapshot as zks
 from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk, compute_health
 from kreplica.model.zookeeper import ZkState, ZkTree
-from kreplica.report.cluster_state import cluster_state_to_dict
+from kreplica.report.schemas.cluster_state import cluster_state_to_dict
 
 S1, S2, S3, DEAD = 0x101, 0x102, 0x103, 0x1DEAD
 

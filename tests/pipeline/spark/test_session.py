@@ -37,7 +37,7 @@ def test_conf_takes_key_equals_value_and_refuses_anything_else(tmp_path) -> None
     pytest.importorskip("pyspark", reason="fleet parses its options once the fleet extra is there")
     from typer.testing import CliRunner
 
-    from kreplica.cli.fleet import _conf
+    from kreplica.cli.commands.fleet import _conf
     from kreplica.cli.main import app
 
     assert _conf(["spark.driver.memory=8g", "spark.hadoop.fs.s3a.endpoint=http://h:9000/?a=b"]) == {

@@ -169,7 +169,7 @@ def _rows(out: Path, table: str) -> list[str]:
 def _executor_kreplica(_) -> tuple[str, str, str, str]:
     import kreplica
     from kreplica.formats.log import default_records
-    from kreplica.report import inspect_log
+    from kreplica.report.schemas import inspect_log
 
     return (os.getcwd(), kreplica.__file__, default_records.DECODE_IMPLEMENTATION, inspect_log.RENDER_IMPLEMENTATION)
 

@@ -132,7 +132,7 @@ def test_fleet_without_java_is_a_usage_error(tmp_path) -> None:
 @pytest.mark.parametrize("log_dir", sorted(p.name for p in (FIXTURES / "logs").iterdir() if p.is_dir()))
 def test_batch_rows_say_compression_and_timestamp_type_as_inspect_log_does(log_dir: str) -> None:
     # one vocabulary: the batches table and inspect-log's JSON give the same words (issue 22)
-    from kreplica.report.inspect_log import batch_object
+    from kreplica.report.schemas.inspect_log import batch_object
 
     (log,) = read_replicas([str(FIXTURES / "logs" / log_dir)], None, {})
     for b in log.batches:
@@ -144,7 +144,7 @@ def test_batch_rows_say_compression_and_timestamp_type_as_inspect_log_does(log_d
 
 @pytest.mark.parametrize("code", range(8))  # the three bits of the attributes' codec field
 def test_every_codec_id_has_a_word_and_comes_back(code: int) -> None:
-    from kreplica.report import describe
+    from kreplica.report.schemas import describe
 
     word = tables.compression_word(code)
     assert word == str(describe.compression(code)) and tables.compression_code(word) == code
@@ -152,7 +152,7 @@ def test_every_codec_id_has_a_word_and_comes_back(code: int) -> None:
 
 def test_every_timestamp_type_has_inspect_logs_word_and_comes_back() -> None:
     from kreplica.formats.log.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE
-    from kreplica.report import describe
+    from kreplica.report.schemas import describe
 
     for code in (NO_TIMESTAMP_TYPE, CREATE_TIME, LOG_APPEND_TIME):
         word = tables.timestamp_type_word(code)
@@ -174,7 +174,7 @@ def test_the_analysis_tables_name_brokers_by_id_as_the_scan_tables_do() -> None:
 
 @pytest.mark.parametrize("code", [None, *range(8)])  # 7 is no type Kafka defines
 def test_every_control_type_has_a_word_and_comes_back(code: int | None) -> None:
-    from kreplica.report import describe
+    from kreplica.report.schemas import describe
 
     word = tables.control_type_word(code)
     assert tables.control_type_code(word) == code

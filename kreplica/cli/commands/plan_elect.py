@@ -1,0 +1,164 @@
+"""``kreplica plan-elect``: the elections a controller would run, before anyone acts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, SourcesArgument, parse_log_dirs
+from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
+from kreplica.cli.options.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
+from kreplica.cli.runner import runs_command, show
+from kreplica.formats.errors import FormatError
+
+app = typer.Typer()
+
+UNCLEAN_CHOICES = ("yes", "no", "config")
+ALL = "all"
+
+
+def _brokers(values: list[str] | None, option: str) -> tuple[int, ...]:
+    """``5``, ``5,6`` or repeated options; anything else is a one-line usage error."""
+    out = []
+    for raw in values or ():
+        for part in raw.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not part.lstrip("-").isdigit():
+                raise FormatError(f"expected a broker id, got {part!r}", field=option)
+            out.append(int(part))
+    return tuple(dict.fromkeys(out))
+
+
+@app.command("plan-elect", short_help="Plan the leader elections a controller would run, and what-if scenarios.")
+@runs_command
+def plan_elect(
+    sources: SourcesArgument,
+    fail: Annotated[Optional[list[str]], typer.Option(
+        "--fail", metavar="BROKER", help="A broker fails hard (repeatable, or comma-separated).")] = None,
+    shutdown: Annotated[Optional[list[str]], typer.Option(
+        "--shutdown", metavar="BROKER",
+        help="A broker shuts down under control (repeatable, or comma-separated; handled in the order given).")]
+    = None,
+    preferred: Annotated[Optional[list[str]], typer.Option(
+        "--preferred", metavar="all|PARTITIONS",
+        help="A preferred-replica election: for the partitions named (topic-p or topic, comma-separated, "
+             "repeatable), or 'all' for every partition not led by its preferred replica.")] = None,
+    reassign_complete: Annotated[bool, typer.Option(
+        "--reassign-complete", help="The partitions being reassigned finish: their reassignment elections.")]
+    = False,
+    unclean_allowed: Annotated[str, typer.Option(
+        "--unclean-allowed", metavar="yes|no|config",
+        help="Allow unclean leader election: yes, no, or config (the topic config, else the broker default, "
+             "else the version's default).")] = "config",
+    log_dirs: Annotated[Optional[list[str]], typer.Option(
+        "--log-dirs", metavar="BROKER=DIR",
+        help="A broker's log directory copy (repeatable): rank each elected partition's candidate leaders by "
+             "KIP-966 recovery order and the records each choice would lose.")] = None,
+    groups: GroupsOption = None,
+    emit_election_json: Annotated[Optional[Path], typer.Option(
+        "--emit-election-json", metavar="FILE",
+        help="Write kafka-leader-election.sh --path-to-json-file input for the best candidates (needs "
+             "--log-dirs).")] = None,
+    sweep: Annotated[Optional[int], typer.Option(
+        "--sweep", metavar="N", min=1,
+        help="Every combination of up to N failed brokers, ranked by the partitions that go offline, "
+             "unclean or under min ISR.")] = None,
+    by_rack: Annotated[bool, typer.Option("--by-rack", help="With --sweep: fail whole racks, not brokers.")]
+    = False,
+    at_zxid: AtZxidOption = None,
+    at_time: AtTimeOption = None,
+    at_offset: AtOffsetOption = None,
+    chroot: ChrootOption = None,
+    kafka_version: KafkaVersionOption = None,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """Say which partitions go offline, who leads each, and which elections are unclean, before
+    anyone acts. With no scenario it plans what the controller would do now (an election for every
+    offline partition); --fail, --shutdown, --reassign-complete and --preferred add events, applied
+    in that order. The rules are those of the controller of --kafka-version: the ZooKeeper
+    controller (1.1-3.9, default 3.9 for ZooKeeper sources), the 0.8-1.0 selectors, or KRaft's
+    PartitionChangeBuilder with eligible leader replicas (default current Kafka). Each election gives
+    the new leader (-1: offline), ISR, leader epoch and znode version or partition epoch, whether it
+    is unclean, and the partition's health. With --log-dirs the candidates of each elected partition
+    are ranked (KIP-966: last epoch, then log end offset) with the records the other replicas would
+    lose under each, committed or not; --emit-election-json writes the stock tool's input. --sweep N
+    lists the blast radius of every combination of up to N failed brokers (or racks with --by-rack).
+
+    With the __consumer_offsets partitions of the --log-dirs (and of --groups SOURCEs), each group's
+    committed offset in a partition whose election loses records is joined with it as a
+    consumer_impact: what the consumer does on its next fetch per client generation, and the records
+    it consumed that the log no longer has.
+
+    Exit status: 0 no election leaves a partition offline or elects uncleanly (sweep: no
+    combination harms a partition), 1 some do or a group is known to have consumed lost records, 2
+    bad usage or unreadable input (an unknown broker or partition, a point before or beyond the
+    evidence, --groups without --log-dirs or a --groups SOURCE without __consumer_offsets
+    partitions), 3 internal error.
+    """
+    from kreplica.cli.options.names import require_choice
+    from kreplica.cli.options.sources import load_source
+
+    require_choice("--unclean-allowed", unclean_allowed, UNCLEAN_CHOICES)
+    failed = _brokers(fail, "--fail")
+    stopping = _brokers(shutdown, "--shutdown")
+    dirs = parse_log_dirs(log_dirs)
+    if emit_election_json is not None and not dirs:
+        raise FormatError("needs --log-dirs (the candidates are ranked from the replicas' files)",
+                          field="--emit-election-json")
+    if groups and not dirs:
+        raise FormatError("needs --log-dirs (the records an election loses are read from the replicas' files)",
+                          field="--groups")
+    if by_rack and sweep is None:
+        raise FormatError("applies to --sweep", field="--by-rack")
+    if sweep is not None and (failed or stopping or preferred is not None or reassign_complete or dirs):
+        raise FormatError("runs on its own: no --fail, --shutdown, --preferred, --reassign-complete or "
+                          "--log-dirs with it", field="--sweep")
+    check_group_sources(groups)
+    state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
+    _check_names(state, failed, stopping, preferred, dirs)
+
+    from kreplica.analysis.election.analysis import analyze_elections
+    from kreplica.analysis.election.scenarios import Scenario, ScenarioError, parse_partition_names
+    from kreplica.analysis.groups.committed import committed_offsets
+    from kreplica.model.log.broker_replicas import BrokerLogDirs
+    from kreplica.report.results.election import ElectionPlanReport, SweepReport
+
+    try:
+        if sweep is not None:
+            from kreplica.analysis.election.sweep import sweep as run_sweep
+
+            return show(SweepReport(run_sweep(state, sweep, by_rack=by_rack, kafka_version=kafka_version,
+                                              unclean=unclean_allowed)), output_format)
+        chosen = None if preferred is None else (
+            () if [x.strip() for x in preferred] == [ALL] else parse_partition_names(state, preferred))
+        analysis = analyze_elections(state, Scenario(failed, stopping, chosen, reassign_complete, unclean_allowed),
+                                     kafka_version, log_dirs=BrokerLogDirs(dirs),
+                                     committed=lambda version: committed_offsets(group_paths(dirs.values(), groups),
+                                                                                 version))
+    except ScenarioError as exc:
+        raise FormatError(str(exc)) from None
+    if emit_election_json is not None:
+        from kreplica.report.schemas.election import write_election_json
+
+        write_election_json(emit_election_json, analysis.rankings)
+    return show(ElectionPlanReport(analysis), output_format)
+
+
+def _check_names(state, failed, stopping, preferred, dirs) -> None:
+    """Brokers and partitions the options name must be in the cluster state (exit 2 otherwise,
+    with the names it has)."""
+    from kreplica.cli.options.names import cluster_brokers, require_known
+
+    brokers = cluster_brokers(state)
+    for option, given in (("--fail", failed), ("--shutdown", stopping), ("--log-dirs", sorted(dirs))):
+        require_known(option, "broker", given, brokers, where="the cluster state")
+    if preferred is not None and [x.strip() for x in preferred] != [ALL]:
+        topics = [t.name for t in state.topics]
+        names = [*topics, *(f"{t.name}-{p.partition}" for t in state.topics for p in t.partitions)]
+        wanted = [n for raw in preferred for n in (x.strip() for x in raw.split(",")) if n]
+        require_known("--preferred", "partition or topic", wanted, names, where="the cluster state")

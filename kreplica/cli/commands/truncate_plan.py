@@ -1,0 +1,96 @@
+"""``kreplica truncate-plan``: what each follower would truncate against a chosen leader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption
+from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
+from kreplica.cli.options.output_dirs import OVERWRITE_OPTION, listing, own_files, remove_earlier, require_writable_dir
+from kreplica.cli.options.protocols import AUTO, ProtocolOption
+from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
+from kreplica.cli.runner import runs_command, show
+
+app = typer.Typer()
+
+EXPORT_OPTION = "--export"
+
+
+@app.command("truncate-plan", short_help="Simulate follower truncation against a chosen leader and list what goes.")
+@runs_command
+def truncate_plan(
+    leader: Annotated[str, typer.Option("--leader", metavar="REPLICA", help="The replica that leads.")],
+    followers: Annotated[list[str], typer.Option("--follower", metavar="REPLICA",
+                                                 help="A follower replica (repeatable).")],
+    protocol: ProtocolOption = AUTO,
+    partition: PartitionOption = None,
+    hw: HwOption = None,
+    kafka_version: KafkaVersionOption = None,
+    export: Annotated[Optional[Path], typer.Option(
+        "--export", metavar="DIR",
+        help="Write the discarded records to DIR as ndjson and as a valid segment file, and name the files written "
+             "(DIR/FOLLOWER/PARTITION.records.ndjson and DIR/FOLLOWER/PARTITION/OFFSET.log).")]
+    = None,
+    groups: GroupsOption = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace an earlier --export of the same partition and followers in DIR (its records "
+                            "file and segment files; nothing else).")] = False,
+    output_format: FormatOption = None,
+    debug: DebugOption = False,
+) -> int:
+    """Simulate each follower's truncation against the leader (pre-KIP-101 high-watermark truncation,
+    KIP-101, KIP-279's iterative exchange, the 2.8+ diverging-epoch fetch, and the out-of-range paths),
+    list what it would discard, say whether any of it was committed (below a high watermark recorded on
+    any replica) and which other replica still holds identical batches, and name transactions whose
+    markers go. --export writes the discarded records so they can be re-produced, and refuses to write
+    over an earlier export unless --overwrite.
+
+    The findings of the replicas' logs that bear on the plan (errors, warnings about epochs) come first.
+
+    With the __consumer_offsets partitions of the replicas' log directories (and of --groups SOURCEs), each group's committed
+    offset in a partition that a follower truncates is joined with it as a consumer_impact: what the consumer does on its
+    next fetch per client generation, and the records it consumed that the log no longer has.
+
+    Exit status: 0 nothing committed is lost, 1 committed data would be lost, a log has error findings or
+    a group is known to have consumed lost records, 2 bad usage or unreadable input (a --groups SOURCE
+    without __consumer_offsets partitions), 3 internal error.
+    """
+    from kreplica.analysis.consumers.truncation import analyze_truncations
+    from kreplica.analysis.groups.committed import committed_offsets
+    from kreplica.analysis.replication.truncation import resolve_protocol
+    from kreplica.report.results.replication import TruncationReport
+
+    proto, version = resolve_protocol(protocol, kafka_version)
+    check_group_sources(groups)
+    if export is not None:
+        require_writable_dir(export, EXPORT_OPTION)
+    replicas = load_replicas([leader, *followers], partition, hw)
+    earlier = () if export is None else _earlier_export(export, replicas, overwrite)
+    found = analyze_truncations(replicas, protocol=proto, kafka_version=version, committed=lambda: committed_offsets(
+        group_paths(dict.fromkeys(r.log_dir.path for r in replicas), groups), version))
+    exported: dict[str, tuple[str, ...]] = {}
+    if export is not None:
+        from kreplica.report.schemas.salvage import write_truncation_export
+
+        remove_earlier(earlier)
+        exported = write_truncation_export(found.plans, export, replicas[0].name)
+    return show(TruncationReport(tuple(replicas), found.plans, exported, found.impacts), output_format)
+
+
+def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]:
+    """An earlier export of this partition for these followers in ``export``: refused (exit 2,
+    naming its files) unless ``overwrite``, which returns its files to remove before writing."""
+    from kreplica.formats.errors import FormatError
+    from kreplica.report.schemas.salvage import earlier_export_files
+
+    partition = replicas[0].name
+    earlier = own_files(earlier_export_files(export, [r.label for r in replicas[1:]], partition), export,
+                        EXPORT_OPTION)
+    if earlier and not overwrite:
+        held = listing(str(p.relative_to(export)) for p in earlier)
+        raise FormatError(f"holds an earlier export of {partition} ({held}); give {OVERWRITE_OPTION} to replace it",
+                          path=str(export), field=EXPORT_OPTION)
+    return earlier

@@ -1,0 +1,36 @@
+"""An internal topic's record for people, in one line (``inspect-log --records -f text``): its
+``decoded`` member (:mod:`kreplica.report.schemas.internal_records`) as the dump tool prints it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from kreplica.formats.coordinator.records import CoordinatorRecord
+from kreplica.formats.coordinator.transaction_records import TRANSACTION_STATES
+from kreplica.formats.kraft.records import ControlRecord, MetadataRecord
+from kreplica.report.schemas.internal_records import decoded_object
+
+#: ``{"a": 1, "b": [2, 3]}`` for people: breaks only between members.
+_TEXT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(", ", ":")).encode
+
+
+def decoded_text(decoded: CoordinatorRecord | MetadataRecord | ControlRecord,
+                 enc: Callable[[bytes], object]) -> str:
+    """One line for people: ``offset_commit key={...} value(v3)={...}``, ``... value=tombstone``,
+    ``topic_record value(v0)={...}``, as the dump tool's ``key: {...} payload: {...}``; a
+    transaction's status is given by Kafka's name of it (``CompleteCommit``), as the dump tool
+    prints it."""
+    obj = decoded_object(decoded, enc)
+    value = obj["value"]
+    if obj["record_type"] == "transaction_metadata" and value is not None:
+        status = value.get("transaction_status")
+        value = {**value, "transaction_status": TRANSACTION_STATES.get(status, status)}
+    parts = [obj["record_type"]]
+    if obj["key"] is not None:
+        parts.append("key=" + _TEXT_JSON(obj["key"]))
+    if value is None:
+        parts.append("value=tombstone")
+    else:
+        parts.append(f"value(v{obj['value_version']})=" + _TEXT_JSON(value))
+    return " ".join(parts)

@@ -1,0 +1,56 @@
+"""``plan-elect`` as one call (:func:`~kreplica.analysis.election.analysis.analyze_elections`) on
+``fixtures/scenarios/unclean-with-groups``: broker 1 fails and broker 2 is elected uncleanly at
+epoch 4. Without log directories the answer is the plan alone and the group evidence is not read;
+with them, the candidates are ranked and the election's consumer impact is the one
+:func:`~kreplica.analysis.consumers.elections.leader_change_impacts` gives for the leaders before
+and after."""
+
+from __future__ import annotations
+
+from kreplica.analysis.consumers.elections import leader_change_impacts
+from kreplica.analysis.election.analysis import analyze_elections
+from kreplica.analysis.election.scenarios import Scenario
+from kreplica.analysis.groups.committed import committed_offsets
+from kreplica.model.cluster import load_cluster_state
+from kreplica.model.log.broker_replicas import BrokerLogDirs
+from tests.conftest import FIXTURES
+
+SCENARIO = FIXTURES / "scenarios" / "unclean-with-groups"
+FAIL_1 = Scenario((1,), (), None, False, "yes")
+
+
+def _state():
+    return load_cluster_state([str(SCENARIO / "zookeeper")])
+
+
+def test_without_log_dirs_the_plan_alone_and_no_group_evidence_read() -> None:
+    asked = []
+    found = analyze_elections(_state(), FAIL_1, committed=lambda version: asked.append(version) or ())
+    (election,) = found.plan.elections
+    assert (election.before.leader, election.after.leader, election.unclean) == (1, 2, True)
+    assert found.rankings == () and found.impacts == () and asked == []
+    assert found.has_problems   # an unclean election, as the plan says
+
+
+def test_with_log_dirs_the_candidates_and_the_consumer_impact() -> None:
+    dirs = BrokerLogDirs({b: str(SCENARIO / f"broker-{b}") for b in (1, 2)})
+    asked = []
+
+    def committed(version):
+        asked.append(version)
+        return committed_offsets([str(SCENARIO / "broker-1")], version)
+
+    found = analyze_elections(_state(), FAIL_1, log_dirs=dirs, committed=committed)
+    (election,) = found.plan.elections
+    assert asked == [found.plan.kafka_version]   # the plan's coordinator version loads the groups
+    (ranking,) = found.rankings
+    assert ranking.key == ("orders", 0) and {c.broker for c in ranking.candidates} == {1, 2}
+    replicas = dirs.read_partitions({election.key: "orders-0"})[election.key]
+    expected = leader_change_impacts(election.key, 1, 2, replicas, committed(found.plan.kafka_version),
+                                     leader_epoch=election.after.leader_epoch, unclean=True,
+                                     kafka_version=found.plan.kafka_version)
+    assert [(i.committed.group, i.read_from, i.consumed_and_lost) for i in found.impacts] \
+        == [(i.committed.group, i.read_from, i.consumed_and_lost) for i in expected]
+    assert {i.event for i in found.impacts} == {"the unclean election of broker 2 at epoch 4"}
+    # "fresh" read broker 1's records of epoch 3 that broker 2 does not hold
+    assert any(i.loses_consumed_records for i in found.impacts)
