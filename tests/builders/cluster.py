@@ -17,7 +17,7 @@ def cluster(topics: dict, *, alive=(1, 2, 3, 4), dead=(), kind: str = "zookeeper
             broker_configs: dict | None = None, racks: dict | None = None, shutting=(), features=None,
             pending: Pending | None = None) -> ClusterState:
     """``topics``: name -> [PartitionState]; ``dead`` brokers are registered (KRaft: fenced) only
-    for KRaft — in ZooKeeper a dead broker has no registration znode."""
+    for KRaft — in ZooKeeper a dead broker has no registration znode. Broker 1 is the controller."""
     racks = racks or {}
     brokers = [Broker(id=b, alive=True, rack=racks.get(b), endpoints=(), broker_epoch=b, fenced=False,
                       in_controlled_shutdown=b in shutting) for b in alive]
@@ -28,4 +28,4 @@ def cluster(topics: dict, *, alive=(1, 2, 3, 4), dead=(), kind: str = "zookeeper
     bc = broker_configs or {}
     return ClusterState(kind, "test", {"zxid": 1} if kind == "zookeeper" else {"offset": 1}, None,
                         Controller(1, 1), tuple(brokers), ts, bc, pending or Pending(),
-                        compute_health(brokers, ts, bc), (), dict(features or {}))
+                        compute_health(brokers, ts, bc, controller=1), (), dict(features or {}))

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from kreplica.model.cluster import DEFAULT_BROKER_ENTITY, MIN_INSYNC_REPLICAS, NO_LEADER, ClusterState, PartitionState
+from kreplica.model.cluster import ClusterState, PartitionState
+from kreplica.model.cluster.configs import UNCLEAN_ENABLE, effective_topic_config, min_insync_replicas
+from kreplica.model.cluster.state import is_offline
 from kreplica.model.versions import Feature, KafkaVersion
-
-UNCLEAN_ENABLE = "unclean.leader.election.enable"
 
 #: election kinds (the ``kind`` of an ``election`` object)
 OFFLINE = "offline"
@@ -84,15 +84,8 @@ class IsrUpdate:
 
 
 def lookup_config(state: ClusterState, topic_config, name: str) -> str | None:
-    """Kafka's lookup: topic config, the controller's per-broker dynamic config, ``<default>``."""
-    if name in topic_config:
-        return topic_config[name]
-    controller = state.controller.broker_id
-    if controller is not None:
-        own = state.broker_configs.get(str(controller), {})
-        if name in own:
-            return own[name]
-    return state.broker_configs.get(DEFAULT_BROKER_ENTITY, {}).get(name)
+    """``name`` as the controller of ``state`` resolves it for a topic (:mod:`~kreplica.model.cluster.configs`)."""
+    return effective_topic_config(name, topic_config, state.broker_configs, state.controller.broker_id)
 
 
 class ControllerView:
@@ -122,6 +115,11 @@ class ControllerView:
     # -- brokers ---------------------------------------------------------------------------
     def online(self, broker: int) -> bool:
         return broker in self.alive and broker not in self.shutting_down
+
+    @property
+    def online_brokers(self) -> frozenset[int]:
+        """The brokers :meth:`online` accepts, as a set."""
+        return frozenset(self.alive - self.shutting_down)
 
     def live_or_shutting_down(self, broker: int) -> bool:
         return broker in self.alive
@@ -157,11 +155,8 @@ class ControllerView:
         cached = self._min_isr_cache.get(topic)
         if cached is None:
             t = self.topics.get(topic)
-            raw = lookup_config(self.state, t.config if t is not None else {}, MIN_INSYNC_REPLICAS)
-            try:
-                cached = int(raw) if raw is not None else 1
-            except ValueError:
-                cached = 1
+            cached = min_insync_replicas(t.config if t is not None else {}, self.state.broker_configs,
+                                         self.state.controller.broker_id)
             self._min_isr_cache[topic] = cached
         return cached
 
@@ -170,13 +165,14 @@ class ControllerView:
         """(offline, under min ISR) of the partition now: no leader or a leader that is not
         online; fewer online ISR members than ``min.insync.replicas``."""
         p = self.partitions[key]
-        offline = p.leader == NO_LEADER or not self.online(p.leader)
+        offline = is_offline(p.leader, self.online_brokers)
         live_isr = sum(1 for r in p.isr if self.online(r))
         return offline, live_isr < self.min_isr(key[0])
 
     def offline_keys(self) -> list[Key]:
         """Partitions whose leader is -1 or not online, in topic and partition order."""
-        return [k for k, p in self.partitions.items() if p.leader == NO_LEADER or not self.online(p.leader)]
+        online = self.online_brokers
+        return [k for k, p in self.partitions.items() if is_offline(p.leader, online)]
 
     def write(self, key: Key, **changes) -> PartitionState:
         """Replace the partition's record (``dataclasses.replace``) and return the new one."""

@@ -1,9 +1,7 @@
 """Which replica should lead: every candidate ranked, with the records each choice would cost.
 
 With the replicas' files at hand, each candidate leader of a partition is ranked by KIP-966's
-unclean-recovery order — the highest last leader epoch, then the highest log end offset
-(``metadata/.../controller/...`` "unclean recovery" in KIP-966; kafka-algorithms spec §4.6 and
-peers-and-users §5 item 7), then the high watermark and the broker id for a total order — and for
+unclean-recovery order (:mod:`~kreplica.analysis.election.recovery_order`) — and for
 each candidate the truncation engine (:func:`kreplica.analysis.replication.truncation.plan_truncations`,
 the protocol of the emulated version) says what every other replica would discard when it
 follows that leader: how many records, which offset ranges, and whether any of it was committed
@@ -23,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kreplica.analysis.election.common import Election, Key, pname
-from kreplica.analysis.log.replica_state import replica_state
+from kreplica.analysis.election.recovery_order import recovery_facts, recovery_order
 from kreplica.analysis.replication.truncation import plan_truncations
 from kreplica.model.log.partition_log import PartitionLog
 from kreplica.model.versions import KafkaVersion, protocol_for
@@ -111,12 +109,8 @@ def rank_candidates(election: Election, replicas: Mapping[int, PartitionLog], *,
     partition of ``election`` (see the module docstring)."""
     protocol = protocol_for(kafka_version)
     brokers = sorted(replicas)
-    facts = {}
-    for b in brokers:
-        st = replica_state(replicas[b], kafka_version=kafka_version)
-        epoch = st.latest_epoch if st.latest_epoch is not None else -1
-        facts[b] = (epoch, st.log_end_offset, st.high_watermark)
-    order = sorted(brokers, key=lambda b: (-facts[b][0], -facts[b][1], -facts[b][2], b))
+    facts = {f.broker: f for f in (recovery_facts(b, replicas[b], kafka_version=kafka_version) for b in brokers)}
+    order = [f.broker for f in recovery_order(facts.values())]
     after = election.after
     cands: dict[int, Candidate] = {}
     for rank, b in enumerate(order, 1):
@@ -125,7 +119,8 @@ def rank_candidates(election: Election, replicas: Mapping[int, PartitionLog], *,
                                  kafka_version=kafka_version) if others else []
         losses = tuple(FollowerLoss(o, p.discarded_records, tuple((r.first, r.last) for r in p.ranges),
                                     p.committed_loss) for o, p in zip(others, plans))
-        cands[b] = Candidate(b, rank, *facts[b], electable=b in online and b in after.replicas,
+        f = facts[b]
+        cands[b] = Candidate(b, rank, f.last_epoch, f.log_end_offset, f.high_watermark, electable=b in online and b in after.replicas,
                              in_isr=b in after.isr, records_lost=sum(x.records for x in losses),
                              committed_loss=any(x.committed for x in losses), losses=losses)
     pool = [c for c in cands.values() if c.electable] or list(cands.values())

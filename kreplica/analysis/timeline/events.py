@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kreplica.model.cluster import NO_LEADER, RECOVERED, RECOVERING
+from kreplica.model.cluster.state import is_offline as partition_offline
 
 CREATED = "created"
 DELETED = "deleted"
@@ -349,8 +350,8 @@ def _controller_shrink(removed: list[int], after: LeaderIsr, ctx: ChangeContext)
 
 
 def is_offline(state: LeaderIsr | None, alive: frozenset[int]) -> bool:
-    """No leader, or a leader that is not a live broker."""
-    return state is not None and (state.leader == NO_LEADER or state.leader not in alive)
+    """No leader, or a leader that is not a live broker (the one rule, :func:`~kreplica.model.cluster.state.is_offline`)."""
+    return state is not None and partition_offline(state.leader, alive)
 
 
 @dataclass(frozen=True, slots=True)

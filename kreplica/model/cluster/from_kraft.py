@@ -217,7 +217,7 @@ class _KraftImage:
         broker_configs = {(name or DEFAULT_BROKER_ENTITY): dict(cfg)
                           for (rtype, name), cfg in sorted(self.configs.items())
                           if rtype == kraft.RESOURCE_BROKER and cfg}
-        health = compute_health(brokers, topics, broker_configs)
+        health = compute_health(brokers, topics, broker_configs, self.controller)
         return ClusterState("kraft", files.source, {"offset": offset}, files.cluster_id,
                             Controller(self.controller, self.controller_epoch), brokers, tuple(topics),
                             broker_configs, Pending(reassignments=tuple(reassignments)), health,

@@ -165,7 +165,7 @@ def cluster_state_from_zk(state: ZkState, *, chroot: str = "") -> ClusterState:
         isr_change_notifications=tuple(isr_changes),
         log_dir_event_notifications=tuple(log_dir_events),
     )
-    health = compute_health(brokers, topics, broker_configs)
+    health = compute_health(brokers, topics, broker_configs, controller.broker_id)
     return ClusterState("zookeeper", state.source, {"zxid": state.zxid}, cluster_id, controller,
                         tuple(brokers), tuple(topics), broker_configs, pending, health,
                         tuple(state.findings) + tuple(z.findings))

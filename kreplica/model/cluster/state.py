@@ -7,22 +7,20 @@ ISR state, the controller, broker configs and pending admin work, plus the healt
 Health lists (partitions named ``topic-p``) follow the oracle's definitions: ``no_leader``
 (leader -1), ``leader_not_alive`` (a leader that is not a live broker), ``offline`` (either),
 ``under_replicated`` (ISR shorter than the replicas), ``live_isr_empty``, ``under_min_isr``
-(live ISR members fewer than ``min.insync.replicas`` from the topic config, else the cluster
-default broker config, else 1), ``reassigning`` (adding or removing replicas, Kafka's
+(live ISR members fewer than the topic's effective ``min.insync.replicas``,
+:mod:`~kreplica.model.cluster.configs`), ``reassigning`` (adding or removing replicas, Kafka's
 ``isBeingReassigned``), ``preferred_leader_not_leader`` (the first replica does not lead).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kreplica.formats.findings import Finding
+from kreplica.model.cluster.configs import DEFAULT_BROKER_ENTITY, MIN_INSYNC_REPLICAS, min_insync_replicas
 
-#: The entity name of cluster-wide broker defaults (ZooKeeper ``/config/brokers/<default>``;
-#: KRaft writes an empty ResourceName, normalised to this).
-DEFAULT_BROKER_ENTITY = "<default>"
-MIN_INSYNC_REPLICAS = "min.insync.replicas"
+__all__ = ["DEFAULT_BROKER_ENTITY", "MIN_INSYNC_REPLICAS"]  # re-exported: the model's names
 #: ``LeaderConstants.NO_LEADER``: the partition has no leader.
 NO_LEADER = -1
 #: ``LeaderRecoveryState`` (KIP-704): the leader's log is whole (``RECOVERED``), or the leader was
@@ -143,18 +141,22 @@ def _pname(topic: str, partition: int) -> str:
     return f"{topic}-{partition}"
 
 
+def is_offline(leader: int, online: Container[int]) -> bool:
+    """A partition is offline when it has no leader or its leader is not among ``online``
+    (Kafka's ``OfflinePartition``: ``!hasLeader || !isReplicaOnline(leader)``; which brokers are
+    online is the caller's: the registered live brokers of a cluster state, or those that stay up
+    through a planned election)."""
+    return leader == NO_LEADER or leader not in online
+
+
 def compute_health(brokers: Iterable[Broker], topics: Iterable[Topic],
-                   broker_configs: Mapping[str, Mapping[str, str]]) -> Health:
-    """The health lists for these brokers and topics (see the module docstring)."""
+                   broker_configs: Mapping[str, Mapping[str, str]], controller: int | None = None) -> Health:
+    """The health lists for these brokers and topics (see the module docstring); ``controller``
+    is the active controller's id, whose node config a topic's ``min.insync.replicas`` falls back to."""
     alive = {b.id for b in brokers if b.alive}
-    default_min = broker_configs.get(DEFAULT_BROKER_ENTITY, {}).get(MIN_INSYNC_REPLICAS)
     lists: dict[str, list[tuple[str, int]]] = {k: [] for k in HEALTH_LISTS}
     for t in topics:
-        raw_min = t.config.get(MIN_INSYNC_REPLICAS, default_min)
-        try:
-            min_isr = int(raw_min) if raw_min is not None else 1
-        except ValueError:
-            min_isr = 1
+        min_isr = min_insync_replicas(t.config, broker_configs, controller)
         for p in t.partitions:
             key = (t.name, p.partition)
             live_isr = [r for r in p.isr if r in alive]
@@ -162,7 +164,7 @@ def compute_health(brokers: Iterable[Broker], topics: Iterable[Topic],
                 lists["no_leader"].append(key)
             elif p.leader not in alive:
                 lists["leader_not_alive"].append(key)
-            if p.leader == NO_LEADER or p.leader not in alive:
+            if is_offline(p.leader, alive):
                 lists["offline"].append(key)
             if len(p.isr) < len(p.replicas):
                 lists["under_replicated"].append(key)

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from kreplica.analysis.consumers.impact import ConsumerImpact
+from kreplica.analysis.election.recovery_order import recovery_facts, recovery_order
 from kreplica.analysis.replication.divergence import Divergence, compare_all
 from kreplica.analysis.log.epoch_reconciliation import EpochsVerdict, reconcile_epochs
 from kreplica.analysis.log.log_findings import log_findings
@@ -97,12 +98,10 @@ def _by_replica(rows: Iterable[Mapping]) -> dict[tuple, list[Mapping]]:
     return out
 
 
-def _evidence_leader(logs: list[PartitionLog]) -> PartitionLog:
-    """The replica with the highest (last epoch, log end offset): the KIP-966 recovery order."""
-    def rank(log: PartitionLog) -> tuple[int, int, int]:
-        last_epoch = log.lineage[-1].epoch if log.lineage else -1
-        return last_epoch, log.log_end_offset, -(log.broker_id or 0)
-    return max(logs, key=rank)
+def _evidence_leader(logs: list[PartitionLog], kafka_version: KafkaVersion) -> PartitionLog:
+    """The replica a KIP-966 unclean recovery would elect (the one order, shared with plan-elect)."""
+    facts = [recovery_facts(log.broker_id or 0, log, kafka_version=kafka_version) for log in logs]
+    return logs[facts.index(recovery_order(facts)[0])]
 
 
 def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], segments: Iterable[Mapping],
@@ -147,7 +146,7 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
     plans: list[TruncationPlan] = []
     if logs:
         if leader is None:
-            leader = _evidence_leader(logs)
+            leader = _evidence_leader(logs, kafka_version)
         followers = [log for log in logs if log is not leader]
         if followers:
             plans = plan_truncations([leader, *followers], protocol=protocol, kafka_version=kafka_version)

@@ -13,6 +13,7 @@ import pytest
 from kreplica.analysis.replication.truncation import plan_truncations
 from kreplica.model.log.replica import read_replicas
 from kreplica.model.versions import DEFAULT_VERSION, Protocol
+from tests.builders.fleet_rows import partition_rows as scenario_rows
 from tests.conftest import FIXTURES
 
 pytest.importorskip("pyarrow", reason="the fleet tables are Parquet, written with pyarrow (the fleet extra)")
@@ -22,21 +23,8 @@ from kreplica.pipeline.tables import schemas as tables  # noqa: E402
 SCENARIOS = FIXTURES / "scenarios"
 
 
-def rows_of(log) -> tuple[dict, list[dict], list[dict], list[dict]]:
-    key = (log.broker_id, log.log_dir.path, *log.key)
-    replica = tables.replica_row(key, "meta.properties", log)
-    segments = [tables.segment_row(key, s.files, s.file_size, s.valid_bytes, s.stopped_by, len(s.findings),
-                                   s.txn_index_below_base) for s in log.segments]
-    batches = [dict(zip(tables.BATCHES.names, tables.batch_row(key, b))) for s in log.segments for b in s.batches]
-    markers = [tables.marker_row(key, s.path, m) for s in log.segments for m in s.markers.values()]
-    return replica, segments, batches, markers
-
-
 def partition_rows(scenario: str):
-    logs = read_replicas(sorted(str(p / "orders-0") for p in (SCENARIOS / scenario).glob("broker-*")), None, {})
-    all_rows = [rows_of(log) for log in logs]
-    return logs, [r[0] for r in all_rows], [x for r in all_rows for x in r[1]], [x for r in all_rows for x in r[2]], \
-        [x for r in all_rows for x in r[3]]
+    return scenario_rows(SCENARIOS / scenario)
 
 
 @pytest.mark.parametrize("scenario", sorted(p.name for p in SCENARIOS.iterdir() if p.is_dir()))
