@@ -233,8 +233,9 @@ def analyze(
     divergence (as diverge prints it), the consumer_impact of each truncation that loses records on
     every group the scan's group_offsets table has an offset for in the partition (as truncate-plan
     prints it), and a fleet_partition object with the committed data at risk.
-    The leader comes from a cluster state SOURCE, from --leaders, or else is the replica with the
-    highest (last epoch, log end offset), and each result says which. Results also go to DIR/analysis
+    The leader comes from a cluster state SOURCE, from --leaders, or else is the first replica of
+    KIP-966's recovery order (the highest last epoch, then log end offset, of each log as its broker
+    loads it: plan-elect's rank 1), and each result says which. Results also go to DIR/analysis
     as Parquet; text output ranks the worst partitions. Local tables of less than 8 MiB (a scan of
     some 8 GB) are analysed in this process, without starting Spark (--master, --conf and
     --spark-log then have nothing to act on); larger ones in one Spark job; tables at a URI are
