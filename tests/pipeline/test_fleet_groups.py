@@ -59,10 +59,15 @@ def test_group_offsets_rows_are_what_groups_gives(fleet) -> None:
         mine = [r for r in rows if r["broker"] == broker]
         assert {(r["log_dir"], r["topic"]) for r in mine} == {(str(log_dir), "__consumer_offsets")}
         got = sorted((json.dumps({("topic" if k == "committed_topic" else "partition" if k == "committed_partition"
-                                   else k): v for k, v in r.items() if k not in KEY}, sort_keys=True) for r in mine))
+                                   else k): v for k, v in r.items() if k not in (*KEY, "replica_log_end_offset")},
+                                 sort_keys=True) for r in mine))
+        objs = run("groups", str(log_dir), fmt="json")
         want = sorted(json.dumps({k: v for k, v in o.items() if k not in ("type", "label")}, sort_keys=True)
-                      for o in run("groups", str(log_dir), fmt="json") if o["type"] == "group_offset")
+                      for o in objs if o["type"] == "group_offset")
         assert got == want and len(got) == 6
+        # every row carries its replica's log end, which picks the replica that answers
+        ends = {o["coordinator_partition"]: o["log_end_offset"] for o in objs if o["type"] == "group_partition"}
+        assert {(r["coordinator_partition"], r["replica_log_end_offset"]) for r in mine} <= set(ends.items())
 
 
 def test_transactions_rows_are_what_transactions_gives(fleet) -> None:

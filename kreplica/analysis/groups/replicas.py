@@ -2,9 +2,15 @@
 
 Each broker holding a replica of ``__consumer_offsets-N`` would load it as its coordinator if it
 became the partition's leader, so each replica gives a state (:mod:`kreplica.model.coordinator.fold`).
-The answer is the replica with the highest log end offset (the most complete copy; a tie goes to
-the replica given first): a follower fetches from the leader and lags behind it, so the longest
-log is the leader's or the one a clean election would pick. Every difference from it is a
+The answer is the replica with the highest log end offset (:func:`answering_replica`), for
+``groups`` and ``fleet analyze`` alike. Kafka's group coordinator is the leader of the partition,
+and it loads *its own* log, from the log start to the log end offset
+(``CoordinatorLoaderImpl.doLoad``, ``GroupMetadataManager.doLoadGroupsAndOffsets`` before it:
+``FetchIsolation.LOG_END``, not the high watermark); a follower fetches from the leader and is
+never ahead of it, so of the replicas at hand the longest log is the leader's, or holds all of
+it. Not the replica whose commits reach the highest record offset: a tombstone or group record
+after the last commit moves the log end, not the commits (a deleted group's offsets make the
+longer log's last commit *older*). A tie goes to the replica given first. Every difference from it is a
 :class:`GroupDisagreement`: a group present in one replica and not another, or with another
 protocol, state, generation or members; a committed or pending offset present in one and not
 another, or with another offset, leader epoch or metadata. Expiry is left out (it follows from
@@ -36,13 +42,19 @@ class GroupDisagreement:
     chosen: str
 
 
-def choose_replica(states: Sequence[GroupPartitionState]) -> GroupPartitionState:
-    """The replica that answers: the highest log end offset, the first given on a tie."""
-    best = states[0]
-    for s in states[1:]:
-        if s.log_end_offset > best.log_end_offset:
-            best = s
+def answering_replica(log_end_offsets: Sequence[int]) -> int:
+    """Which of the replicas of one ``__consumer_offsets`` partition answers, given their log end
+    offsets in the order given: the index of the highest, the first on a tie (module docstring)."""
+    best = 0
+    for i in range(1, len(log_end_offsets)):
+        if log_end_offsets[i] > log_end_offsets[best]:
+            best = i
     return best
+
+
+def choose_replica(states: Sequence[GroupPartitionState]) -> GroupPartitionState:
+    """The replica that answers (:func:`answering_replica`)."""
+    return states[answering_replica([s.log_end_offset for s in states])]
 
 
 def _group_view(g: Group | None) -> dict | None:

@@ -20,9 +20,10 @@ from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import Record, RecordBatch
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
-from kreplica.formats.log.segment import SegmentEnd, iter_segment, records_finding
+from kreplica.formats.log.segment import records_finding
 from kreplica.formats.mapped import Buffer
-from kreplica.model.log.batch_order import PartitionContext, check_batch
+from kreplica.model.log.batch_order import PartitionContext
+from kreplica.model.log.walk import BatchWalk, WalkedBatch
 from kreplica.model.logdir.segments import SegmentFile, SegmentGroup, mapped_segments
 
 @dataclass(frozen=True, slots=True)
@@ -127,26 +128,24 @@ def inspect_segment(segment: SegmentFile, buf: Buffer, options: InspectOptions,
     base = segment.base_offset if segment.base_offset is not None else 0
     judge_recovery = options.verify_crc
     recovery = SegmentRecovery(buf, segment_base_offset=base)
-    batches = records = findings = errors = 0
+    records = findings = errors = 0
     first = last = None
-    end: SegmentEnd | None = None
-    reported_progress = 0
     filtering = options.filtering
     decode = options.records
     decoder = record_decoder(topic) if decode and options.decode_internal else None
     feed = recovery.feed
+    walk = BatchWalk(buf, label, segment.base_offset, context, progress=progress, markers=False,
+                     verify_crc=options.verify_crc, max_bytes=options.max_bytes)
     # NOTE: the per-batch path of every scan; bench/README.md has the figures
-    for event in iter_segment(buf, path=label, verify_crc=options.verify_crc, max_bytes=options.max_bytes):
-        if type(event) is RecordBatch:
-            batch = event
-            batches += 1
+    for event in walk:
+        if type(event) is WalkedBatch:
+            batch, pending, _ = event
             if first is None:
                 first = batch.base_offset
             if last is None or batch.last_offset > last:
                 last = batch.last_offset
             if judge_recovery and not batch.after_break:  # no verdict without CRCs
                 feed(batch)
-            pending = check_batch(batch, segment.base_offset, context)
             listed = not filtering or options.wants(batch)
             if listed:
                 yield batch
@@ -161,37 +160,23 @@ def inspect_segment(segment: SegmentFile, buf: Buffer, options: InspectOptions,
                         records += 1
                         if listed and (not filtering or options.wants_record(item)):
                             yield item
-            elif batch.count is not None:
-                records += batch.count if batch.count > 0 else 0
-            else:
-                records += max(batch.last_offset - batch.base_offset + 1, 1)
             if pending:
                 for f in pending:
                     findings += 1
                     errors += f.is_error
                     yield f
-            if progress is not None and batch.end - reported_progress >= 1 << 22:
-                progress(batch.end - reported_progress)
-                reported_progress = batch.end
-        elif isinstance(event, Finding):
+        else:
             findings += 1
             errors += event.is_error
             yield event
-        else:
-            end = event
-    if progress is not None:
-        progress(len(buf) - reported_progress)
+    end = walk.end
+    if not decode:
+        records = walk.records
     if end.stopped_by == "max_bytes":
         judge_recovery = False
     verdict = recovery.verdict(len(buf)) if judge_recovery else None
-    yield SegmentSummary(label, batches, records, first, last, end.file_size, end.valid_bytes,
+    yield SegmentSummary(label, walk.batches, records, first, last, end.file_size, end.valid_bytes,
                          end.file_size - end.valid_bytes, verdict, end.stopped_by, findings, errors)
-
-
-def _header_count(batch: RecordBatch) -> int:
-    if batch.count is not None:
-        return max(batch.count, 0)
-    return max(batch.last_offset - batch.base_offset + 1, 1)
 
 
 def _records_of(buf, batch: RecordBatch) -> Iterator[Record | Finding]:

@@ -130,7 +130,7 @@ def open_transactions(log: PartitionLog, *, at_time: int | None = None) -> Parti
     """The transactions open at the end of ``log`` (or at the last batch before one stamped after
     ``at_time``) and its last stable offset (module docstring for the rules)."""
     batches = batches_until(log, at_time=at_time)
-    end = batches[-1].last_offset + 1 if batches else log.log_start_offset
+    end = batches[-1].next_offset if batches else log.log_start_offset
     if at_time is None:
         end = max(end, log.log_end_offset)
     snapshot = log.producer_state.snapshot

@@ -72,7 +72,7 @@ def _per_record(b: RecordBatch) -> tuple:
 
 def _dense(b: RecordBatch) -> bool:
     """A v2 batch with a record at every offset it spans (``count == lastOffsetDelta + 1``)."""
-    return b.magic >= 2 and b.count == b.last_offset - b.base_offset + 1
+    return b.magic >= 2 and b.count == b.offset_span
 
 
 def _headers_differ(xs: Sequence[RecordBatch], ys: Sequence[RecordBatch], start: int) -> bool:

@@ -95,8 +95,8 @@ class TruncationPlan:
 
     @property
     def discarded_records(self) -> int:
-        """Records in the discarded batches (a legacy wrapper counts its offset range)."""
-        return sum(b.count if b.count is not None else b.last_offset - b.base_offset + 1 for b in self.discarded)
+        """Records in the discarded batches, as their headers give them (:attr:`RecordBatch.records_read`)."""
+        return sum(b.records_read for b in self.discarded)
 
     @property
     def ranges(self) -> list[Range]:
@@ -314,7 +314,7 @@ def _never_refetched(leader: ReplicaState, follower: ReplicaState) -> list[Range
     (``LogSegment.truncateTo``) yet sets the log end to the target (``updateLogEndOffset``); the
     follower fetches from there, so the offsets of the cut batch below the target are never
     fetched again. Offsets below the leader's log start are out of its reach and left out."""
-    kept_end = max((b.last_offset + 1 for b in follower.batches), default=follower.log_start_offset)
+    kept_end = max((b.next_offset for b in follower.batches), default=follower.log_start_offset)
     lo, hi = max(kept_end, leader.log_start_offset), follower.log_end_offset - 1
     out: list[Range] = []
     for b in sorted(leader.batches, key=lambda b: (b.base_offset, b.position)):

@@ -21,9 +21,23 @@ TIMESTAMP_TYPE_NAMES = {NO_TIMESTAMP_TYPE: "no_timestamp_type", CREATE_TIME: "cr
 
 NO_TIMESTAMP = -1           # RecordBatch.NO_TIMESTAMP
 NO_PRODUCER_ID = -1         # RecordBatch.NO_PRODUCER_ID
+NO_SEQUENCE = -1            # RecordBatch.NO_SEQUENCE
 
 CONTROL_ABORT = 0
 CONTROL_COMMIT = 1
+
+_INT32_MAX = 0x7FFFFFFF
+
+
+def _i32(v: int) -> int:
+    return ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+def increment_sequence(sequence: int, increment: int) -> int:
+    """``DefaultRecordBatch.incrementSequence``: int32 addition that wraps past MAX to 0."""
+    if sequence > _i32(_INT32_MAX - increment):
+        return _i32(increment - _i32(_INT32_MAX - sequence) - 1)
+    return _i32(sequence + increment)
 
 
 class RecordBatch(NamedTuple):
@@ -62,9 +76,52 @@ class RecordBatch(NamedTuple):
     delete_horizon_ms: int | None
     after_break: bool = False
 
+    # -- derived facts, each as Kafka's RecordBatch interface defines it; every command reads
+    # them here rather than redoing the arithmetic (issue 27)
+
     @property
     def next_offset(self) -> int:
+        """``AbstractRecordBatch.nextOffset``: ``lastOffset() + 1``."""
         return self.last_offset + 1
+
+    @property
+    def last_offset_delta(self) -> int:
+        """``DefaultRecordBatch.lastOffsetDelta`` (int32), recovered from the two offsets also when
+        ``lastOffset()``'s long addition wrapped; 0 for an uncompressed legacy message."""
+        return _i32(self.last_offset - self.base_offset)
+
+    @property
+    def offset_span(self) -> int:
+        """How many offsets ``baseOffset()..lastOffset()`` covers: ``LogValidator``'s
+        ``countFromOffsets`` (``lastOffset() - baseOffset() + 1``), unclamped (a damaged header
+        can make it 0 or negative; compaction makes it larger than the count)."""
+        return self.last_offset - self.base_offset + 1
+
+    @property
+    def last_sequence(self) -> int:
+        """``DefaultRecordBatch.lastSequence``: ``NO_SEQUENCE`` when the base sequence is, else
+        ``incrementSequence(baseSequence, lastOffsetDelta)``, which wraps past ``Integer.MAX_VALUE``
+        to 0; ``AbstractLegacyRecordBatch.lastSequence`` is always ``NO_SEQUENCE``."""
+        if self.magic < 2 or self.base_sequence == NO_SEQUENCE:
+            return NO_SEQUENCE
+        return increment_sequence(self.base_sequence, self.last_offset_delta)
+
+    @property
+    def records_read(self) -> int:
+        """How many records Kafka's reader yields from this batch by its header, without reading
+        them (a scan's record totals; the records themselves may still stop early on damage).
+
+        v2: ``countOrNull()``, but none when it is negative (``DefaultRecordBatch``'s record
+        iterator throws "Found invalid record count" before the first record) and none when it is
+        0 (``iterator()`` is empty; the cleaner's empty batch). Legacy (``countOrNull()`` is null):
+        one for an uncompressed message (the iterator yields the shallow record itself), and for a
+        compressed wrapper the offsets it spans, first inner to wrapper offset, at least one
+        (``DeepRecordsIterator`` refuses a wrapper with no inner records)."""
+        count = self.count
+        if count is not None:
+            return count if count > 0 else 0
+        span = self.last_offset - self.base_offset + 1
+        return span if span > 1 else 1
 
     @property
     def end(self) -> int:

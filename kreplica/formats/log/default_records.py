@@ -56,6 +56,7 @@ from kreplica.formats.log.batch import (
     NewRecord,
     Record,
     RecordBatch,
+    increment_sequence,
 )
 from kreplica.formats._compiled import forced_python, import_compiled
 from kreplica.formats.checksums import crc32c
@@ -133,13 +134,6 @@ def _i32(v: int) -> int:
 
 def _i64(v: int) -> int:
     return ((v + _I64) & 0xFFFFFFFFFFFFFFFF) - _I64
-
-
-def increment_sequence(sequence: int, increment: int) -> int:
-    """``DefaultRecordBatch.incrementSequence``: int32 addition that wraps past MAX to 0."""
-    if sequence > _i32(_INT32_MAX - increment):
-        return _i32(increment - _i32(_INT32_MAX - sequence) - 1)
-    return _i32(sequence + increment)
 
 
 def parse_header(buf, position: int, size: int, *, path: str, verify_crc: bool = True,

@@ -5,8 +5,8 @@ by a later commit of the same group and partition. Decoding each into a record a
 (:func:`~kreplica.model.coordinator.replay.replay_partition_log`) costs microseconds a record; this
 module gets the same state by folding the commits first and decoding only what survives:
 
-* one walk over the segments (:func:`~kreplica.formats.log.segment.iter_segment`, with the
-  checks :func:`~kreplica.model.log.batch_order.check_batch` makes), each batch's records read as
+* one walk over the segments (:class:`~kreplica.model.log.walk.BatchWalk`, with the checks
+  across batches and the control markers), each batch's records read as
   the walk passes it: memory holds one entry per group, topic and partition, not the log's
   batch headers;
 * plain offset commits are folded by key bytes in compiled code
@@ -41,15 +41,13 @@ from kreplica.formats.coordinator.group_records import OFFSET_COMMIT_TYPES, Offs
 from kreplica.formats.coordinator.records import CONSUMER_OFFSETS, decode_matched, decode_record
 from kreplica.formats import codecs
 from kreplica.formats.errors import FormatError
-from kreplica.formats.findings import Finding
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, LOG_APPEND_TIME, NO_PRODUCER_ID, Record, RecordBatch
-from kreplica.formats.log.control_marker import has_marker, read_control_marker
 from kreplica.formats.log.key_fold import FOLD_CUT, FOLD_DONE, FOLD_OTHER, fold_section, new_table
-from kreplica.formats.log.segment import iter_segment
 from kreplica.formats.mapped import open_buffer
 from kreplica.formats.generated_messages import flat_layout
-from kreplica.model.log.batch_order import PartitionContext, check_batch
+from kreplica.model.log.batch_order import PartitionContext
+from kreplica.model.log.walk import BatchWalk, WalkedBatch
 from kreplica.model.coordinator.replay import (EvidenceBounds, GroupPartitionState, GroupReplay, RecordPlace, ReplayPoint,
                                          coordinator_partition_of, marker_time, partition_state, unreadable_marker)
 from kreplica.model.logdir.log_dir import LogDir, LogDirCheckpoints, PartitionDir, broker_id_of, read_checkpoints
@@ -314,30 +312,22 @@ def load_group_partition(partition: PartitionDir, log_dir: LogDir, coordinator: 
     end = partition.segments[0].base_offset if partition.segments else 0
     bounds = EvidenceBounds(log_start)
     for files in partition.segments:
-        reported = 0
         with open_buffer(files.log) as buf:
-            for ev in iter_segment(buf, path=files.log):
-                if type(ev) is RecordBatch:
-                    findings.extend(check_batch(ev, files.base_offset, context))
-                    if advance is not None and ev.end - reported >= _PROGRESS_STEP:
-                        advance(ev.end - reported)
-                        reported = ev.end
-                    if ev.after_break:
-                        continue
-                    end = max(end, ev.last_offset + 1)
-                    bounds.add(ev)
-                    fold.batch(ev, buf, read_control_marker(buf, ev) if has_marker(ev) else None)
-                elif isinstance(ev, Finding):
-                    findings.append(ev)
-                elif advance is not None:
-                    advance(ev.file_size - reported)
+            for item in BatchWalk(buf, files.log, files.base_offset, context, progress=advance):
+                if type(item) is not WalkedBatch:
+                    findings.append(item)
+                    continue
+                batch, found, marker = item
+                if found:
+                    findings.extend(found)
+                if batch.after_break:
+                    continue
+                end = max(end, batch.next_offset)
+                bounds.add(batch)
+                fold.batch(batch, buf, marker)
     fold.finish()
     return partition_state(replay, label, partition.path, broker_id, findings, end, bounds, fold.last, fold.newest,
                            fold.count)
-
-
-#: how often (bytes walked) a walk reports progress, as the partition log's walk does
-_PROGRESS_STEP = 4 << 20
 
 
 def iter_group_partitions(log_dir: LogDir) -> Iterator[PartitionDir]:

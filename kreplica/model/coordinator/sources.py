@@ -126,7 +126,7 @@ def data_partition_bounds(partition: PartitionDir, cps: LogDirCheckpoints) -> tu
     for files in reversed(partition.segments):
         seg = read_segment_log(files, PartitionContext())
         if seg.kafka_batches:
-            end = max(end, max(b.last_offset + 1 for b in seg.kafka_batches))
+            end = max(end, max(b.next_offset for b in seg.kafka_batches))
             break
     recorded = [end, *(offset for offset, _path in partition.snapshots)]
     for checkpoint in (cps.high_watermarks, cps.recovery_points):

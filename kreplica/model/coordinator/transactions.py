@@ -163,7 +163,7 @@ def replay_transaction_state(log: PartitionLog, *, at_offset: int | None = None,
         if not complete and stopped_at is None:   # Kafka's reader throws inside this batch (the walk says why)
             stopped_at = batch_records[-1].offset + 1 if batch_records else batch.base_offset
     if batches and at_offset is None:
-        end = max(end, batches[-1].last_offset + 1)
+        end = max(end, batches[-1].next_offset)
     return TransactionLogState(coordinator_partition, log.label, log.path,
                                tuple(loaded[k] for k in sorted(loaded)), records, end, stopped_at, newest,
                                tuple(findings))

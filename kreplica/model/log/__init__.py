@@ -1,5 +1,7 @@
 """One replica's partition log: what its segments, checkpoints and batch headers describe.
 
+* ``walk``: the one walk over a segment's batches (checks across batches, control markers, header
+  totals, progress) that every reader of segments iterates;
 * ``partition_log``: a replica's partition log, read once by one walk (or rebuilt from table
   rows) and shared by every command;
 * ``batch_order``: the checks across batches and segments (offsets and epochs must increase);

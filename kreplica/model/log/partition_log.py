@@ -1,7 +1,7 @@
 """A replica's partition log, read once: the value every command and analysis shares.
 
-One walk over a partition directory's segments gathers everything the replication commands,
-``inspect-dir`` and log loading need: every batch header (as :class:`RecordBatch`, in file order,
+One walk over a partition directory's segments (:class:`~kreplica.model.log.walk.BatchWalk`)
+gathers everything the replication commands, ``inspect-dir`` and log loading need: every batch header (as :class:`RecordBatch`, in file order,
 ``after_break`` ones included), the transaction markers of control batches, the walker's and the
 cross-batch findings, and where Kafka's reader stops in each segment. Beside it, the small files
 are parsed once: the log directory's checkpoints, ``leader-epoch-checkpoint``,
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import Record, RecordBatch
-from kreplica.formats.log.control_marker import ControlMarker, has_marker, read_control_marker
+from kreplica.formats.log.control_marker import ControlMarker
 from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.logdir.leader_epoch_checkpoint import EpochEntryLine, parse_leader_epoch_checkpoint
@@ -35,11 +35,11 @@ from kreplica.formats.mapped import Buffer, EvidenceError, open_buffer
 from kreplica.formats.logdir.partition_metadata import parse_partition_metadata
 from kreplica.formats.logdir.naming import classify_partition_file
 from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry, parse_producer_snapshot
-from kreplica.formats.log.segment import SegmentEnd, iter_segment
 from kreplica.formats.log.txn_index import AbortedTxn, iter_txn_index
-from kreplica.model.log.batch_order import PartitionContext, check_batch
+from kreplica.model.log.batch_order import PartitionContext
 from kreplica.model.log.epoch_cache import EpochEntry
 from kreplica.model.log.lineage import LineageBuilder, LineageEntry
+from kreplica.model.log.walk import BatchWalk, WalkedBatch
 from kreplica.model.logdir.log_dir import (LogDir, LogDirCheckpoints, PartitionDir, SegmentFiles, broker_id_of, read_bytes,
                                    read_checkpoints)
 
@@ -86,7 +86,7 @@ class SegmentLog:
     @property
     def next_offset(self) -> int:
         """The offset after the last batch Kafka's reader yields (the base offset if none)."""
-        return max((b.last_offset + 1 for b in self.batches if not b.after_break), default=self.base_offset)
+        return max((b.next_offset for b in self.batches if not b.after_break), default=self.base_offset)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +169,6 @@ class PartitionLog:
 
 # -- the walk ------------------------------------------------------------------------------------
 
-#: How often (in bytes walked) a walk reports progress.
-PROGRESS_STEP = 4 << 20
-
 
 def read_segment_log(files: SegmentFiles, context: PartitionContext,
                      advance: Callable[[int], None] | None = None) -> SegmentLog:
@@ -181,25 +178,19 @@ def read_segment_log(files: SegmentFiles, context: PartitionContext,
     batches: list[RecordBatch] = []
     markers: dict[int, ControlMarker] = {}
     findings: list[Finding] = []
-    end: SegmentEnd | None = None
-    base = files.base_offset
-    reported = 0
     with open_buffer(files.log) as buf:
-        for ev in iter_segment(buf, path=files.log):
-            if type(ev) is RecordBatch:
-                batches.append(ev)
-                if has_marker(ev):
-                    markers[ev.position] = read_control_marker(buf, ev)
-                findings.extend(check_batch(ev, base, context))
-                if advance is not None and ev.end - reported >= PROGRESS_STEP:
-                    advance(ev.end - reported)
-                    reported = ev.end
-            elif isinstance(ev, Finding):
-                findings.append(ev)
+        walk = BatchWalk(buf, files.log, files.base_offset, context, progress=advance)
+        for item in walk:
+            if type(item) is WalkedBatch:
+                batch, found, marker = item
+                batches.append(batch)
+                if marker is not None:
+                    markers[batch.position] = marker
+                if found:
+                    findings.extend(found)
             else:
-                end = ev
-    if advance is not None:
-        advance(end.file_size - reported)
+                findings.append(item)
+    end = walk.end
     return SegmentLog(files, end.file_size, end.valid_bytes, end.stopped_by, tuple(batches), markers,
                       tuple(findings), txn_index_below_base(files))
 
@@ -300,8 +291,8 @@ def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDir
                 continue
             batches.append(b)
             lineage.feed(b)
-            if b.last_offset + 1 > end:
-                end = b.last_offset + 1
+            if b.next_offset > end:
+                end = b.next_offset
     key = partition.key
     hw, hw_source = None, "none"
     if key and cps.high_watermarks is not None and key in cps.high_watermarks:

@@ -165,8 +165,7 @@ def analyze_partition(topic: str, partition: int, replicas: Iterable[Mapping], s
     for p in plans:
         if p.committed_loss and p.committed_loss_offsets is not None:
             rng = p.committed_loss_offsets
-            lost += sum(b.count if b.count is not None else b.last_offset - b.base_offset + 1
-                        for b in p.discarded if rng.first <= b.base_offset <= rng.last)
+            lost += sum(b.records_read for b in p.discarded if rng.first <= b.base_offset <= rng.last)
             losing.append(p.follower)
     broker_of = {log.label: log.broker_id for log in logs}
     return PartitionAnalysis(topic, partition, tuple(log.label for log in logs), epochs,

@@ -12,8 +12,9 @@ replays it (:func:`~kreplica.model.coordinator.transactions.replay_transaction_s
 through Spark (:mod:`.remote_scan`) has no segments in stage 1, and gets no rows.
 
 ``fleet analyze`` reads the committed offsets back (:func:`committed_by_partition`): of the
-replicas of one coordinator partition, the one whose commits reach the highest record offset
-answers (the longest log, as ``groups`` takes the replica with the highest log end).
+replicas of one coordinator partition, the one ``groups`` would take answers
+(:func:`~kreplica.analysis.groups.replicas.answering_replica`: the highest log end offset, which
+every row carries as ``replica_log_end_offset``).
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ _OFFSET_COLUMNS = {"topic": "committed_topic", "partition": "committed_partition
 _OFFSET_FIELDS = CommittedOffset.__slots__
 
 
-def group_offset_row(key: tuple, committed: CommittedOffset, *, pending: bool = False) -> dict:
-    """The ``group_offsets`` row of one committed offset of the replica ``key``."""
+def group_offset_row(key: tuple, committed: CommittedOffset, log_end_offset: int, *, pending: bool = False) -> dict:
+    """The ``group_offsets`` row of one committed offset of the replica ``key``, whose log ends
+    at ``log_end_offset``."""
     row = dict(zip(("broker", "log_dir", "topic", "partition"), key))
     row.update({_OFFSET_COLUMNS.get(f, f): getattr(committed, f) for f in _OFFSET_FIELDS})
     row["pending"] = pending
+    row["replica_log_end_offset"] = log_end_offset
     return row
 
 
@@ -67,9 +70,10 @@ def coordinator_rows(key: tuple, partition: PartitionDir, log_dir: LogDir, cps: 
 
         state = load_group_partition(partition, log_dir, coordinator_for(kafka_version), checkpoints=cps)
         answer = partition_groups([state], kafka_version, retention_minutes=default_retention_minutes(kafka_version))
+        end = state.log_end_offset
         for g in answer.chosen.groups:
-            yield from (("group_offsets", group_offset_row(key, o)) for o in g.offsets)
-            yield from (("group_offsets", group_offset_row(key, o, pending=True)) for o in g.pending_offsets)
+            yield from (("group_offsets", group_offset_row(key, o, end)) for o in g.offsets)
+            yield from (("group_offsets", group_offset_row(key, o, end, pending=True)) for o in g.pending_offsets)
     elif topic == TRANSACTION_STATE:
         from kreplica.model.log.partition_log import read_partition_log
         from kreplica.model.coordinator.transactions import replay_transaction_state
@@ -80,18 +84,21 @@ def coordinator_rows(key: tuple, partition: PartitionDir, log_dir: LogDir, cps: 
 
 def committed_by_partition(rows: Iterable[Mapping]) -> dict[tuple[str, int], tuple[CommittedOffset, ...]]:
     """(topic, partition) -> the groups' committed offsets in it, from ``group_offsets`` rows
-    (pending ones left out; module docstring for which replica answers)."""
+    (pending ones left out; module docstring for which replica answers, the replicas taken in
+    broker and log directory order). A replica with no row (no group offset at all) is not seen;
+    rows of a scan before ``replica_log_end_offset`` existed tie, and the first replica answers."""
+    from kreplica.analysis.groups.replicas import answering_replica
+
     by_replica: dict[tuple, list[Mapping]] = {}
     for r in rows:
-        if not r["pending"]:
-            by_replica.setdefault((r["coordinator_partition"], r["broker"], r["log_dir"]), []).append(r)
-    best: dict[int, list[Mapping]] = {}
+        by_replica.setdefault((r["coordinator_partition"], r["broker"], r["log_dir"]), []).append(r)
+    by_partition: dict[int, list[list[Mapping]]] = {}
     for (n, _broker, _log_dir), replica in sorted(by_replica.items()):
-        reach = max(r["record_offset"] for r in replica)
-        if n not in best or reach > max(r["record_offset"] for r in best[n]):
-            best[n] = replica
+        by_partition.setdefault(n, []).append(replica)
     out: dict[tuple[str, int], list[CommittedOffset]] = {}
-    for replica in best.values():
-        for r in replica:
-            out.setdefault((r["committed_topic"], r["committed_partition"]), []).append(committed_from_row(r))
+    for replicas in by_partition.values():
+        chosen = replicas[answering_replica([replica[0].get("replica_log_end_offset", -1) for replica in replicas])]
+        for r in chosen:
+            if not r["pending"]:
+                out.setdefault((r["committed_topic"], r["committed_partition"]), []).append(committed_from_row(r))
     return {k: tuple(v) for k, v in out.items()}

@@ -1,8 +1,7 @@
 """``fleet scan``, stage 2: one task per group of segment files (or stretches of a large one,
 :class:`~kreplica.pipeline.scan.work.Stretch`), each walked once over mmap
-(:func:`~kreplica.formats.log.segment.iter_segment`): batch headers, control markers, the
-walker's findings, the checks across batches (:func:`~kreplica.model.log.batch_order.check_batch`)
-within the segment and, with ``--records``, one row per record → ``batches``, ``markers``,
+(:class:`~kreplica.model.log.walk.BatchWalk`): batch headers, control markers, the
+walker's findings, the checks across batches within the segment and, with ``--records``, one row per record → ``batches``, ``markers``,
 ``findings``, ``records``, and a :class:`~kreplica.pipeline.scan.work.SegmentWalk` summary per
 segment to the driver. The in-segment check findings go to a table of their own (``_checks``),
 which stage 3 completes into ``findings``.
@@ -21,10 +20,10 @@ from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.log import default_records, legacy_records
 from kreplica.formats.log.batch import RecordBatch
-from kreplica.formats.log.control_marker import has_marker, read_control_marker
-from kreplica.formats.log.segment import find_next_batch, iter_segment, records_finding
+from kreplica.formats.log.segment import find_next_batch, records_finding
 from kreplica.formats.mapped import Buffer, open_buffer
-from kreplica.model.log.batch_order import PartitionContext, check_batch
+from kreplica.model.log.batch_order import PartitionContext
+from kreplica.model.log.walk import BatchWalk, WalkedBatch
 from kreplica.pipeline.tables import schemas as tables
 from kreplica.pipeline.tables.parquet import ROW_GROUP, PartWriters
 from kreplica.pipeline.scan.work import ScanTotals, SegmentWalk, Stretch
@@ -78,7 +77,6 @@ def _scan_segment(writers: PartWriters, part: str, stretch: Stretch, records: bo
     context = PartitionContext()
     base = files.base_offset
     run: list[RecordBatch] = []
-    end = None
     with open_buffer(files.log) if fetched is None else nullcontext(fetched) as buf:
         start = stop = None
         # the search skips the holes of a sparse segment and hands back the pages it passed (``buf``
@@ -90,8 +88,10 @@ def _scan_segment(writers: PartWriters, part: str, stretch: Stretch, records: bo
         if stretch.until is not None and stretch.until < len(buf):
             stop = find_next_batch(buf, stretch.until, len(buf), buf)
         # NOTE: the per-batch path of a fleet scan; bench/bench_fleet.py has the figures
-        for ev in iter_segment(buf, path=files.log, start=len(buf) if start is None else start, stop=stop):
-            if type(ev) is RecordBatch:
+        walk = BatchWalk(buf, files.log, base, context, start=len(buf) if start is None else start, stop=stop)
+        for item in walk:
+            if type(item) is WalkedBatch:
+                ev, found, marker = item
                 run.append(ev)
                 if len(run) >= ROW_GROUP:
                     batches.add_run(key, run)
@@ -102,7 +102,6 @@ def _scan_segment(writers: PartWriters, part: str, stretch: Stretch, records: bo
                         first_valid = ev
                     if first_epoch is None and ev.magic >= 2 and ev.partition_leader_epoch >= 0:
                         first_epoch = ev
-                    found = check_batch(ev, base, context)
                     if found:  # offsets or epochs going backwards: the only way below the first
                         min_base = ev.base_offset if min_base is None else min(min_base, ev.base_offset)
                         if ev.magic >= 2 and ev.partition_leader_epoch >= 0:
@@ -112,27 +111,24 @@ def _scan_segment(writers: PartWriters, part: str, stretch: Stretch, records: bo
                             checks.add(tables.finding_row(key, f))
                             n_checks += 1
                             n_check_errors += f.is_error
-                if ev.is_control and has_marker(ev):
-                    writers["markers"].add(tables.marker_row(key, files.log, read_control_marker(buf, ev)))
+                if marker is not None:
+                    writers["markers"].add(tables.marker_row(key, files.log, marker))
                 if records:
-                    for item in _records(key, buf, ev, payloads):
-                        if isinstance(item, Finding):
-                            writers["findings"].add(tables.finding_row(key, item))
+                    for row in _records(key, buf, ev, payloads):
+                        if isinstance(row, Finding):
+                            writers["findings"].add(tables.finding_row(key, row))
                             n_findings += 1
-                            n_errors += item.is_error
+                            n_errors += row.is_error
                         else:
-                            writers["records"].add(item)
+                            writers["records"].add(row)
                             n_records += 1
-                else:
-                    count = ev.count
-                    n_records += count if count is not None and count > 0 else (
-                        max(ev.last_offset - ev.base_offset + 1, 1) if count is None else 0)
-            elif isinstance(ev, Finding):
-                writers["findings"].add(tables.finding_row(key, ev))
-                n_findings += 1
-                n_errors += ev.is_error
             else:
-                end = ev
+                writers["findings"].add(tables.finding_row(key, item))
+                n_findings += 1
+                n_errors += item.is_error
+    end = walk.end
+    if not records:
+        n_records = walk.records
     if run:
         batches.add_run(key, run)
         n_batches += len(run)

@@ -90,6 +90,7 @@ def _arrow_schemas() -> dict:
         ("pending", pa.bool_()), ("transactional", pa.bool_()), ("producer_id", pa.int64()),
         ("record_offset", pa.int64()), ("value_version", pa.int16()), ("coordinator_partition", pa.int32()),
         ("source", pa.string()), ("path", pa.string()), ("position", pa.int64()),
+        ("replica_log_end_offset", pa.int64()),
     ])
     TRANSACTIONS = pa.schema(KEY + [
         ("transactional_id", pa.string()), ("producer_id", pa.int64()), ("producer_epoch", pa.int16()),
