@@ -9,6 +9,7 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption
 from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command, show
+from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
@@ -39,6 +40,6 @@ def diverge(
     from kreplica.report.results.replication import DivergenceReport
 
     if len(replicas) < 2:
-        raise typer.BadParameter("give at least two replicas", param_hint="REPLICA")
+        raise UsageError(f"expected two or more replicas, got {len(replicas)}", option="REPLICA")
     loaded = load_replicas(replicas, partition, hw)
     return show(DivergenceReport(tuple(loaded), tuple(compare_all(loaded))), output_format)

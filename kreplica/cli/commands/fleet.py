@@ -16,6 +16,7 @@ from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionO
 from kreplica.cli.options.protocols import AUTO, ProtocolOption
 from kreplica.cli.options.sources import ChrootOption
 from kreplica.cli.runner import error_line, runs_command, show
+from kreplica.formats.usage import UsageError
 
 if TYPE_CHECKING:
     from kreplica.pipeline.fleet import ScanJob
@@ -81,7 +82,7 @@ def _conf(pairs: list[str] | None) -> dict[str, str]:
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--conf")
+            raise UsageError(f"expected KEY=VALUE, got {pair!r}", option="--conf")
         conf[key.strip()] = value
     return conf
 
@@ -114,8 +115,6 @@ def _scan_job(root: str, out: str, records: bool, payloads: bool, conf: list[str
     from kreplica.pipeline.scan.run import plan_scan
     from kreplica.pipeline.spark.session import require_java
 
-    if payloads and not records:
-        raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     spark_conf = _conf(conf)
     log = _spark_log(spark_log, debug)
     _require_local(root)
@@ -320,8 +319,6 @@ def _facts(sources, leaders, at_zxid, at_offset, chroot):
     from kreplica.formats.errors import FormatError
     from kreplica.pipeline.analyze import partitions as pipeline
 
-    if sources and leaders:
-        raise typer.BadParameter("give a cluster state SOURCE or --leaders, not both", param_hint="--leaders")
     if leaders:
         require_paths([leaders], "--leaders")
         try:

@@ -9,7 +9,7 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.sources import AtTimeOption, offset_option, time_option
 from kreplica.cli.runner import runs_command, show
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 from kreplica.model.versions import DEFAULT_VERSION
 
 app = typer.Typer()
@@ -84,8 +84,8 @@ def groups(
     found = find_group_sources(sources)
     if point.at_offset is not None and len(found.replicas) > 1:
         names = ", ".join(f"__consumer_offsets-{n}" for n in found.replicas)
-        raise FormatError(f"an offset names a record of one partition, and the sources hold {names}: give the "
-                          "replicas of one", field="--at-offset")
+        raise UsageError(f"an offset names a record of one partition, and the sources hold {names}: give the "
+                          "replicas of one", option="--at-offset")
     files = LogDirFiles()
     coordinator = coordinator_for(version)
     total = sum(seg.size for replicas in found.replicas.values() for p, _d in replicas for seg in p.segments)

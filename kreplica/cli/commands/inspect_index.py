@@ -38,8 +38,6 @@ def inspect_index_command(
     from kreplica.model.logdir.index_files import find_index_files
     from kreplica.report.results.inspect_index import InspectIndexReport
 
-    if verify_only and no_verify:
-        raise typer.BadParameter("--verify-only and --no-verify exclude each other", param_hint="--verify-only")
     require_paths(paths)
     files = find_index_files(paths)
     items = ((f.path, item) for f in files for item in inspect_index(f, verify=not no_verify))

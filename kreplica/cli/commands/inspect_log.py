@@ -10,6 +10,7 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, PayloadOption, require_paths
 from kreplica.cli.runner import runs_command, show
+from kreplica.formats.usage import UsageError
 from kreplica.report.output.formats import Payload
 
 app = typer.Typer()
@@ -49,9 +50,9 @@ def parse_offsets(text: str | None) -> tuple[int | None, int | None] | None:
         else:
             first = last = int(text)
     except ValueError:
-        raise typer.BadParameter(f"expected A:B, A:, :B or N with integer offsets, got {text!r}") from None
+        raise UsageError(f"expected A:B, A:, :B or N with integer offsets, got {text!r}", option="--offsets") from None
     if first is not None and last is not None and first > last:
-        raise typer.BadParameter(f"the range {text!r} is empty (first offset above last)")
+        raise UsageError(f"the range {text!r} is empty (first offset above last)", option="--offsets")
     return first, last
 
 

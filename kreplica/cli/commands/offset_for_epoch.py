@@ -45,10 +45,11 @@ def offset_for_epoch(
     """
     from kreplica.analysis.replication.offset_for_epoch import answer_queries
     from kreplica.formats.errors import Malformed
+    from kreplica.formats.usage import UsageError
     from kreplica.report.results.replication import OffsetForEpochReport
 
-    if (epoch is None) == (epochs_from is None):
-        raise typer.BadParameter("give exactly one of --epoch and --epochs-from", param_hint="--epoch")
+    if epoch is None and epochs_from is None:
+        raise UsageError("missing: give one of --epoch and --epochs-from", option="--epoch")
     kafka_version = kafka_version or DEFAULT_VERSION
     if epochs_from is not None:
         require_paths([epochs_from], "--epochs-from", stdin=True)

@@ -11,7 +11,7 @@ from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionO
 from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
 from kreplica.cli.options.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
 from kreplica.cli.runner import runs_command, show
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
@@ -28,7 +28,7 @@ def _brokers(values: list[str] | None, option: str) -> tuple[int, ...]:
             if not part:
                 continue
             if not part.lstrip("-").isdigit():
-                raise FormatError(f"expected a broker id, got {part!r}", field=option)
+                raise UsageError(f"expected a broker id, got {part!r}", option=option)
             out.append(int(part))
     return tuple(dict.fromkeys(out))
 
@@ -108,16 +108,16 @@ def plan_elect(
     stopping = _brokers(shutdown, "--shutdown")
     dirs = parse_log_dirs(log_dirs)
     if emit_election_json is not None and not dirs:
-        raise FormatError("needs --log-dirs (the candidates are ranked from the replicas' files)",
-                          field="--emit-election-json")
+        raise UsageError("needs --log-dirs (the candidates are ranked from the replicas' files)",
+                          option="--emit-election-json")
     if groups and not dirs:
-        raise FormatError("needs --log-dirs (the records an election loses are read from the replicas' files)",
-                          field="--groups")
+        raise UsageError("needs --log-dirs (the records an election loses are read from the replicas' files)",
+                          option="--groups")
     if by_rack and sweep is None:
-        raise FormatError("applies to --sweep", field="--by-rack")
+        raise UsageError("applies to --sweep", option="--by-rack")
     if sweep is not None and (failed or stopping or preferred is not None or reassign_complete or dirs):
-        raise FormatError("runs on its own: no --fail, --shutdown, --preferred, --reassign-complete or "
-                          "--log-dirs with it", field="--sweep")
+        raise UsageError("runs on its own: no --fail, --shutdown, --preferred, --reassign-complete or "
+                          "--log-dirs with it", option="--sweep")
     check_group_sources(groups)
     state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
     _check_names(state, failed, stopping, preferred, dirs)
@@ -141,7 +141,7 @@ def plan_elect(
                                      committed=lambda version: committed_offsets(group_paths(dirs.values(), groups),
                                                                                  version))
     except ScenarioError as exc:
-        raise FormatError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     if emit_election_json is not None:
         from kreplica.report.schemas.election import write_election_json
 

@@ -22,7 +22,7 @@ from kreplica.cli.options.reassignment import (
 )
 from kreplica.cli.options.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
 from kreplica.cli.runner import runs_command, show
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
@@ -143,7 +143,7 @@ def plan_reassign(
     else:
         sizes = replica_sizes(assignment, sizes_file, sizes_from)
         if max_bytes is not None and sizes is None:
-            raise FormatError("--max-bytes needs replica sizes (--sizes or --sizes-from)", field="--max-bytes")
+            raise UsageError("--max-bytes needs replica sizes (--sizes or --sizes-from)", option="--max-bytes")
     try:
         outcome = analysis.plan_reassign(
             assignment, action, sizes=sizes, executed=executed, kafka_version=kafka_version, max_moves=max_moves,
@@ -151,7 +151,7 @@ def plan_reassign(
             brokers=broker_list, racks=rack_map, rack_aware=not disable_rack_aware, topics=topic_list(topics),
             seed=seed, start_index=start_index, **arguments)
     except (PlanError, PlacementError) as exc:
-        raise FormatError(str(exc), field=action) from None
+        raise UsageError(str(exc), option=action) from None
     files: list[str] = []
     phase_files: dict[int, str] = {}
     if output_dir is not None and isinstance(outcome, analysis.PlannedReassignment):

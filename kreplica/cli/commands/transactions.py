@@ -79,7 +79,7 @@ def transactions(
     from kreplica.cli.options.groups import group_paths
     from kreplica.cli.options.names import require_known
     from kreplica.cli.progress import byte_progress
-    from kreplica.formats.errors import FormatError
+    from kreplica.formats.usage import UsageError
     from kreplica.model.logdir.log_dir import find_log_dirs, given_paths
     from kreplica.report.results.transactions import TransactionsReport
 
@@ -91,8 +91,8 @@ def transactions(
     if offset is not None:
         held = sorted(coordinator_partitions(log_dirs))
         if len(held) != 1:
-            raise FormatError(f"needs one __transaction_state partition in the evidence, which holds {len(held)}"
-                              + (f" ({', '.join(map(str, held))})" if held else ""), field="--at-offset")
+            raise UsageError(f"needs one __transaction_state partition in the evidence, which holds {len(held)}"
+                              + (f" ({', '.join(map(str, held))})" if held else ""), option="--at-offset")
     total = sum(seg.size for d in log_dirs for p in d.partitions for seg in p.segments)
     with byte_progress("transactions", total) as advance:
         result = analyze_transactions(log_dirs, at_offset=offset, at_time=when, now=aged_at,

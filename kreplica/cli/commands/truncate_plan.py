@@ -83,7 +83,7 @@ def truncate_plan(
 def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]:
     """An earlier export of this partition for these followers in ``export``: refused (exit 2,
     naming its files) unless ``overwrite``, which returns its files to remove before writing."""
-    from kreplica.formats.errors import FormatError
+    from kreplica.formats.usage import UsageError
     from kreplica.report.schemas.salvage import earlier_export_files
 
     partition = replicas[0].name
@@ -91,6 +91,6 @@ def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]
                         EXPORT_OPTION)
     if earlier and not overwrite:
         held = listing(str(p.relative_to(export)) for p in earlier)
-        raise FormatError(f"holds an earlier export of {partition} ({held}); give {OVERWRITE_OPTION} to replace it",
-                          path=str(export), field=EXPORT_OPTION)
+        raise UsageError(f"holds an earlier export of {partition} ({held}); give {OVERWRITE_OPTION} to replace it",
+                          path=str(export), option=EXPORT_OPTION)
     return earlier
