@@ -9,12 +9,13 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption
 from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
 
-@app.command("diverge", short_help="Compare replicas batch by batch over their whole logs.")
+@app.command("diverge", cls=command(), short_help="Compare replicas batch by batch over their whole logs.")
 @runs_command
 def diverge(
     replicas: Annotated[list[str], typer.Argument(metavar="REPLICA", show_default=False,

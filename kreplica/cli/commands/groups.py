@@ -9,6 +9,7 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.sources import AtTimeOption, offset_option, time_option
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.formats.usage import UsageError
 from kreplica.model.versions import DEFAULT_VERSION
 
@@ -30,7 +31,8 @@ ExpiryTimeOption = Annotated[Optional[str], typer.Option(
          "Default: --at-time, else the newest record replayed in the partition.")]
 
 
-@app.command("groups", short_help="Consumer groups and committed offsets as the group coordinator loads them.")
+@app.command("groups", cls=command(exclusive=[("--at-offset", "--at-time")]),
+             short_help="Consumer groups and committed offsets as the group coordinator loads them.")
 @runs_command
 def groups(
     sources: Annotated[list[str], typer.Argument(

@@ -8,11 +8,13 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, require_paths
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 
 app = typer.Typer()
 
 
-@app.command("inspect-index", short_help="Dump offset, time and transaction indexes and check them against their segments.")
+@app.command("inspect-index", cls=command(exclusive=[("--verify-only", "--no-verify")]),
+             short_help="Dump offset, time and transaction indexes and check them against their segments.")
 @runs_command
 def inspect_index_command(
     paths: Annotated[list[str], typer.Argument(

@@ -10,6 +10,7 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, PayloadOption, require_paths
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.formats.usage import UsageError
 from kreplica.report.output.formats import Payload
 
@@ -82,7 +83,8 @@ def _within_the_log(events: Iterator, first: int | None, last: int | None) -> It
     yield from held
 
 
-@app.command("inspect-log", short_help="Read Kafka log segments exactly as Kafka does, report damage, judge recovery.")
+@app.command("inspect-log", cls=command(needs={"--decode": "--records"}),
+             short_help="Read Kafka log segments exactly as Kafka does, report damage, judge recovery.")
 @runs_command
 def inspect_log(
     paths: Annotated[list[str], typer.Argument(

@@ -11,12 +11,15 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.replicas import PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.model.versions import DEFAULT_VERSION
 
 app = typer.Typer()
 
 
-@app.command("offset-for-epoch", short_help="Answer OffsetForLeaderEpoch as a replica would as leader.")
+@app.command("offset-for-epoch", cls=command(exclusive=[("--epoch", "--epochs-from"),
+                                                           ("--current-leader-epoch", "--epochs-from")]),
+             short_help="Answer OffsetForLeaderEpoch as a replica would as leader.")
 @runs_command
 def offset_for_epoch(
     replica: Annotated[str, typer.Argument(metavar="REPLICA", show_default=False,

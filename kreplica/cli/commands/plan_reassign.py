@@ -20,14 +20,19 @@ from kreplica.cli.options.reassignment import (
     split_words,
     topic_list,
 )
-from kreplica.cli.options.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
+from kreplica.cli.options.sources import POINT_OPTIONS, AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
+from kreplica.cli.options.usage import command
 from kreplica.cli.runner import runs_command, show
 from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
 
-@app.command("plan-reassign", short_help="Plan replica reassignments offline: minimal moves, racks, balance, "
+@app.command("plan-reassign", cls=command(
+    exclusive=[POINT_OPTIONS, ("--sizes", "--sizes-from"), ("--seed", "--start-index"),
+               *(("--assignment", o) for o in (*POINT_OPTIONS, "--chroot"))],
+    needs={"--overwrite": "--output-dir", "--max-bytes": ("--sizes", "--sizes-from")}),
+             short_help="Plan replica reassignments offline: minimal moves, racks, balance, "
                                          "Kafka's JSON.")
 @runs_command
 def plan_reassign(
@@ -142,8 +147,6 @@ def plan_reassign(
         executed = executed_replicas(reassignment_file)
     else:
         sizes = replica_sizes(assignment, sizes_file, sizes_from)
-        if max_bytes is not None and sizes is None:
-            raise UsageError("--max-bytes needs replica sizes (--sizes or --sizes-from)", option="--max-bytes")
     try:
         outcome = analysis.plan_reassign(
             assignment, action, sizes=sizes, executed=executed, kafka_version=kafka_version, max_moves=max_moves,

@@ -12,6 +12,7 @@ from kreplica.cli.options.common import DebugOption, FormatOption, SourcesArgume
 from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
 from kreplica.cli.options.sources import ChrootOption, chroot_option, time_option, unreadable
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
@@ -48,7 +49,8 @@ def _partitions(values: list[str] | None) -> frozenset[str] | None:
     return frozenset(values)
 
 
-@app.command("timeline", short_help="Every leader, epoch and ISR change with its cause, from ZooKeeper or KRaft.")
+@app.command("timeline", cls=command(needs={"--groups": "--log-dirs"}),
+             short_help="Every leader, epoch and ISR change with its cause, from ZooKeeper or KRaft.")
 @runs_command
 def timeline(
     sources: SourcesArgument,
@@ -114,9 +116,6 @@ def timeline(
     dirs = parse_log_dirs(log_dirs)
     root = chroot_option(chroot)
     require_paths(sources)
-    if groups and not dirs:
-        raise UsageError("needs --log-dirs (the records an election loses are read from the replicas' files)",
-                          option="--groups")
     check_group_sources(groups)
     try:
         kind, files = timeline_evidence(sources, start, stop, root)

@@ -10,6 +10,7 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, require_paths
 from kreplica.cli.options.sources import check_point, offset_option, time_option
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 
 app = typer.Typer()
 
@@ -31,7 +32,8 @@ NowOption = Annotated[Optional[str], typer.Option(
          "Default: --at-time, else the newest batch timestamp in the evidence.")]
 
 
-@app.command("transactions", short_help="Transactional ids, open transactions, and the hanging ones with the "
+@app.command("transactions", cls=command(exclusive=[("--at-offset", "--at-time")]),
+             short_help="Transactional ids, open transactions, and the hanging ones with the "
                                         "offsets they pin.")
 @runs_command
 def transactions(

@@ -1,5 +1,5 @@
 """Directories a command writes its own files into (``plan-reassign --output-dir``,
-``truncate-plan --export``): checked before any work is done, and never written over silently.
+``truncate-plan --output-dir``): checked before any work is done, and never written over silently.
 
 A command's earlier output left in such a directory is a trap: an operator who runs
 ``phase-1.json`` of an old plan beside a new ``proposal.json`` executes the old plan. So a

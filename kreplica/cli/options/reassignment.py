@@ -145,8 +145,6 @@ def replica_sizes(assignment, sizes_file: Optional[Path], sizes_from: Optional[s
     partitions without one are warned of and count as 0 bytes."""
     if sizes_file is None and sizes_from is None:
         return None
-    if sizes_file is not None and sizes_from is not None:
-        raise UsageError("give either --sizes or --sizes-from, not both", option="--sizes")
     from kreplica.model.logdir.replica_sizes import sizes_from_describe, sizes_from_log_dirs
 
     if sizes_file is not None:

@@ -17,6 +17,10 @@ from kreplica.cli.options.common import require_paths
 from kreplica.formats.errors import FormatError
 from kreplica.formats.usage import UsageError
 
+#: the point options: a point is one of them, never two (a replay that stops at whichever comes first
+#: would answer a question nobody asked)
+POINT_OPTIONS = ("--at-zxid", "--at-time", "--at-offset")
+
 AtZxidOption = Annotated[Optional[str], typer.Option(
     "--at-zxid", metavar="ZXID", help="Stop after this zxid (hex like 0xb6, or decimal). Default: the end of the logs.")]
 AtTimeOption = Annotated[Optional[str], typer.Option(
