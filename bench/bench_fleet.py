@@ -220,7 +220,7 @@ def scan_argv(root: Path, cores: int | None, viewfs: bool = False) -> list[str]:
     out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
     source = ["viewfs://bench/fleet", "--conf", f"spark.hadoop.fs.viewfs.mounttable.bench.link./fleet=file://{root}"] \
         if viewfs else [str(root)]
-    argv = [KREPLICA, "fleet", "scan", *source, "--out", str(out), "-f", "ndjson"]
+    argv = [KREPLICA, "fleet", "scan", *source, "--output-dir", str(out), "-f", "ndjson"]
     return argv + (["--master", f"local[{cores}]"] if cores else [])
 
 
@@ -232,8 +232,8 @@ def best(argv_fn, runs: int) -> tuple[float, int, dict[str, float], float]:
     for _ in range(runs):
         argv = argv_fn()
         results.append(timed(argv))
-        if "--out" in argv:
-            shutil.rmtree(Path(argv[argv.index("--out") + 1]).parent, ignore_errors=True)
+        if "--output-dir" in argv:
+            shutil.rmtree(Path(argv[argv.index("--output-dir") + 1]).parent, ignore_errors=True)
     jobs = {name: min(r[2][name] for r in results if name in r[2]) for name in results[0][2]}
     return min(r[0] for r in results), max(r[1] for r in results), jobs, at
 
@@ -329,7 +329,7 @@ def warm_archive() -> None:
         if list((CACHE / "kreplica").glob("spark-*.jsa")):
             return
         out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
-        subprocess.run([KREPLICA, "fleet", "scan", str(THREE_REPLICAS), "--out", str(out), "-f", "ndjson"],
+        subprocess.run([KREPLICA, "fleet", "scan", str(THREE_REPLICAS), "--output-dir", str(out), "-f", "ndjson"],
                        env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         shutil.rmtree(out.parent, ignore_errors=True)
         deadline = time.monotonic() + 300
@@ -344,11 +344,11 @@ def small_cases(root: Path) -> dict[str, tuple[list[str], dict]]:
     """The commands of ``--small`` on one fleet (argv, extra environment); ``TABLES`` stands for
     a scan's output directory (made fresh each run), ``SCANNED`` for a finished scan's."""
     return {
-        "scan": ([KREPLICA, "fleet", "scan", str(root), "--out", "TABLES", "-f", "ndjson"], {}),
+        "scan": ([KREPLICA, "fleet", "scan", str(root), "--output-dir", "TABLES", "-f", "ndjson"], {}),
         "analyze": ([KREPLICA, "fleet", "analyze", "SCANNED", "-f", "ndjson"], {}),
-        "run": ([KREPLICA, "fleet", "run", str(root), "--out", "TABLES", "-f", "ndjson"], {}),
-        "scan, no archive": ([KREPLICA, "fleet", "scan", str(root), "--out", "TABLES", "-f", "ndjson"], ARCHIVE_OFF),
-        "run, no archive": ([KREPLICA, "fleet", "run", str(root), "--out", "TABLES", "-f", "ndjson"], ARCHIVE_OFF),
+        "run": ([KREPLICA, "fleet", "run", str(root), "--output-dir", "TABLES", "-f", "ndjson"], {}),
+        "scan, no archive": ([KREPLICA, "fleet", "scan", str(root), "--output-dir", "TABLES", "-f", "ndjson"], ARCHIVE_OFF),
+        "run, no archive": ([KREPLICA, "fleet", "run", str(root), "--output-dir", "TABLES", "-f", "ndjson"], ARCHIVE_OFF),
         "analyze on Spark": ([KREPLICA, "fleet", "analyze", "SCANNED", "-f", "ndjson"],
                              {"KREPLICA_FLEET_ANALYZE": "spark"}),
     }
@@ -359,7 +359,7 @@ def bench_small(runs: int) -> int:
     report = {}
     for label, root in (("three-replica fixture", THREE_REPLICAS), ("scenario fleet", scenario_fleet())):
         scanned = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
-        subprocess.run([KREPLICA, "fleet", "scan", str(root), "--out", str(scanned), "-f", "ndjson"],
+        subprocess.run([KREPLICA, "fleet", "scan", str(root), "--output-dir", str(scanned), "-f", "ndjson"],
                        env={**os.environ, "XDG_CACHE_HOME": str(CACHE)}, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=False)
         print(f"{label}: {root} ({len(partitions_of(root))} partitions, "
@@ -413,7 +413,7 @@ def bench_break_even(sizes: list[int], runs: int, data: Path, keep: bool) -> int
         for _ in range(runs):
             out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-")) / "tables"
             at = load()
-            fleet.append((run_process([KREPLICA, "fleet", "run", str(root), "--out", str(out), "-f", "ndjson"])[0],
+            fleet.append((run_process([KREPLICA, "fleet", "run", str(root), "--output-dir", str(out), "-f", "ndjson"])[0],
                           at))
             shutil.rmtree(out.parent, ignore_errors=True)
         single = []
@@ -443,7 +443,7 @@ def bench_memory(sizes: list[int], cores: int, data: Path, keep: bool) -> int:
         out = Path(tempfile.mkdtemp(prefix="kreplica-fleet-bench-", dir=data)) / "tables"
         at = load()
         scan_s, scan_peak, events, _, _ = run_process(
-            [KREPLICA, "fleet", "scan", str(root), "--out", str(out), "--master", f"local[{cores}]", "-f", "ndjson"])
+            [KREPLICA, "fleet", "scan", str(root), "--output-dir", str(out), "--master", f"local[{cores}]", "-f", "ndjson"])
         analyze_s, analyze_peak, _, _, _ = run_process(
             [KREPLICA, "fleet", "analyze", str(out), "--master", f"local[{cores}]", "-f", "ndjson"],
             {"KREPLICA_FLEET_ANALYZE": "spark"})

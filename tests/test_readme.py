@@ -54,7 +54,7 @@ NOT_RUN = {
     'cp "$(ls dist/kreplica-*.whl)" dist/kreplica.zip': "packaging for a Spark cluster",
     "spark-submit --master spark://host:7077 --archives dist/kreplica.zip#kreplica --conf "
     "spark.executorEnv.PYTHONPATH=kreplica \"$(python -c 'import kreplica.__main__ as m; print(m.__file__)')\" "
-    "fleet scan hdfs:///evidence --out hdfs:///tables":
+    "fleet scan hdfs:///evidence --output-dir hdfs:///tables":
         "a Spark cluster (tests/pipeline/spark/test_standalone_cluster.py ships the wheel the same way)",
 }
 _ASSIGNMENT = re.compile(r"([A-Z_][A-Z0-9_]*)=(\S.*)")

@@ -9,6 +9,7 @@ module's ``app`` is merged exactly as ``app.add_typer(module.app[, name=...])`` 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Iterator, MutableMapping
 from typing import Annotated, Any
 
@@ -89,7 +90,9 @@ class _LazyCommands(MutableMapping):
 
 
 class LazyGroup(TyperGroup):
-    """The top-level group: its commands are :class:`_LazyCommands`."""
+    """The top-level group: its commands are :class:`_LazyCommands`, and a mistake on the command
+    line, click's own parse errors included, is one line on stderr and exit 2
+    (:func:`~kreplica.cli.options.usage.usage_line`), never click's usage block."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -97,6 +100,30 @@ class LazyGroup(TyperGroup):
         self.commands = _LazyCommands()
         for name, cmd in extra.items():
             self.commands[name] = cmd
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        from typer._click import exceptions as errors
+
+        from kreplica.cli.exit_codes import ExitCode
+        from kreplica.cli.options.usage import usage_line
+        from kreplica.cli.runner import error_line
+        from kreplica.formats.usage import UsageError
+
+        try:
+            status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except errors.NoArgsIsHelpError as exc:   # the help, as asked for by giving nothing
+            exc.show()
+            sys.exit(exc.exit_code)
+        except (errors.ClickException, UsageError) as exc:
+            error_line(usage_line(exc))
+            sys.exit(ExitCode.USAGE)
+        except typer.Abort:
+            error_line("Aborted!")
+            sys.exit(1)
+        sys.exit(status if isinstance(status, int) else ExitCode.OK)
 
 
 _APP_SETTINGS: dict[str, Any] = dict(

@@ -108,7 +108,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
         _ex("The pre-2.0 KIP-101 rule on the same replicas: nothing is truncated, and offset 2 stays different.",
             f"{_TRUNCATE} --protocol kip101 -f text"),
         _ex("Keep what the truncation would discard: the batches as a segment file and the records as ndjson.",
-            f"{_TRUNCATE} --export /tmp/salvage -f text", exit_code=1),
+            f"{_TRUNCATE} --output-dir /tmp/salvage -f text", exit_code=1),
         _ex("The consumer groups of the broker's __consumer_offsets partitions against a truncation: audit and "
             "billing consumed records the log no longer has.",
             f"kreplica truncate-plan --leader {_GROUPS}/broker-1/orders-0 --follower {_GROUPS}/broker-2/orders-0 "
@@ -142,7 +142,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "zk log": (
         _ex("Every transaction of the logs, in zxid order.", f"kreplica zk log {_ZK} -f text"),
         _ex("The transactions from broker 1's session expiry to the unclean election, as ndjson.",
-            f"kreplica zk log {_ZK} --from-zxid 0x15 --to-zxid 0x18 -f ndjson"),
+            f"kreplica zk log {_ZK} --from 0x15 --to 0x18 -f ndjson"),
     ),
     "cluster-state": (
         _ex("The cluster state at the end of the ZooKeeper logs.", f"kreplica cluster-state {_ZK} -f text"),
@@ -155,7 +155,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
         _ex("What a controller taking over now would elect: nothing.", f"kreplica plan-elect {_KRAFT} -f text"),
         _ex("Broker 1 fails: orders-0 goes offline, its replicas' data ranks broker 2 as the best unclean choice, "
             "and the election JSON for kafka-leader-election.sh is written.",
-            f"kreplica plan-elect {_KRAFT} --fail 1 {_LOG_DIRS} --emit-election-json /tmp/election.json -f text",
+            f"kreplica plan-elect {_KRAFT} --fail 1 {_LOG_DIRS} --output-file /tmp/election.json -f text",
             exit_code=1),
         _ex("The blast radius of losing one or both racks.", f"kreplica plan-elect {_KRAFT} --sweep 2 --by-rack -f text",
             exit_code=1),
@@ -193,16 +193,16 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     ),
     "fleet scan": (
         _ex("Scan three brokers' replicas into Parquet tables on Spark's local mode.",
-            f"kreplica fleet scan {_THREE} --out /tmp/tables"),
+            f"kreplica fleet scan {_THREE} --output-dir /tmp/tables"),
     ),
     "fleet analyze": (
         _ex("Scan, then rank the partitions at risk: orders-0's replicas diverge.",
-            f"kreplica fleet scan {_THREE} --out /tmp/tables",
+            f"kreplica fleet scan {_THREE} --output-dir /tmp/tables",
             "kreplica fleet analyze /tmp/tables -f text", exit_code=1),
     ),
     "fleet run": (
         _ex("Scan and analyse with one start of Spark: the scan's line, then the partitions at risk.",
-            f"kreplica fleet run {_THREE} --out /tmp/run-tables -f text", exit_code=1),
+            f"kreplica fleet run {_THREE} --output-dir /tmp/run-tables -f text", exit_code=1),
     ),
 }
 

@@ -1,5 +1,7 @@
 """One wrapper that turns whatever a command raises into the contract's exit codes.
 
+- a usage error (:class:`~kreplica.formats.usage.UsageError`: what was typed cannot be run)
+  prints its one line (:func:`~kreplica.cli.options.usage.usage_line`) and exits 2;
 - bad input — a :class:`~kreplica.formats.errors.FormatError`, or an :class:`OSError` on a path
   (permission denied, a directory where a file belongs, a symlink loop, ...) — prints one line
   naming the file (and byte position where there is one) and exits 2, never 3;
@@ -27,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 import typer
+from typer._click.exceptions import ClickException
 
 from kreplica.cli.exit_codes import ExitCode
 
@@ -120,6 +123,7 @@ def runs_command(func: Callable[..., int]) -> Callable[..., None]:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> None:
         from kreplica.formats.errors import FormatError
+        from kreplica.formats.usage import UsageError
 
         debug = debug_enabled(bool(kwargs.get("debug", False)))
         if debug:
@@ -130,8 +134,13 @@ def runs_command(func: Callable[..., int]) -> Callable[..., None]:
             status = func(*args, **kwargs)
             flush_stdout()
             raise typer.Exit(exit_status(status, func.__name__))
-        except (typer.Exit, typer.BadParameter, typer.Abort):
+        except (typer.Exit, typer.Abort, ClickException):   # click's own: one line at the group
             raise
+        except UsageError as exc:
+            from kreplica.cli.options.usage import usage_line
+
+            error_line(usage_line(exc))
+            raise typer.Exit(ExitCode.USAGE) from None
         except FormatError as exc:
             if debug:
                 traceback.print_exc()

@@ -40,8 +40,8 @@ def fleet(tmp_path_factory) -> tuple[Path, dict[str, list[Path]], int, list[dict
     root = tmp_path_factory.mktemp("fleet")
     topics = build_fleet(root / "evidence")
     out = root / "tables"
-    code, (scan_obj,) = run("fleet", "scan", str(root / "evidence"), "--out", str(out), "--master", "local[2]",
-                            "--records", "--payloads")
+    code, (scan_obj,) = run("fleet", "scan", str(root / "evidence"), "--output-dir", str(out), "--master", "local[2]",
+                            "--records", "--record-bytes")
     assert scan_obj["type"] == "fleet_scan" and code == (1 if scan_obj["errors"] else 0)
     _, objs = run("fleet", "analyze", str(out), "--master", "local[2]")
     return out, topics, scan_obj, objs
@@ -171,5 +171,5 @@ def test_leaders_file_chooses_the_leader(fleet, tmp_path: Path) -> None:
 def test_scan_refuses_to_write_over_earlier_output(fleet) -> None:
     out, _, _, _ = fleet
     result = CliRunner().invoke(app, ["fleet", "scan", str(FIXTURES / "scenarios" / "kip101-scenario-1"),
-                                      "--out", str(out)])
+                                      "--output-dir", str(out)])
     assert result.exit_code == 2 and "not an empty directory" in result.output

@@ -47,7 +47,7 @@ def fleet(tmp_path_factory) -> tuple[Path, Path, list[dict]]:
     shutil.copytree(FIXTURES / "transactions" / "broker-1", evidence / "1" / "txn")
     shutil.copytree(S / "broker-2", evidence / "2" / "groups")
     out = root / "tables"
-    run("fleet", "scan", str(evidence), "--out", str(out), "--master", "local[1]")
+    run("fleet", "scan", str(evidence), "--output-dir", str(out), "--master", "local[1]")
     return evidence, out, run("fleet", "analyze", str(out), "--master", "local[1]")
 
 
@@ -101,13 +101,13 @@ def test_analyze_gives_the_consumer_impact_truncate_plan_gives(fleet) -> None:
 
 
 def test_tables_at_a_uri_hold_the_same_groups_and_analyze_reads_them_there(fleet, tmp_path) -> None:
-    """Written by Spark's writer into a ``viewfs://`` --out, the two tables keep their rows, and
+    """Written by Spark's writer into a ``viewfs://`` --output-dir, the two tables keep their rows, and
     ``fleet analyze`` of that URI reads ``group_offsets`` there for the same consumer impact."""
     evidence, out, objs = fleet
     tables = tmp_path / "tables"
     conf = [arg for c in (f"spark.hadoop.fs.viewfs.mounttable.fleet.link./tables=file://{tables}",
                           "spark.hadoop.fs.viewfs.impl.disable.cache=true") for arg in ("--conf", c)]
-    run("fleet", "scan", str(evidence), "--out", "viewfs://fleet/tables", "--master", "local[1]", *conf)
+    run("fleet", "scan", str(evidence), "--output-dir", "viewfs://fleet/tables", "--master", "local[1]", *conf)
     for table in ("group_offsets", "transactions"):
         assert (tables / table / "_SUCCESS").is_file()
         got = sorted(json.dumps(r, sort_keys=True) for r in pq.read_table(str(tables / table)).to_pylist())
@@ -119,12 +119,12 @@ def test_tables_at_a_uri_hold_the_same_groups_and_analyze_reads_them_there(fleet
 
 
 def test_fleet_run_into_a_uri_prints_what_scan_and_analyze_print(fleet, tmp_path) -> None:
-    """``fleet run --out`` a URI: Spark's writer writes the tables and the analysis, and the
+    """``fleet run --output-dir`` a URI: Spark's writer writes the tables and the analysis, and the
     objects are those of ``fleet scan`` then ``fleet analyze`` of a local directory."""
     evidence, _, objs = fleet
     conf = [arg for c in (f"spark.hadoop.fs.viewfs.mounttable.fleet.link./run=file://{tmp_path / 'run'}",
                           "spark.hadoop.fs.viewfs.impl.disable.cache=true") for arg in ("--conf", c)]
-    result = CliRunner().invoke(app, ["fleet", "run", str(evidence), "--out", "viewfs://fleet/run", "--master",
+    result = CliRunner().invoke(app, ["fleet", "run", str(evidence), "--output-dir", "viewfs://fleet/run", "--master",
                                       "local[1]", *conf, "-f", "ndjson"])
     assert result.exit_code == 1, result.output   # orders-0's replicas diverge
     scanned, *analysed = [json.loads(line) for line in result.stdout.splitlines()]

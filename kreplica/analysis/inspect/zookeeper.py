@@ -1,6 +1,6 @@
 """``zk dump`` and ``zk log`` as selections of what the ZooKeeper model reads: the nodes whose
 paths match ``--path`` globs (:func:`select_nodes`), the logged transactions within
-``--from-zxid``/``--to-zxid`` (:func:`select_txns`)."""
+``--from``/``--to`` (:func:`select_txns`)."""
 
 from __future__ import annotations
 

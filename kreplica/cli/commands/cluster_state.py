@@ -7,13 +7,21 @@ from typing import Annotated
 import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption
-from kreplica.cli.options.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption, load_source
+from kreplica.cli.options.sources import (
+    POINT_OPTIONS,
+    AtOffsetOption,
+    AtTimeOption,
+    AtZxidOption,
+    ChrootOption,
+    load_source,
+)
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 
 app = typer.Typer()
 
 
-@app.command("cluster-state", short_help="The cluster state from a ZooKeeper data directory or KRaft metadata.")
+@app.command("cluster-state", cls=command(exclusive=[POINT_OPTIONS]), short_help="The cluster state from a ZooKeeper data directory or KRaft metadata.")
 @runs_command
 def cluster_state(
     sources: Annotated[list[str], typer.Argument(

@@ -9,11 +9,13 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption
 from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
+from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
 
-@app.command("diverge", short_help="Compare replicas batch by batch over their whole logs.")
+@app.command("diverge", cls=command(), short_help="Compare replicas batch by batch over their whole logs.")
 @runs_command
 def diverge(
     replicas: Annotated[list[str], typer.Argument(metavar="REPLICA", show_default=False,
@@ -39,6 +41,6 @@ def diverge(
     from kreplica.report.results.replication import DivergenceReport
 
     if len(replicas) < 2:
-        raise typer.BadParameter("give at least two replicas", param_hint="REPLICA")
+        raise UsageError(f"expected two or more replicas, got {len(replicas)}", option="REPLICA")
     loaded = load_replicas(replicas, partition, hw)
     return show(DivergenceReport(tuple(loaded), tuple(compare_all(loaded))), output_format)

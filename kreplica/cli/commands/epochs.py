@@ -9,12 +9,13 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.model.versions import DEFAULT_VERSION
 
 app = typer.Typer()
 
 
-@app.command("epochs", short_help="Each replica's epoch lineage from batch headers, its checkpoint, and the cache a broker loads.")
+@app.command("epochs", cls=command(), short_help="Each replica's epoch lineage from batch headers, its checkpoint, and the cache a broker loads.")
 @runs_command
 def epochs(
     replicas: Annotated[list[str], typer.Argument(metavar="REPLICA", show_default=False,

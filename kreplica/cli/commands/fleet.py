@@ -9,13 +9,14 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from typer.core import TyperCommand
 
 from kreplica.cli.exit_codes import ExitCode
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.protocols import AUTO, ProtocolOption
 from kreplica.cli.options.sources import ChrootOption
+from kreplica.cli.options.usage import UsageCommand, command
 from kreplica.cli.runner import error_line, runs_command, show
+from kreplica.formats.usage import UsageError
 
 if TYPE_CHECKING:
     from kreplica.pipeline.fleet import ScanJob
@@ -40,7 +41,7 @@ def require_fleet_extra() -> None:
         raise typer.Exit(ExitCode.USAGE)
 
 
-class FleetCommand(TyperCommand):
+class FleetCommand(UsageCommand):
     """A fleet command: without the fleet extra it says how to install it before parsing its
     arguments (``kreplica fleet scan`` alone gets the install line, not "missing ROOT"), while
     ``--help`` still works."""
@@ -81,21 +82,30 @@ def _conf(pairs: list[str] | None) -> dict[str, str]:
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--conf")
+            raise UsageError(f"expected KEY=VALUE, got {pair!r}", option="--conf")
         conf[key.strip()] = value
     return conf
 
+
+#: what the scan's options need and are renamed from, and which of the analysis's exclude each other
+_SCAN_RULES = dict(needs={"--record-bytes": "--records"}, renamed=("--out", "--payloads"))
+_ANALYZE_RULES = dict(exclusive=[("SOURCE", "--leaders"), ("--at-zxid", "--at-offset")],
+                      needs={"--at-zxid": "SOURCE", "--at-offset": "SOURCE", "--chroot": "SOURCE"})
+_SCAN = command(**_SCAN_RULES, base=FleetCommand)
+_ANALYZE = command(**_ANALYZE_RULES, base=FleetCommand)
+_RUN = command(exclusive=_ANALYZE_RULES["exclusive"], needs={**_SCAN_RULES["needs"], **_ANALYZE_RULES["needs"]},
+               renamed=_SCAN_RULES["renamed"], base=FleetCommand)
 
 RootArgument = Annotated[str, typer.Argument(
     metavar="ROOT", show_default=False,
     help="The fleet: ROOT/<broker>/<logdir>/<topic>-<partition>/ (a path or file:// URI every executor can read, "
          "or any URI Spark reads: hdfs://, s3a://, gs://, abfs://, viewfs://...).")]
-OutOption = Annotated[str, typer.Option("--out", metavar="DIR", help="Where the tables go: a new or empty directory, a "
+OutOption = Annotated[str, typer.Option("--output-dir", metavar="DIR", help="Where the tables go: a new or empty directory, a "
                                                                    "path every executor shares or any URI Spark writes "
                                                                    "(hdfs://, s3a://, gs://, abfs://...).")]
 RecordsOption = Annotated[bool, typer.Option("--records", help="Also write a records table: offset, timestamp, key "
                                                                "and value sizes and their XXH64.")]
-PayloadsOption = Annotated[bool, typer.Option("--payloads", help="With --records, keep key and value bytes too.")]
+PayloadsOption = Annotated[bool, typer.Option("--record-bytes", help="With --records, keep key and value bytes too.")]
 SourcesArgument = Annotated[Optional[list[str]], typer.Argument(
     metavar="[SOURCE]...", show_default=False,
     help="A cluster state (anything cluster-state reads) naming each partition's leader.")]
@@ -114,8 +124,6 @@ def _scan_job(root: str, out: str, records: bool, payloads: bool, conf: list[str
     from kreplica.pipeline.scan.run import plan_scan
     from kreplica.pipeline.spark.session import require_java
 
-    if payloads and not records:
-        raise typer.BadParameter("--payloads needs --records", param_hint="--payloads")
     spark_conf = _conf(conf)
     log = _spark_log(spark_log, debug)
     _require_local(root)
@@ -141,7 +149,7 @@ def _note_break_even(plan: ScanPlan, master: str | None) -> None:
                    f"partitions or {break_even.break_even_bytes(cores) / 1e9:.0f} GB)")
 
 
-@app.command("scan", cls=FleetCommand, short_help="Walk every segment of a fleet once into Parquet tables.")
+@app.command("scan", cls=_SCAN, short_help="Walk every segment of a fleet once into Parquet tables.")
 @runs_command
 def scan(
     root: RootArgument,
@@ -208,7 +216,7 @@ def _analysis(sources, leaders, at_zxid, at_offset, chroot, protocol: str, kafka
                                    partial(report.partition_objects, kafka_version=version))
 
 
-@app.command("analyze", cls=FleetCommand,
+@app.command("analyze", cls=_ANALYZE,
              short_help="Per partition across its replicas: epochs, truncation, divergence, loss at risk.")
 @runs_command
 def analyze(
@@ -263,7 +271,7 @@ def analyze(
     return show(FleetAnalysisReport(partitions), output_format)
 
 
-@app.command("run", cls=FleetCommand, short_help="fleet scan, then fleet analyze of its tables, in one Spark session.")
+@app.command("run", cls=_RUN, short_help="fleet scan, then fleet analyze of its tables, in one Spark session.")
 @runs_command
 def run(
     root: RootArgument,
@@ -283,7 +291,7 @@ def run(
     output_format: FormatOption = None,
     debug: DebugOption = False,
 ) -> int:
-    """fleet scan ROOT --out DIR, then fleet analyze DIR [SOURCE]..., with Spark started once for
+    """fleet scan ROOT --output-dir DIR, then fleet analyze DIR [SOURCE]..., with Spark started once for
     both: the fleet_scan object, then every object fleet analyze prints (text: the scan's line,
     then the ranking). The tables, the options and the meaning of each object are those of the two
     commands (see them); so is the choice to analyse small tables in this process.
@@ -321,8 +329,6 @@ def _facts(sources, leaders, at_zxid, at_offset, chroot):
     from kreplica.formats.errors import FormatError
     from kreplica.pipeline.analyze import partitions as pipeline
 
-    if sources and leaders:
-        raise typer.BadParameter("give a cluster state SOURCE or --leaders, not both", param_hint="--leaders")
     if leaders:
         require_paths([leaders], "--leaders")
         try:

@@ -9,7 +9,8 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.sources import AtTimeOption, offset_option, time_option
 from kreplica.cli.runner import runs_command, show
-from kreplica.formats.errors import FormatError
+from kreplica.cli.options.usage import command
+from kreplica.formats.usage import UsageError
 from kreplica.model.versions import DEFAULT_VERSION
 
 app = typer.Typer()
@@ -30,7 +31,8 @@ ExpiryTimeOption = Annotated[Optional[str], typer.Option(
          "Default: --at-time, else the newest record replayed in the partition.")]
 
 
-@app.command("groups", short_help="Consumer groups and committed offsets as the group coordinator loads them.")
+@app.command("groups", cls=command(exclusive=[("--at-offset", "--at-time")]),
+             short_help="Consumer groups and committed offsets as the group coordinator loads them.")
 @runs_command
 def groups(
     sources: Annotated[list[str], typer.Argument(
@@ -84,8 +86,8 @@ def groups(
     found = find_group_sources(sources)
     if point.at_offset is not None and len(found.replicas) > 1:
         names = ", ".join(f"__consumer_offsets-{n}" for n in found.replicas)
-        raise FormatError(f"an offset names a record of one partition, and the sources hold {names}: give the "
-                          "replicas of one", field="--at-offset")
+        raise UsageError(f"an offset names a record of one partition, and the sources hold {names}: give the "
+                          "replicas of one", option="--at-offset")
     files = LogDirFiles()
     coordinator = coordinator_for(version)
     total = sum(seg.size for replicas in found.replicas.values() for p, _d in replicas for seg in p.segments)

@@ -9,6 +9,7 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.names import require_choice
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.model.versions import DEFAULT_VERSION
 
 app = typer.Typer()
@@ -16,7 +17,7 @@ app = typer.Typer()
 SHUTDOWNS = ("clean", "unclean")
 
 
-@app.command("inspect-dir", short_help="Read partition or log directories together and say what a restart would do.")
+@app.command("inspect-dir", cls=command(), short_help="Read partition or log directories together and say what a restart would do.")
 @runs_command
 def inspect_dir(
     dirs: Annotated[list[str], typer.Argument(

@@ -8,11 +8,13 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, require_paths
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 
 app = typer.Typer()
 
 
-@app.command("inspect-index", short_help="Dump offset, time and transaction indexes and check them against their segments.")
+@app.command("inspect-index", cls=command(exclusive=[("--verify-only", "--no-verify")]),
+             short_help="Dump offset, time and transaction indexes and check them against their segments.")
 @runs_command
 def inspect_index_command(
     paths: Annotated[list[str], typer.Argument(
@@ -38,8 +40,6 @@ def inspect_index_command(
     from kreplica.model.logdir.index_files import find_index_files
     from kreplica.report.results.inspect_index import InspectIndexReport
 
-    if verify_only and no_verify:
-        raise typer.BadParameter("--verify-only and --no-verify exclude each other", param_hint="--verify-only")
     require_paths(paths)
     files = find_index_files(paths)
     items = ((f.path, item) for f in files for item in inspect_index(f, verify=not no_verify))

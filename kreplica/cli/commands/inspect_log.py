@@ -10,6 +10,8 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, PayloadOption, require_paths
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
+from kreplica.formats.usage import UsageError
 from kreplica.report.output.formats import Payload
 
 app = typer.Typer()
@@ -49,9 +51,9 @@ def parse_offsets(text: str | None) -> tuple[int | None, int | None] | None:
         else:
             first = last = int(text)
     except ValueError:
-        raise typer.BadParameter(f"expected A:B, A:, :B or N with integer offsets, got {text!r}") from None
+        raise UsageError(f"expected A:B, A:, :B or N with integer offsets, got {text!r}", option="--offsets") from None
     if first is not None and last is not None and first > last:
-        raise typer.BadParameter(f"the range {text!r} is empty (first offset above last)")
+        raise UsageError(f"the range {text!r} is empty (first offset above last)", option="--offsets")
     return first, last
 
 
@@ -81,7 +83,8 @@ def _within_the_log(events: Iterator, first: int | None, last: int | None) -> It
     yield from held
 
 
-@app.command("inspect-log", short_help="Read Kafka log segments exactly as Kafka does, report damage, judge recovery.")
+@app.command("inspect-log", cls=command(needs={"--decode": "--records"}),
+             short_help="Read Kafka log segments exactly as Kafka does, report damage, judge recovery.")
 @runs_command
 def inspect_log(
     paths: Annotated[list[str], typer.Argument(

@@ -11,12 +11,15 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.replicas import PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.model.versions import DEFAULT_VERSION
 
 app = typer.Typer()
 
 
-@app.command("offset-for-epoch", short_help="Answer OffsetForLeaderEpoch as a replica would as leader.")
+@app.command("offset-for-epoch", cls=command(exclusive=[("--epoch", "--epochs-from"),
+                                                           ("--current-leader-epoch", "--epochs-from")]),
+             short_help="Answer OffsetForLeaderEpoch as a replica would as leader.")
 @runs_command
 def offset_for_epoch(
     replica: Annotated[str, typer.Argument(metavar="REPLICA", show_default=False,
@@ -45,10 +48,11 @@ def offset_for_epoch(
     """
     from kreplica.analysis.replication.offset_for_epoch import answer_queries
     from kreplica.formats.errors import Malformed
+    from kreplica.formats.usage import UsageError
     from kreplica.report.results.replication import OffsetForEpochReport
 
-    if (epoch is None) == (epochs_from is None):
-        raise typer.BadParameter("give exactly one of --epoch and --epochs-from", param_hint="--epoch")
+    if epoch is None and epochs_from is None:
+        raise UsageError("missing: give one of --epoch and --epochs-from", option="--epoch")
     kafka_version = kafka_version or DEFAULT_VERSION
     if epochs_from is not None:
         require_paths([epochs_from], "--epochs-from", stdin=True)

@@ -9,9 +9,10 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, SourcesArgument, parse_log_dirs
 from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
-from kreplica.cli.options.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
+from kreplica.cli.options.sources import POINT_OPTIONS, AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
+from kreplica.cli.options.usage import command
 from kreplica.cli.runner import runs_command, show
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
@@ -28,19 +29,24 @@ def _brokers(values: list[str] | None, option: str) -> tuple[int, ...]:
             if not part:
                 continue
             if not part.lstrip("-").isdigit():
-                raise FormatError(f"expected a broker id, got {part!r}", field=option)
+                raise UsageError(f"expected a broker id, got {part!r}", option=option)
             out.append(int(part))
     return tuple(dict.fromkeys(out))
 
 
-@app.command("plan-elect", short_help="Plan the leader elections a controller would run, and what-if scenarios.")
+@app.command("plan-elect", cls=command(
+    exclusive=[POINT_OPTIONS, *(("--sweep", o) for o in ("--fail", "--controlled-shutdown", "--preferred",
+                                                         "--reassign-complete", "--log-dirs"))],
+    needs={"--by-rack": "--sweep", "--output-file": "--log-dirs", "--groups": "--log-dirs"},
+    renamed=("--emit-election-json", "--shutdown")),
+             short_help="Plan the leader elections a controller would run, and what-if scenarios.")
 @runs_command
 def plan_elect(
     sources: SourcesArgument,
     fail: Annotated[Optional[list[str]], typer.Option(
         "--fail", metavar="BROKER", help="A broker fails hard (repeatable, or comma-separated).")] = None,
     shutdown: Annotated[Optional[list[str]], typer.Option(
-        "--shutdown", metavar="BROKER",
+        "--controlled-shutdown", metavar="BROKER",
         help="A broker shuts down under control (repeatable, or comma-separated; handled in the order given).")]
     = None,
     preferred: Annotated[Optional[list[str]], typer.Option(
@@ -60,8 +66,8 @@ def plan_elect(
              "KIP-966 recovery order and the records each choice would lose.")] = None,
     groups: GroupsOption = None,
     emit_election_json: Annotated[Optional[Path], typer.Option(
-        "--emit-election-json", metavar="FILE",
-        help="Write kafka-leader-election.sh --path-to-json-file input for the best candidates (needs "
+        "--output-file", metavar="FILE",
+        help="Write kafka-leader-election.sh --path-to-json-file input for the best candidates to FILE (needs "
              "--log-dirs).")] = None,
     sweep: Annotated[Optional[int], typer.Option(
         "--sweep", metavar="N", min=1,
@@ -79,14 +85,14 @@ def plan_elect(
 ) -> int:
     """Say which partitions go offline, who leads each, and which elections are unclean, before
     anyone acts. With no scenario it plans what the controller would do now (an election for every
-    offline partition); --fail, --shutdown, --reassign-complete and --preferred add events, applied
+    offline partition); --fail, --controlled-shutdown, --reassign-complete and --preferred add events, applied
     in that order. The rules are those of the controller of --kafka-version: the ZooKeeper
     controller (1.1-3.9, default 3.9 for ZooKeeper sources), the 0.8-1.0 selectors, or KRaft's
     PartitionChangeBuilder with eligible leader replicas (default current Kafka). Each election gives
     the new leader (-1: offline), ISR, leader epoch and znode version or partition epoch, whether it
     is unclean, and the partition's health. With --log-dirs the candidates of each elected partition
     are ranked (KIP-966: last epoch, then log end offset) with the records the other replicas would
-    lose under each, committed or not; --emit-election-json writes the stock tool's input. --sweep N
+    lose under each, committed or not; --output-file writes the stock tool's input. --sweep N
     lists the blast radius of every combination of up to N failed brokers (or racks with --by-rack).
 
     With the __consumer_offsets partitions of the --log-dirs (and of --groups SOURCEs), each group's
@@ -105,19 +111,8 @@ def plan_elect(
 
     require_choice("--unclean-allowed", unclean_allowed, UNCLEAN_CHOICES)
     failed = _brokers(fail, "--fail")
-    stopping = _brokers(shutdown, "--shutdown")
+    stopping = _brokers(shutdown, "--controlled-shutdown")
     dirs = parse_log_dirs(log_dirs)
-    if emit_election_json is not None and not dirs:
-        raise FormatError("needs --log-dirs (the candidates are ranked from the replicas' files)",
-                          field="--emit-election-json")
-    if groups and not dirs:
-        raise FormatError("needs --log-dirs (the records an election loses are read from the replicas' files)",
-                          field="--groups")
-    if by_rack and sweep is None:
-        raise FormatError("applies to --sweep", field="--by-rack")
-    if sweep is not None and (failed or stopping or preferred is not None or reassign_complete or dirs):
-        raise FormatError("runs on its own: no --fail, --shutdown, --preferred, --reassign-complete or "
-                          "--log-dirs with it", field="--sweep")
     check_group_sources(groups)
     state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
     _check_names(state, failed, stopping, preferred, dirs)
@@ -141,7 +136,7 @@ def plan_elect(
                                      committed=lambda version: committed_offsets(group_paths(dirs.values(), groups),
                                                                                  version))
     except ScenarioError as exc:
-        raise FormatError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     if emit_election_json is not None:
         from kreplica.report.schemas.election import write_election_json
 
@@ -155,7 +150,7 @@ def _check_names(state, failed, stopping, preferred, dirs) -> None:
     from kreplica.cli.options.names import cluster_brokers, require_known
 
     brokers = cluster_brokers(state)
-    for option, given in (("--fail", failed), ("--shutdown", stopping), ("--log-dirs", sorted(dirs))):
+    for option, given in (("--fail", failed), ("--controlled-shutdown", stopping), ("--log-dirs", sorted(dirs))):
         require_known(option, "broker", given, brokers, where="the cluster state")
     if preferred is not None and [x.strip() for x in preferred] != [ALL]:
         topics = [t.name for t in state.topics]

@@ -20,14 +20,19 @@ from kreplica.cli.options.reassignment import (
     split_words,
     topic_list,
 )
-from kreplica.cli.options.sources import AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
+from kreplica.cli.options.sources import POINT_OPTIONS, AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
+from kreplica.cli.options.usage import command
 from kreplica.cli.runner import runs_command, show
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
 
-@app.command("plan-reassign", short_help="Plan replica reassignments offline: minimal moves, racks, balance, "
+@app.command("plan-reassign", cls=command(
+    exclusive=[POINT_OPTIONS, ("--sizes", "--sizes-from"), ("--seed", "--start-index"),
+               *(("--assignment", o) for o in (*POINT_OPTIONS, "--chroot"))],
+    needs={"--overwrite": "--output-dir", "--max-bytes": ("--sizes", "--sizes-from")}),
+             short_help="Plan replica reassignments offline: minimal moves, racks, balance, "
                                          "Kafka's JSON.")
 @runs_command
 def plan_reassign(
@@ -142,8 +147,6 @@ def plan_reassign(
         executed = executed_replicas(reassignment_file)
     else:
         sizes = replica_sizes(assignment, sizes_file, sizes_from)
-        if max_bytes is not None and sizes is None:
-            raise FormatError("--max-bytes needs replica sizes (--sizes or --sizes-from)", field="--max-bytes")
     try:
         outcome = analysis.plan_reassign(
             assignment, action, sizes=sizes, executed=executed, kafka_version=kafka_version, max_moves=max_moves,
@@ -151,7 +154,7 @@ def plan_reassign(
             brokers=broker_list, racks=rack_map, rack_aware=not disable_rack_aware, topics=topic_list(topics),
             seed=seed, start_index=start_index, **arguments)
     except (PlanError, PlacementError) as exc:
-        raise FormatError(str(exc), field=action) from None
+        raise UsageError(str(exc), option=action) from None
     files: list[str] = []
     phase_files: dict[int, str] = {}
     if output_dir is not None and isinstance(outcome, analysis.PlannedReassignment):

@@ -12,7 +12,8 @@ from kreplica.cli.options.common import DebugOption, FormatOption, SourcesArgume
 from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
 from kreplica.cli.options.sources import ChrootOption, chroot_option, time_option, unreadable
 from kreplica.cli.runner import runs_command, show
-from kreplica.formats.errors import FormatError
+from kreplica.cli.options.usage import command
+from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
@@ -34,8 +35,8 @@ def point_option(text: str | None, option: str) -> tuple[int | None, int | None]
         if t.isdigit() and len(t) < _MS_DIGITS:
             return int(t), None
     except ValueError:
-        raise FormatError(f"expected a zxid or offset (0xb6, 182) or a time (epoch ms, ISO-8601), got {text!r}",
-                          field=option) from None
+        raise UsageError(f"expected a zxid or offset (0xb6, 182) or a time (epoch ms, ISO-8601), got {text!r}",
+                          option=option) from None
     return None, time_option(text, option)
 
 
@@ -44,11 +45,12 @@ def _partitions(values: list[str] | None) -> frozenset[str] | None:
         return None
     for v in values:
         if not _PARTITION.match(v):
-            raise FormatError(f"expected TOPIC-PARTITION such as orders-0, got {v!r}", field="--partition")
+            raise UsageError(f"expected TOPIC-PARTITION such as orders-0, got {v!r}", option="--partition")
     return frozenset(values)
 
 
-@app.command("timeline", short_help="Every leader, epoch and ISR change with its cause, from ZooKeeper or KRaft.")
+@app.command("timeline", cls=command(needs={"--groups": "--log-dirs"}),
+             short_help="Every leader, epoch and ISR change with its cause, from ZooKeeper or KRaft.")
 @runs_command
 def timeline(
     sources: SourcesArgument,
@@ -114,9 +116,6 @@ def timeline(
     dirs = parse_log_dirs(log_dirs)
     root = chroot_option(chroot)
     require_paths(sources)
-    if groups and not dirs:
-        raise FormatError("needs --log-dirs (the records an election loses are read from the replicas' files)",
-                          field="--groups")
     check_group_sources(groups)
     try:
         kind, files = timeline_evidence(sources, start, stop, root)

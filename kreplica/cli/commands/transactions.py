@@ -10,6 +10,7 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, require_paths
 from kreplica.cli.options.sources import check_point, offset_option, time_option
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 
 app = typer.Typer()
 
@@ -31,7 +32,8 @@ NowOption = Annotated[Optional[str], typer.Option(
          "Default: --at-time, else the newest batch timestamp in the evidence.")]
 
 
-@app.command("transactions", short_help="Transactional ids, open transactions, and the hanging ones with the "
+@app.command("transactions", cls=command(exclusive=[("--at-offset", "--at-time")]),
+             short_help="Transactional ids, open transactions, and the hanging ones with the "
                                         "offsets they pin.")
 @runs_command
 def transactions(
@@ -79,7 +81,7 @@ def transactions(
     from kreplica.cli.options.groups import group_paths
     from kreplica.cli.options.names import require_known
     from kreplica.cli.progress import byte_progress
-    from kreplica.formats.errors import FormatError
+    from kreplica.formats.usage import UsageError
     from kreplica.model.logdir.log_dir import find_log_dirs, given_paths
     from kreplica.report.results.transactions import TransactionsReport
 
@@ -91,8 +93,8 @@ def transactions(
     if offset is not None:
         held = sorted(coordinator_partitions(log_dirs))
         if len(held) != 1:
-            raise FormatError(f"needs one __transaction_state partition in the evidence, which holds {len(held)}"
-                              + (f" ({', '.join(map(str, held))})" if held else ""), field="--at-offset")
+            raise UsageError(f"needs one __transaction_state partition in the evidence, which holds {len(held)}"
+                              + (f" ({', '.join(map(str, held))})" if held else ""), option="--at-offset")
     total = sum(seg.size for d in log_dirs for p in d.partitions for seg in p.segments)
     with byte_progress("transactions", total) as advance:
         result = analyze_transactions(log_dirs, at_offset=offset, at_time=when, now=aged_at,

@@ -13,13 +13,15 @@ from kreplica.cli.options.output_dirs import OVERWRITE_OPTION, listing, own_file
 from kreplica.cli.options.protocols import AUTO, ProtocolOption
 from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 
 app = typer.Typer()
 
-EXPORT_OPTION = "--export"
+EXPORT_OPTION = "--output-dir"
 
 
-@app.command("truncate-plan", short_help="Simulate follower truncation against a chosen leader and list what goes.")
+@app.command("truncate-plan", cls=command(needs={"--overwrite": "--output-dir"}, renamed=("--export",)),
+             short_help="Simulate follower truncation against a chosen leader and list what goes.")
 @runs_command
 def truncate_plan(
     leader: Annotated[str, typer.Option("--leader", metavar="REPLICA", help="The replica that leads.")],
@@ -30,13 +32,13 @@ def truncate_plan(
     hw: HwOption = None,
     kafka_version: KafkaVersionOption = None,
     export: Annotated[Optional[Path], typer.Option(
-        "--export", metavar="DIR",
+        "--output-dir", metavar="DIR",
         help="Write the discarded records to DIR as ndjson and as a valid segment file, and name the files written "
              "(DIR/FOLLOWER/PARTITION.records.ndjson and DIR/FOLLOWER/PARTITION/OFFSET.log).")]
     = None,
     groups: GroupsOption = None,
     overwrite: Annotated[bool, typer.Option(
-        "--overwrite", help="Replace an earlier --export of the same partition and followers in DIR (its records "
+        "--overwrite", help="Replace an earlier --output-dir of the same partition and followers in DIR (its records "
                             "file and segment files; nothing else).")] = False,
     output_format: FormatOption = None,
     debug: DebugOption = False,
@@ -45,7 +47,7 @@ def truncate_plan(
     KIP-101, KIP-279's iterative exchange, the 2.8+ diverging-epoch fetch, and the out-of-range paths),
     list what it would discard, say whether any of it was committed (below a high watermark recorded on
     any replica) and which other replica still holds identical batches, and name transactions whose
-    markers go. --export writes the discarded records so they can be re-produced, and refuses to write
+    markers go. --output-dir writes the discarded records so they can be re-produced, and refuses to write
     over an earlier export unless --overwrite.
 
     The findings of the replicas' logs that bear on the plan (errors, warnings about epochs) come first.
@@ -83,7 +85,7 @@ def truncate_plan(
 def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]:
     """An earlier export of this partition for these followers in ``export``: refused (exit 2,
     naming its files) unless ``overwrite``, which returns its files to remove before writing."""
-    from kreplica.formats.errors import FormatError
+    from kreplica.formats.usage import UsageError
     from kreplica.report.schemas.salvage import earlier_export_files
 
     partition = replicas[0].name
@@ -91,6 +93,6 @@ def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]
                         EXPORT_OPTION)
     if earlier and not overwrite:
         held = listing(str(p.relative_to(export)) for p in earlier)
-        raise FormatError(f"holds an earlier export of {partition} ({held}); give {OVERWRITE_OPTION} to replace it",
-                          path=str(export), field=EXPORT_OPTION)
+        raise UsageError(f"holds an earlier export of {partition} ({held}); give {OVERWRITE_OPTION} to replace it",
+                          path=str(export), option=EXPORT_OPTION)
     return earlier

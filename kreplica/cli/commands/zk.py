@@ -14,6 +14,7 @@ from kreplica.cli.options.common import DebugOption, FormatOption, require_paths
 from kreplica.cli.options.names import unknown_name
 from kreplica.cli.options.sources import AtTimeOption, AtZxidOption, check_point, time_option, unreadable, zxid_option
 from kreplica.cli.runner import runs_command, show
+from kreplica.cli.options.usage import command
 from kreplica.formats.errors import FormatError
 from kreplica.report.output.formats import Payload
 
@@ -51,7 +52,7 @@ def _span(files):
     return zookeeper_span(files)
 
 
-@app.command("dump", short_help="The ZooKeeper tree at a zxid or time, with stat and data.")
+@app.command("dump", cls=command(exclusive=[("--at-zxid", "--at-time")]), short_help="The ZooKeeper tree at a zxid or time, with stat and data.")
 @runs_command
 def dump(
     sources: SourceArgument,
@@ -95,14 +96,14 @@ def dump(
     return show(ZkDumpReport(state, select_nodes(state.nodes, path or ()), payload), output_format)
 
 
-@app.command("log", short_help="Every ZooKeeper transaction, decoded, in zxid order.")
+@app.command("log", cls=command(renamed=("--from-zxid", "--to-zxid")), short_help="Every ZooKeeper transaction, decoded, in zxid order.")
 @runs_command
 def log(
     sources: SourceArgument,
     from_zxid: Annotated[Optional[str], typer.Option(
-        "--from-zxid", metavar="ZXID", help="List only transactions from this zxid on (hex or decimal).")] = None,
+        "--from", metavar="ZXID", help="List only transactions from this zxid on (hex or decimal).")] = None,
     to_zxid: Annotated[Optional[str], typer.Option(
-        "--to-zxid", metavar="ZXID", help="List only transactions up to this zxid (inclusive).")] = None,
+        "--to", metavar="ZXID", help="List only transactions up to this zxid (inclusive).")] = None,
     payload: PayloadOption = Payload.base64,
     output_format: FormatOption = None,
     debug: DebugOption = False,
@@ -118,16 +119,16 @@ def log(
     from kreplica.analysis.inspect.zookeeper import select_txns
     from kreplica.report.results.zk import ZkLogReport
 
-    low = zxid_option(from_zxid, "--from-zxid")
-    high = zxid_option(to_zxid, "--to-zxid")
+    low = zxid_option(from_zxid, "--from")
+    high = zxid_option(to_zxid, "--to")
     try:
         files = _files(sources)
         if not files.logs:
             raise FormatError("no ZooKeeper transaction log (log.<zxid>) in SOURCE", path=", ".join(sources))
         if low is not None or high is not None:
             span = _span(files)
-            check_point(span, "--from-zxid", position=low)
-            check_point(span, "--to-zxid", position=high)
+            check_point(span, "--from", position=low)
+            check_point(span, "--to", position=high)
     except OSError as exc:
         raise unreadable(exc) from exc
     report = ZkLogReport(select_txns(_tree().iter_zk_log(sources), low, high), payload)

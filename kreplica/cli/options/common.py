@@ -30,6 +30,7 @@ DebugOption = Annotated[
 def _kafka_version(text: str | None):
     """The version asked for; one newer than kreplica's version table knows is refused (it would
     be emulated as the newest known, silently)."""
+    from kreplica.formats.usage import UsageError
     from kreplica.model.versions import NEWEST_KNOWN, is_known_release, parse_kafka_version
 
     if text is None:
@@ -37,10 +38,10 @@ def _kafka_version(text: str | None):
     try:
         version = parse_kafka_version(text)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise UsageError(str(exc), option="--kafka-version") from None
     if not is_known_release(version):
-        raise typer.BadParameter(f"Kafka {text.strip()} is newer than any version kreplica knows "
-                                 f"(the newest is {NEWEST_KNOWN.major}.{NEWEST_KNOWN.minor})")
+        raise UsageError(f"Kafka {text.strip()} is newer than any version kreplica knows "
+                         f"(the newest is {NEWEST_KNOWN.major}.{NEWEST_KNOWN.minor})", option="--kafka-version")
     return version
 
 
@@ -83,19 +84,19 @@ def parse_log_dirs(values: list[str] | None) -> dict[int, str]:
     a malformed pair, a missing directory or a broker given twice is a usage error (exit 2)."""
     import os
 
-    from kreplica.formats.errors import FormatError
+    from kreplica.formats.usage import UsageError
 
     out: dict[int, str] = {}
     for v in values or ():
         broker, sep, path = v.partition("=")
         if not sep or not broker.strip().isdigit() or not path:
-            raise FormatError(f"expected BROKER=DIR such as 1=/data/broker-1, got {v!r}", field="--log-dirs")
+            raise UsageError(f"expected BROKER=DIR such as 1=/data/broker-1, got {v!r}", option="--log-dirs")
         require_paths([path], "--log-dirs")
         if not os.path.isdir(path):
-            raise FormatError("not a directory", path=path, field="--log-dirs")
+            raise UsageError("not a directory", path=path, option="--log-dirs")
         b = int(broker)
         if b in out:
-            raise FormatError(f"broker {b} is given twice", field="--log-dirs")
+            raise UsageError(f"broker {b} is given twice", option="--log-dirs")
         out[b] = path
     return out
 

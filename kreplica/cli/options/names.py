@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Collection, Iterable
 
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 
 #: at most this many existing names are listed in a message
 SHOWN = 12
@@ -38,13 +38,13 @@ def _listing(names: list[str]) -> str:
 
 
 def unknown_name(option: str, what: str, name: object, known: Iterable[object], *,
-                 where: str = "the evidence") -> FormatError:
+                 where: str = "the evidence") -> UsageError:
     """The usage error for ``name`` (a ``what``: "partition", "broker" ...), which ``where``
     never mentions; ``known`` are the names it does mention (sorted by the caller)."""
     names = closest_first(str(name), (str(k) for k in known))
     shown = repr(name) if isinstance(name, str) else str(name)
     has = f"it has {_listing(names)}" if names else f"it names no {what} at all"
-    return FormatError(f"no {what} {shown} in {where} ({has})", field=option)
+    return UsageError(f"no {what} {shown} in {where} ({has})", option=option)
 
 
 def require_known(option: str, what: str, given: Iterable[object], known: Collection[object], *,
@@ -66,7 +66,7 @@ def require_choice(option: str, value: str, choices: Iterable[str]) -> str:
     choices = list(choices)
     if value in choices:
         return value
-    raise FormatError(choice_message(value, choices), field=option)
+    raise UsageError(choice_message(value, choices), option=option)
 
 
 def closest_choice(value: str, choices: Iterable[str]) -> str | None:

@@ -1,5 +1,5 @@
 """Directories a command writes its own files into (``plan-reassign --output-dir``,
-``truncate-plan --export``): checked before any work is done, and never written over silently.
+``truncate-plan --output-dir``): checked before any work is done, and never written over silently.
 
 A command's earlier output left in such a directory is a trap: an operator who runs
 ``phase-1.json`` of an old plan beside a new ``proposal.json`` executes the old plan. So a
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from kreplica.cli.runner import error_line
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 
 #: how many names a one-line refusal lists before "and N more"
 LISTED_NAMES = 5
@@ -28,16 +28,16 @@ def require_writable_dir(path: Path, option: str) -> None:
     one-line usage error (exit 2) naming it, before anything is read or written."""
     if path.exists():
         if not path.is_dir():
-            raise FormatError("exists and is not a directory", path=str(path), field=option)
+            raise UsageError("exists and is not a directory", path=str(path), option=option)
         if not os.access(path, os.W_OK | os.X_OK):
-            raise FormatError("is not writable (permission denied)", path=str(path), field=option)
+            raise UsageError("is not writable (permission denied)", path=str(path), option=option)
         return
     parent = next((p for p in path.absolute().parents if p.exists()), None)
     if parent is None or not parent.is_dir():
-        raise FormatError(f"cannot be created: {parent} is not a directory", path=str(path), field=option)
+        raise UsageError(f"cannot be created: {parent} is not a directory", path=str(path), option=option)
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise FormatError(f"cannot be created: {parent} is not writable (permission denied)",
-                          path=str(path), field=option)
+        raise UsageError(f"cannot be created: {parent} is not writable (permission denied)",
+                          path=str(path), option=option)
 
 
 def listing(names: Iterable[str]) -> str:
@@ -58,8 +58,8 @@ def own_files(named: Sequence[Path], directory: Path, option: str) -> tuple[Path
     it is not a file the command wrote, and writing there would write through it."""
     others = [p.name for p in named if not is_regular_file(p)]
     if others:
-        raise FormatError(f"holds {listing(others)} under the name of a file kreplica writes, but not as one; "
-                          "choose another directory", path=str(directory), field=option)
+        raise UsageError(f"holds {listing(others)} under the name of a file kreplica writes, but not as one; "
+                          "choose another directory", path=str(directory), option=option)
     return tuple(named)
 
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from kreplica.cli.options.names import choice_message
+from kreplica.formats.usage import UsageError
 from kreplica.model.versions import Protocol
 
 #: ``--protocol``: the truncation protocol generations (light to import: the version table);
@@ -19,7 +20,7 @@ PROTOCOLS = (*(p.value for p in Protocol), AUTO)
 
 def _protocol(value: str) -> str:
     if value not in PROTOCOLS:
-        raise typer.BadParameter(choice_message(value, PROTOCOLS))
+        raise UsageError(choice_message(value, PROTOCOLS), option="--protocol")
     return value
 
 

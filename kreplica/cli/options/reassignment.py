@@ -13,7 +13,7 @@ from typing import Optional
 from kreplica.cli.options.names import choice_message, closest_choice, require_known
 from kreplica.cli.options.sources import load_source
 from kreplica.cli.runner import error_line
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 from kreplica.formats.tools.reassignment_json import read_reassignment_json
 
 #: the actions, in the order the help lists them (kreplica.analysis.reassignment.planner.ACTIONS)
@@ -29,13 +29,13 @@ def parse_brokers(text: str, option: str) -> list[int]:
     for part in text.split(","):
         m = _BROKER_RANGE.match(part)
         if not m:
-            raise FormatError(f"expected broker ids like 1,2,3 or 1-6, got {part.strip()!r}", field=option)
+            raise UsageError(f"expected broker ids like 1,2,3 or 1-6, got {part.strip()!r}", option=option)
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
         if hi < lo:
-            raise FormatError(f"empty broker range {part.strip()!r}", field=option)
+            raise UsageError(f"empty broker range {part.strip()!r}", option=option)
         out.extend(range(lo, hi + 1))
     if len(set(out)) != len(out):
-        raise FormatError(f"duplicate broker ids in {text!r}", field=option)
+        raise UsageError(f"duplicate broker ids in {text!r}", option=option)
     return out
 
 
@@ -45,7 +45,7 @@ def parse_racks(text: str) -> dict[int, str]:
     for part in text.split(","):
         broker, sep, rack = part.partition(":")
         if not sep or not broker.strip().isdigit() or not rack.strip():
-            raise FormatError(f"expected BROKER:RACK pairs like 1:use1-az1, got {part.strip()!r}", field="--racks")
+            raise UsageError(f"expected BROKER:RACK pairs like 1:use1-az1, got {part.strip()!r}", option="--racks")
         out[int(broker)] = rack.strip()
     return out
 
@@ -60,13 +60,13 @@ def split_words(words: list[str]) -> tuple[list[str], str, list[str]]:
             return words[:k], w, words[k + 1:]
     for w in words:
         if not os.path.exists(w) and closest_choice(w, ACTIONS) is not None:
-            raise FormatError(f"no action: {choice_message(w, ACTIONS)}", field="ACTION")
-    raise FormatError(f"no action: expected one of {', '.join(ACTIONS)}", field="ACTION")
+            raise UsageError(f"no action: {choice_message(w, ACTIONS)}", option="ACTION")
+    raise UsageError(f"no action: expected one of {', '.join(ACTIONS)}", option="ACTION")
 
 
 def _int(text: str, what: str) -> int:
     if not text.strip().isdigit():
-        raise FormatError(f"expected a non-negative integer, got {text!r}", field=what)
+        raise UsageError(f"expected a non-negative integer, got {text!r}", option=what)
     return int(text)
 
 
@@ -74,10 +74,10 @@ def action_args(action: str, args: list[str]) -> dict:
     """The action's own arguments: brokers, OLD=NEW pairs, a replication factor."""
     if action in ("generate", "rebalance", "verify"):
         if args:
-            raise FormatError(f"{action} takes no arguments (got {' '.join(args)})", field=action)
+            raise UsageError(f"{action} takes no arguments (got {' '.join(args)})", option=action)
         return {}
     if not args:
-        raise FormatError("missing argument", field=action)
+        raise UsageError("missing argument", option=action)
     if action in ("decommission", "add-brokers"):
         brokers = [b for a in args for b in parse_brokers(a, action)]
         return {"removed" if action == "decommission" else "added": brokers}
@@ -86,11 +86,11 @@ def action_args(action: str, args: list[str]) -> dict:
         for a in args:
             old, sep, new = a.partition("=")
             if not sep:
-                raise FormatError(f"expected OLD=NEW, got {a!r}", field=action)
+                raise UsageError(f"expected OLD=NEW, got {a!r}", option=action)
             pairs[_int(old, action)] = _int(new, action)
         return {"replace": pairs}
     if len(args) != 1:
-        raise FormatError("expected one replication factor", field=action)
+        raise UsageError("expected one replication factor", option=action)
     return {"replication_factor": _int(args[0], action)}
 
 
@@ -109,7 +109,7 @@ def load_assignment(sources: list[str], assignment_file: Optional[Path], brokers
 
     if assignment_file is not None:
         if sources:
-            raise FormatError("give either SOURCE or --assignment, not both", field="--assignment")
+            raise UsageError("give either SOURCE or --assignment, not both", option="--assignment")
         entries = read_reassignment_json(assignment_file)
         if brokers is None:
             brokers = sorted({b for e in entries for b in e.replicas})
@@ -117,8 +117,8 @@ def load_assignment(sources: list[str], assignment_file: Optional[Path], brokers
                        f"({','.join(map(str, brokers))})")
         return assignment_from_entries(entries, brokers, racks, source=str(assignment_file))
     if not sources:
-        raise FormatError("no SOURCE: give a ZooKeeper or KRaft SOURCE, or --assignment FILE with --brokers",
-                          field="SOURCE")
+        raise UsageError("no SOURCE: give a ZooKeeper or KRaft SOURCE, or --assignment FILE with --brokers",
+                          option="SOURCE")
     state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
     for f in state.findings:
         if f.is_error:
@@ -145,8 +145,6 @@ def replica_sizes(assignment, sizes_file: Optional[Path], sizes_from: Optional[s
     partitions without one are warned of and count as 0 bytes."""
     if sizes_file is None and sizes_from is None:
         return None
-    if sizes_file is not None and sizes_from is not None:
-        raise FormatError("give either --sizes or --sizes-from, not both", field="--sizes")
     from kreplica.model.logdir.replica_sizes import sizes_from_describe, sizes_from_log_dirs
 
     if sizes_file is not None:

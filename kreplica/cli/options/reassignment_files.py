@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kreplica.analysis.reassignment.plan import PlannedReassignment
 from kreplica.cli.options.output_dirs import OVERWRITE_OPTION, listing, own_files, remove_earlier, require_writable_dir
-from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 from kreplica.formats.tools.reassignment_json import PartitionReassignment, build_reassignment_json
 
 OUTPUT_DIR_OPTION = "--output-dir"
@@ -38,7 +38,7 @@ def earlier_plan_files(out_dir: Path, overwrite: bool) -> tuple[Path, ...]:
         hint = (f"give {OVERWRITE_OPTION} to replace the earlier plan (its proposal.json, rollback.json and "
                 "phase-N.json; nothing else is removed)" if earlier else
                 f"choose an empty directory, or give {OVERWRITE_OPTION} to write the plan beside them")
-        raise FormatError(f"is not empty: it holds {held}; {hint}", path=str(out_dir), field=OUTPUT_DIR_OPTION)
+        raise UsageError(f"is not empty: it holds {held}; {hint}", path=str(out_dir), option=OUTPUT_DIR_OPTION)
     return earlier
 
 

@@ -9,6 +9,7 @@ import typer
 
 from kreplica.cli.options.common import require_paths
 from kreplica.cli.options.names import unknown_name
+from kreplica.formats.usage import UsageError
 
 PartitionOption = Annotated[
     Optional[str],
@@ -37,12 +38,12 @@ def load_replicas(paths: list[str], partition: str | None, hw: list[str] | None)
     try:
         overrides = parse_hw_overrides(hw or [])
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--hw") from None
+        raise UsageError(str(exc), option="--hw") from None
     try:
         with byte_progress("reading replicas", replica_bytes(paths, partition)) as advance:
             return read_replicas(paths, partition, overrides, advance=advance)
     except KeyError as exc:
-        raise typer.BadParameter(exc.args[0], param_hint="--hw") from None
+        raise UsageError(exc.args[0], option="--hw") from None
 
 
 def _check_partition(paths: list[str], partition: str) -> None:

@@ -15,6 +15,11 @@ import typer
 
 from kreplica.cli.options.common import require_paths
 from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
+
+#: the point options: a point is one of them, never two (a replay that stops at whichever comes first
+#: would answer a question nobody asked)
+POINT_OPTIONS = ("--at-zxid", "--at-time", "--at-offset")
 
 AtZxidOption = Annotated[Optional[str], typer.Option(
     "--at-zxid", metavar="ZXID", help="Stop after this zxid (hex like 0xb6, or decimal). Default: the end of the logs.")]
@@ -36,16 +41,15 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 def zxid_option(text: str | None, option: str) -> int | None:
     """An option's zxid (``0xb6`` or ``182``); bad text is a one-line usage error (exit 2).
 
-    Raised as a :class:`FormatError` naming the option, so the one wrapper prints a single
-    ``kreplica: error: --at-zxid: ...`` line; a typer ``BadParameter`` would print the usage
-    block (four lines) instead.
+    Raised as a :class:`UsageError` naming the option: one ``kreplica: error: --at-zxid: ...``
+    line (:func:`~kreplica.cli.options.usage.usage_line`).
     """
     if text is None:
         return None
     try:
         return _parse_zxid(text)
     except ValueError:
-        raise FormatError(f"expected a zxid in hex (0xb6) or decimal (182), got {text!r}", field=option) from None
+        raise UsageError(f"expected a zxid in hex (0xb6) or decimal (182), got {text!r}", option=option) from None
 
 
 def time_option(text: str | None, option: str = "--at-time") -> int | None:
@@ -58,7 +62,7 @@ def time_option(text: str | None, option: str = "--at-time") -> int | None:
     try:
         when = datetime.fromisoformat(t)
     except ValueError:
-        raise FormatError(f"expected epoch milliseconds or an ISO-8601 time, got {text!r}", field=option) from None
+        raise UsageError(f"expected epoch milliseconds or an ISO-8601 time, got {text!r}", option=option) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return (when - _EPOCH) // timedelta(milliseconds=1)   # exact: no float rounding of .123
@@ -75,7 +79,7 @@ def offset_option(text: str | None, option: str = "--at-offset") -> int | None:
         return None
     t = text.strip()
     if not t.isdigit():
-        raise FormatError(f"expected a non-negative integer offset, got {text!r}", field=option)
+        raise UsageError(f"expected a non-negative integer offset, got {text!r}", option=option)
     return int(t)
 
 
@@ -117,22 +121,22 @@ def check_point(span, option: str, *, position: int | None = None, time: int | N
     unit, write, entry = _UNITS[span.kind]
     if position is not None:
         if span.last_position is not None and position > span.last_position:
-            raise FormatError(f"{unit} {write(position)} is beyond the evidence, which ends at {unit} "
-                              f"{write(span.last_position)}", field=option)
+            raise UsageError(f"{unit} {write(position)} is beyond the evidence, which ends at {unit} "
+                              f"{write(span.last_position)}", option=option)
         if span.first_position is not None and position < span.first_position:
-            raise FormatError(f"{unit} {write(position)} is before the evidence, which begins at {unit} "
-                              f"{write(span.first_position)}", field=option)
+            raise UsageError(f"{unit} {write(position)} is before the evidence, which begins at {unit} "
+                              f"{write(span.first_position)}", option=option)
     if time is None:
         return
     if span.last_time is None:
-        raise FormatError(f"nothing in the evidence is dated (it holds no {entry}, only snapshots): give a {unit}",
-                          field=option)
+        raise UsageError(f"nothing in the evidence is dated (it holds no {entry}, only snapshots): give a {unit}",
+                          option=option)
     if time > span.last_time:
-        raise FormatError(f"{iso_time(time)} is beyond the evidence: its last {entry} is dated "
-                          f"{iso_time(span.last_time)}", field=option)
+        raise UsageError(f"{iso_time(time)} is beyond the evidence: its last {entry} is dated "
+                          f"{iso_time(span.last_time)}", option=option)
     if time < span.first_time:
-        raise FormatError(f"{iso_time(time)} is before the evidence: its first {entry} is dated "
-                          f"{iso_time(span.first_time)}", field=option)
+        raise UsageError(f"{iso_time(time)} is before the evidence: its first {entry} is dated "
+                          f"{iso_time(span.first_time)}", option=option)
 
 
 def load_source(sources: list[str], *, at_zxid: str | None = None, at_time: str | None = None,
@@ -157,7 +161,7 @@ def load_source(sources: list[str], *, at_zxid: str | None = None, at_time: str 
             check_point(span, "--at-time", time=when)
         return load_cluster_state(sources, at_zxid=zxid, at_time=when, at_offset=offset, chroot=root)
     except ValueError as exc:   # the option that does not fit the detected source
-        raise FormatError(str(exc)) from None
+        raise UsageError(str(exc)) from None   # the message starts with the option
     except OSError as exc:
         raise unreadable(exc) from exc
 
@@ -178,7 +182,7 @@ def timeline_evidence(sources: list[str], start: tuple[int | None, int | None],
         span = zookeeper_span
     else:
         if chroot is not None:
-            raise FormatError("applies to ZooKeeper; this SOURCE is KRaft metadata", field="--chroot")
+            raise UsageError("applies to ZooKeeper; this SOURCE is KRaft metadata", option="--chroot")
         files = find_kraft_files(resolved)
         span = kraft_span
     if any(v is not None for v in (*start, *stop)):

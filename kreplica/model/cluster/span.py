@@ -2,7 +2,7 @@
 metadata offset) and its first and last time.
 
 A command asked for a point past the evidence (``--at-zxid``, ``--at-offset``, ``--at-time``,
-``timeline --from/--to``, ``zk log --from-zxid/--to-zxid``) would otherwise stop at the end
+``timeline --from/--to``, ``zk log --from/--to``) would otherwise stop at the end
 and show the final state as if it were the state asked for; one before the evidence would show
 the oldest state there is. The commands compare the point with :class:`EvidenceSpan` first.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 
 #: the znodes every Kafka broker creates under its chroot at start-up
 KAFKA_MARKERS = ("/brokers/ids", "/brokers/topics")
@@ -23,11 +24,11 @@ _NAMED = 8
 def normalize_chroot(text: str) -> str:
     """``--chroot`` as Kafka's ``zookeeper.connect`` writes it (``/kafka``, ``/a/b/``) to the
     prefix the model uses (``"/kafka"``; ``""`` for the root ``/``); anything not starting with
-    ``/`` is a one-line usage error."""
+    ``/`` is a one-line :class:`UsageError`."""
     t = text.strip()
     if not t.startswith("/"):
-        raise FormatError(f"expected a znode path such as /kafka (the part of zookeeper.connect after the "
-                          f"port), got {text!r}", field="--chroot")
+        raise UsageError(f"expected a znode path such as /kafka (the part of zookeeper.connect after the "
+                         f"port), got {text!r}", option="--chroot")
     return t.rstrip("/")
 
 
@@ -59,9 +60,9 @@ def resolve_chroot(nodes: Mapping[str, object], chroot: str | None, *, where: st
                    required: bool = True, source: str | None = None) -> str | None:
     """The chroot Kafka's znodes are read from: ``chroot`` (as :func:`normalize_chroot` gives it)
     when Kafka's ``/brokers`` is there, else the one place the tree holds it. ``where`` names the
-    point (``"zxid 0x1a"``) and ``source`` the evidence for the messages. Raises :class:`FormatError` (exit 2) when the
-    chroot given holds no Kafka znodes, when the tree holds them in several places (choose with
-    ``--chroot``) or nowhere (the message says what the tree holds instead; with ``required``
+    point (``"zxid 0x1a"``) and ``source`` the evidence for the messages. Raises :class:`UsageError`
+    (exit 2) when the chroot given holds no Kafka znodes or the tree holds them in several places
+    (choose with ``--chroot``), and :class:`FormatError` (exit 2) when it holds them nowhere (the message says what the tree holds instead; with ``required``
     false this is ``None``: a history may create them later)."""
     roots = kafka_roots(nodes)
     if chroot is not None:
@@ -70,13 +71,13 @@ def resolve_chroot(nodes: Mapping[str, object], chroot: str | None, *, where: st
             return root
         found = (f"Kafka's znodes are under {', '.join(shown(r) for r in roots)}" if roots
                  else f"the tree holds no Kafka znodes at all ({describe_tree(nodes)})")
-        raise FormatError(f"no Kafka znodes ({KAFKA_MARKERS[0]}) under --chroot {shown(root)} at {where}; "
-                          f"{found}", field="--chroot")
+        raise UsageError(f"no Kafka znodes ({KAFKA_MARKERS[0]}) under --chroot {shown(root)} at {where}; "
+                         f"{found}", option="--chroot")
     if len(roots) == 1:
         return roots[0]
     if roots:
-        raise FormatError(f"the ZooKeeper tree at {where} holds Kafka's znodes in {len(roots)} places "
-                          f"({', '.join(shown(r) for r in roots)}): choose one with --chroot", path=source)
+        raise UsageError(f"the ZooKeeper tree at {where} holds Kafka's znodes in {len(roots)} places "
+                         f"({', '.join(shown(r) for r in roots)}): choose one with --chroot", path=source)
     if not required:
         return None
     raise FormatError(f"no Kafka metadata in the ZooKeeper tree at {where}: no {' or '.join(KAFKA_MARKERS)} at / "

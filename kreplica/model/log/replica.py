@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kreplica.formats.mapped import EvidenceError, refuse_special
+from kreplica.formats.usage import UsageError
 from kreplica.model.logdir.log_dir import LogDir, PartitionDir, find_log_dirs, scan_log_dir
 from kreplica.model.log.partition_log import PartitionLog, read_partition_log
 
@@ -25,15 +26,15 @@ def resolve_replica_paths(paths: list[str], partition: str | None) -> list[tuple
             log_dir = scan_log_dir(p)
             match = [pd for pd in log_dir.partitions if pd.name == partition]
             if not match:
-                raise EvidenceError(f"holds no partition directory {partition}", path=raw)
+                raise UsageError(f"holds no partition directory {partition}", option="--partition", path=raw)
             out.append((match[0], log_dir))
             continue
         dirs = find_log_dirs([raw])
         log_dir = dirs[0]
         if log_dir.is_whole:
             if partition is None:
-                raise EvidenceError("is a log directory: name the partition with --partition topic-p", path=raw)
-            raise EvidenceError(f"holds no partition directory {partition}", path=raw)
+                raise UsageError("is a log directory: name the partition with --partition topic-p", path=raw)
+            raise UsageError(f"holds no partition directory {partition}", option="--partition", path=raw)
         out.append((log_dir.partitions[0], log_dir))
     return out
 

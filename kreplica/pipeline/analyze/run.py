@@ -12,7 +12,7 @@ asks for (:data:`REDUCE_BYTES` each), at least two per core. Both write the same
 which the command prints (:mod:`.analysis_tables`). ``KREPLICA_FLEET_ANALYZE=driver`` or
 ``spark`` forces one way (tests, benchmarks).
 
-Tables at a URI (``hdfs://``, ``s3a://``, ``viewfs://``...: a scan with an ``--out`` URI) are
+Tables at a URI (``hdfs://``, ``s3a://``, ``viewfs://``...: a scan with an ``--output-dir`` URI) are
 analysed by :func:`analyze_at_uri`: no task can open them with Arrow, so Spark reads them and
 groups the rows by partition, and Spark's writer writes the analysis tables; each partition's
 objects are streamed to the driver as they are made. Every way analyses a partition with

@@ -1,4 +1,4 @@
-"""Where a fleet scan's tables go (``--out``): a directory the driver and every executor share
+"""Where a fleet scan's tables go (``--output-dir``): a directory the driver and every executor share
 (:class:`LocalTables`, a local directory in local mode), where the tasks write their Parquet
 files themselves; or any URI Spark writes (:class:`~.spark_tables.SparkTables`), where Spark's
 own writer does. Both give the same tables row for row, each published only when every table

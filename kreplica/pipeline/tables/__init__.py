@@ -4,5 +4,5 @@
   fleet's tables", documents every column; a test holds the two together);
 * ``parquet``: the Parquet files a scan's tasks write themselves, in bounded row groups;
 * ``spark_writer``: the tasks' row groups kept by Spark and written by Spark's own writer, for an
-  ``--out`` URI no executor can write with Arrow.
+  ``--output-dir`` URI no executor can write with Arrow.
 """

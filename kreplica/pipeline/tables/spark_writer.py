@@ -1,4 +1,4 @@
-"""A fleet scan's tables written by Spark, for an ``--out`` no executor can write with Arrow
+"""A fleet scan's tables written by Spark, for an ``--output-dir`` no executor can write with Arrow
 itself: any URI Spark writes (``hdfs://``, ``s3a://``, ``gs://``, ``abfs://``, ``viewfs://``...),
 through the user's connectors and credentials.
 

@@ -103,7 +103,7 @@ class OffsetForEpochReport(_FromReplicas):
 @dataclass(frozen=True)
 class TruncationReport(_FromReplicas):
     """``truncate-plan``: each follower's truncation against ``replicas[0]``, the files
-    ``--export`` wrote for it, then the consumer impact of the truncations that lose records."""
+    ``--output-dir`` wrote for it, then the consumer impact of the truncations that lose records."""
 
     plans: tuple[TruncationPlan, ...]
     exported: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

@@ -8,6 +8,6 @@ and nowhere else, its schema in the module docstring; every ``type`` is listed o
   ``consumer_impact``: what a replication event does to consumer groups;
 * ``groups``, ``transactions``, ``zk``, ``cluster_state``, ``election``, ``timeline``,
   ``reassignment``, ``fleet``;
-* ``salvage``: the files ``truncate-plan --export`` writes (a segment and its records as ndjson);
+* ``salvage``: the files ``truncate-plan --output-dir`` writes (a segment and its records as ndjson);
 * ``describe``: words for the raw codes the formats layer yields.
 """

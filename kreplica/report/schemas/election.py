@@ -111,7 +111,7 @@ def sweep_summary(s) -> dict:
 
 
 def write_election_json(path: Path, rankings: Sequence[LossRanking]) -> None:
-    """``--emit-election-json FILE``: ``kafka-leader-election.sh --path-to-json-file`` input for the
+    """``--output-file FILE``: ``kafka-leader-election.sh --path-to-json-file`` input for the
     partitions whose best candidate needs an election run by hand
     (:func:`~kreplica.analysis.election.loss.election_json`)."""
     path.write_text(json.dumps(election_json(list(rankings)), indent=2) + "\n", encoding="utf-8")

@@ -20,8 +20,8 @@
                               common_prefix_end, ranges: [{first, last, kind, below_high_watermark}],
                               high_watermarks, records_unread}
 
-A truncation's ``exported`` lists the files ``--export`` wrote for that follower (its records as
-ndjson, then its segment), empty without ``--export`` or when it discards nothing.
+A truncation's ``exported`` lists the files ``--output-dir`` wrote for that follower (its records as
+ndjson, then its segment), empty without ``--output-dir`` or when it discards nothing.
 
 A divergence range's ``kind`` is ``divergent`` (other records), ``same_records`` (other batches, the
 same records: not divergence of data), ``batches_differ`` (other batches whose records could not be

@@ -1,4 +1,4 @@
-"""Output files of ``truncate-plan --export``: what a truncation would discard, so it can be
+"""Output files of ``truncate-plan --output-dir``: what a truncation would discard, so it can be
 re-produced — the batches' exact bytes as a valid segment file (CRCs intact; ``kreplica
 inspect-log`` reads it back) and the records as ndjson with payloads, each record's ``path`` and
 ``batch_position`` naming its batch in that exported segment (not in the evidence it came from).
@@ -61,7 +61,7 @@ def _records_file(directory: Path, follower: str, partition: str) -> Path:
 
 
 def earlier_export_files(directory: Path, followers: Iterable[str], partition: str) -> list[Path]:
-    """What an earlier ``--export`` into ``directory`` left for ``partition`` of these
+    """What an earlier ``--output-dir`` into ``directory`` left for ``partition`` of these
     ``followers``: their records file and the segment files beside it (by name; a new export
     whose first offset differs would not replace them)."""
     found: list[Path] = []
@@ -76,7 +76,7 @@ def earlier_export_files(directory: Path, followers: Iterable[str], partition: s
 
 
 def write_truncation_export(plans, directory: Path, partition: str) -> dict[str, tuple[str, ...]]:
-    """``--export DIR``: per follower that discards anything, ``DIR/<follower>/<partition>.records.ndjson``
+    """``--output-dir DIR``: per follower that discards anything, ``DIR/<follower>/<partition>.records.ndjson``
     (payloads base64) and the discarded batches as a segment under ``DIR/<follower>/<partition>/``.
     Returns each follower's files written (none for a follower that discards nothing)."""
     enc = encoder(Payload.base64)

@@ -164,7 +164,7 @@ def test_truncating_a_commit_marker_reopens_the_transaction() -> None:
 
 def test_export_round_trips_through_inspect_log(tmp_path: Path) -> None:
     out = tmp_path / "salvage"
-    plan("unclean-shorter-leader", 1, 2, "--export", str(out))
+    plan("unclean-shorter-leader", 1, 2, "--output-dir", str(out))
     (segment,) = list(out.rglob("*.log"))
     records_file = next(out.rglob("*.records.ndjson"))
     exported = [json.loads(line) for line in records_file.read_text().splitlines()]

@@ -59,7 +59,7 @@ def test_no_command_but_fleet_imports_pyspark_or_pyarrow() -> None:
 @pytest.mark.parametrize("hidden", ["pyspark", "pyarrow"])
 @pytest.mark.parametrize("args", [
     pytest.param(["fleet", "scan"], id="scan-alone"),
-    pytest.param(["fleet", "scan", str(FIXTURES / "scenarios" / "three-replicas"), "--out", "{tmp}/tables"],
+    pytest.param(["fleet", "scan", str(FIXTURES / "scenarios" / "three-replicas"), "--output-dir", "{tmp}/tables"],
                  id="scan"),
     pytest.param(["fleet", "analyze", "{tmp}"], id="analyze"),
 ])

@@ -45,7 +45,7 @@ def kreplica(*args: object, env: dict[str, str] | None = None) -> subprocess.Com
 @pytest.fixture(scope="module")
 def scanned(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     out = tmp_path_factory.mktemp("quiet") / "tables"
-    return out, kreplica("fleet", "scan", FLEET, "--out", out, "--master", "local[1]", "-f", "ndjson")
+    return out, kreplica("fleet", "scan", FLEET, "--output-dir", out, "--master", "local[1]", "-f", "ndjson")
 
 
 #: What ``fleet scan`` says of evidence this small (the single-partition commands answer sooner).
@@ -80,7 +80,7 @@ def test_spark_log_shows_sparks_log_at_that_level_on_stderr_only(scanned) -> Non
 
 
 def test_an_unknown_spark_log_level_is_a_usage_error_before_spark_starts(tmp_path) -> None:
-    result = CliRunner().invoke(app, ["fleet", "scan", str(FLEET), "--out", str(tmp_path / "t"), "--spark-log",
+    result = CliRunner().invoke(app, ["fleet", "scan", str(FLEET), "--output-dir", str(tmp_path / "t"), "--spark-log",
                                       "warning"])
     assert result.exit_code == 2 and "did you mean 'WARN'" in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "t").exists()
@@ -135,7 +135,7 @@ def test_ctrl_c_in_the_middle_of_a_scan_exits_130_with_one_line_and_leaves_no_co
     script, running, out = tmp_path / "slow_scan.py", tmp_path / "running", tmp_path / "tables"
     script.write_text(SLOW_SCAN)
     # a session of its own: Ctrl-C at a terminal signals the whole foreground group (JVM and workers too)
-    proc = subprocess.Popen([sys.executable, str(script), str(running), "fleet", "scan", str(FLEET), "--out", str(out),
+    proc = subprocess.Popen([sys.executable, str(script), str(running), "fleet", "scan", str(FLEET), "--output-dir", str(out),
                              "--master", "local[1]", "-f", "ndjson"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=ENV, start_new_session=True)
     try:

@@ -23,7 +23,7 @@ def run(*args: str):
 
 def test_readme_example_fail_broker_1_with_replica_files(tmp_path) -> None:
     out = tmp_path / "election.json"
-    result, objs = run(KRAFT, "--fail", "1", *LOG_DIRS, "--emit-election-json", str(out), "-f", "ndjson")
+    result, objs = run(KRAFT, "--fail", "1", *LOG_DIRS, "--output-file", str(out), "-f", "ndjson")
     assert result.exit_code == 1, result.output
     election, ranking, summary = objs
     # orders-0: ISR [1] only, 1 fenced, unclean not allowed: leader -1, ISR kept [1] (no ELR on a
@@ -77,8 +77,8 @@ def test_sweep_by_rack() -> None:
     pytest.param(["--unclean-allowed", "maybe"], "yes, no, config", id="bad-unclean"),
     pytest.param(["--log-dirs", "1"], "BROKER=DIR", id="bad-log-dirs"),
     pytest.param(["--log-dirs", "7=/"], "broker 7", id="log-dirs-unknown-broker"),
-    pytest.param(["--emit-election-json", "/tmp/x.json"], "needs --log-dirs", id="json-without-log-dirs"),
-    pytest.param(["--by-rack"], "applies to --sweep", id="by-rack-alone"),
+    pytest.param(["--output-file", "/tmp/x.json"], "needs --log-dirs", id="json-without-log-dirs"),
+    pytest.param(["--by-rack"], "--by-rack: needs --sweep", id="by-rack-alone"),
     pytest.param(["--kafka-version", "2.8"], "KRaft controller starts in 3.0", id="kraft-too-old"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message) -> None:
@@ -96,5 +96,5 @@ def test_zxid_beyond_the_logs_exits_2() -> None:
 
 def test_controlled_shutdown_of_a_dead_broker_exits_2() -> None:
     result = CliRunner().invoke(app, ["plan-elect", str(oracle_dir("zookeeper", "plain-snapshot")),
-                                      "--shutdown", "6"])
+                                      "--controlled-shutdown", "6"])
     assert result.exit_code == 2 and "not alive" in result.stderr

@@ -226,7 +226,7 @@ def test_options_may_come_before_or_after_the_action() -> None:
     pytest.param(["rebalance", "--brokers", "1,x"], "--brokers", id="bad-broker-list"),
     pytest.param(["rebalance", "--racks", "1"], "--racks", id="bad-racks"),
     pytest.param(["generate", "--topics", "nope"], "no topic 'nope' in the assignment", id="unknown-topic"),
-    pytest.param(["rebalance", "--max-bytes", "10"], "--max-bytes needs replica sizes", id="max-bytes-no-sizes"),
+    pytest.param(["rebalance", "--max-bytes", "10"], "--max-bytes: needs --sizes or --sizes-from", id="max-bytes-no-sizes"),
     pytest.param(["add-brokers", "7", "--brokers", "1-6", "--racks", "1:a"], "have no rack", id="racks-mixed"),
 ])
 def test_bad_usage_is_exit_2_with_one_line(args, message) -> None:

@@ -1,7 +1,7 @@
 """A mistake is never answered "OK" (issue 20, "Silent 'OK' on a mistake"). Across every command:
 
 * a point in time or position outside the evidence (``--at-zxid``, ``--at-offset``, ``--at-time``,
-  ``timeline --from/--to``, ``zk log --from-zxid/--to-zxid``, ``inspect-log --offsets``) is exit 2
+  ``timeline --from/--to``, ``zk log --from/--to``, ``inspect-log --offsets``) is exit 2
   naming where the evidence begins or ends, instead of the final (or oldest) state passed off as
   the one asked for, or an empty listing;
 * a filter naming a partition, topic, broker or znode the evidence never mentions is exit 2 with
@@ -78,9 +78,9 @@ KRAFT_FIRST_TIME = "its first record is dated 2023-11-14T22:13:20.000Z"
     pytest.param(["cluster-state", KRAFT, "--at-time", "0"], KRAFT_FIRST_TIME, id="cs-kraft-time-early"),
     pytest.param(["zk", "dump", ZK, "--at-zxid", "0x999"], BEYOND_ZK, id="dump-zxid-late"),
     pytest.param(["zk", "dump", ZK, "--at-time", LATE], ZK_LAST_TIME, id="dump-time-late"),
-    pytest.param(["zk", "log", ZK, "--from-zxid", "0x999"], f"--from-zxid: zxid 0x999 is {BEYOND_ZK}",
+    pytest.param(["zk", "log", ZK, "--from", "0x999"], f"--from: zxid 0x999 is {BEYOND_ZK}",
                  id="log-from-late"),
-    pytest.param(["zk", "log", ZK, "--to-zxid", "0x1"], f"--to-zxid: zxid 0x1 is {BEFORE_ZK}", id="log-to-early"),
+    pytest.param(["zk", "log", ZK, "--to", "0x1"], f"--to: zxid 0x1 is {BEFORE_ZK}", id="log-to-early"),
     pytest.param(["timeline", ZK, "--from", "0x999"], f"--from: zxid 0x999 is {BEYOND_ZK}", id="timeline-from-late"),
     pytest.param(["timeline", ZK, "--to", "0x999"], f"--to: zxid 0x999 is {BEYOND_ZK}", id="timeline-to-late"),
     pytest.param(["timeline", ZK, "--to", EARLY], ZK_FIRST_TIME, id="timeline-to-early"),
@@ -121,7 +121,7 @@ def test_zookeeper_snapshots_alone_cannot_place_a_time(tmp_path: Path) -> None:
     pytest.param(["cluster-state", ZK, "--at-time", "1700000027000"], id="last-time"),
     pytest.param(["cluster-state", KRAFT, "--at-offset", "9"], id="last-offset"),
     pytest.param(["timeline", ZK, "--from", "0x17", "--to", "0x1b"], id="timeline-window"),
-    pytest.param(["zk", "log", ZK, "--from-zxid", "0xf", "--to-zxid", "0x1b"], id="log-window"),
+    pytest.param(["zk", "log", ZK, "--from", "0xf", "--to", "0x1b"], id="log-window"),
     pytest.param(["inspect-log", ORDERS, "--offsets", "49:"], id="inspect-log-last"),
     pytest.param(["inspect-log", ORDERS, "--offsets", "3:", "--producer-id", "424242"], id="inspect-log-no-match"),
 ])
@@ -153,7 +153,7 @@ def test_the_first_metadata_offset_is_in_the_evidence_though_it_registers_no_clu
                  id="timeline-broker"),
     pytest.param(["plan-elect", KRAFT, "--fail", "9"], "--fail: no broker 9 in the cluster state (it has 1, 2, 3)",
                  id="elect-fail"),
-    pytest.param(["plan-elect", KRAFT, "--shutdown", "9"], "--shutdown: no broker 9", id="elect-shutdown"),
+    pytest.param(["plan-elect", KRAFT, "--controlled-shutdown", "9"], "--controlled-shutdown: no broker 9", id="elect-shutdown"),
     pytest.param(["plan-elect", KRAFT, "--preferred", "ordrs-0"], "(it has orders-0, orders, ", id="elect-preferred"),
     pytest.param(["plan-elect", KRAFT, "--log-dirs", f"9={B1}"], "--log-dirs: no broker 9", id="elect-log-dirs"),
     pytest.param(["plan-reassign", KRAFT, "decommission", "9"], "decommission: no broker 9 in the source "
@@ -224,7 +224,7 @@ def test_names_are_listed_closest_first_and_capped() -> None:
     pytest.param(["plan-reassign", KRAFT, "rebalance", "--sizes", MISSING], id="plan-reassign-sizes"),
     pytest.param(["plan-reassign", KRAFT, "rebalance", "--sizes-from", MISSING], id="plan-reassign-sizes-from"),
     pytest.param(["plan-reassign", KRAFT, "verify", "--reassignment-json-file", MISSING], id="plan-reassign-verify"),
-    pytest.param(["fleet", "scan", MISSING, "--out", MISSING + "-out"], id="fleet-scan", marks=FLEET),
+    pytest.param(["fleet", "scan", MISSING, "--output-dir", MISSING + "-out"], id="fleet-scan", marks=FLEET),
     pytest.param(["fleet", "analyze", MISSING], id="fleet-analyze", marks=FLEET),
 ])
 def test_a_missing_path_is_no_such_file_or_directory(args) -> None:

@@ -1,5 +1,5 @@
 """Files a command writes where the user said (``plan-reassign --output-dir``, ``truncate-plan
---export``) cannot be mistaken for others: a directory holding earlier output is refused (exit 2,
+--output-dir``) cannot be mistaken for others: a directory holding earlier output is refused (exit 2,
 naming what it holds) unless ``--overwrite``, which removes only that command's own files; every
 file written is named; the throttle to give Kafka's tool is printed in its unit (bytes/s); and
 exported records point into the exported segment."""
@@ -138,7 +138,7 @@ def test_a_fractional_rate_converts_exactly() -> None:
     assert plan_summary(result)["phases"][0]["throttle"] == 4_100_000
 
 
-# -- truncate-plan --export ----------------------------------------------------------------------
+# -- truncate-plan --output-dir ----------------------------------------------------------------------
 
 
 def truncate(scenario: str, *extra) -> list[str]:
@@ -151,38 +151,38 @@ def test_export_dir_that_is_a_file_is_refused_even_with_nothing_to_export(tmp_pa
     a_file.write_text("")
     nothing = run(*truncate("kip279-fast-failover", "--protocol", "kip101", "-f", "ndjson"))
     assert nothing.exit_code == 0 and ndjson(nothing)[0]["discarded"]["batches"] == 0
-    result = run(*truncate("kip279-fast-failover", "--protocol", "kip101", "--export", a_file, "-f", "ndjson"))
-    assert result.exit_code == 2 and str(a_file) in result.stderr and "--export" in result.stderr
+    result = run(*truncate("kip279-fast-failover", "--protocol", "kip101", "--output-dir", a_file, "-f", "ndjson"))
+    assert result.exit_code == 2 and str(a_file) in result.stderr and "--output-dir" in result.stderr
     assert a_file.read_text() == ""
 
 
 def test_export_names_every_file_written(tmp_path: Path) -> None:
     out = tmp_path / "salvage"
-    result = run(*truncate("kip279-fast-failover", "--export", out, "-f", "ndjson"))
+    result = run(*truncate("kip279-fast-failover", "--output-dir", out, "-f", "ndjson"))
     assert result.exit_code == 1
     (o,) = ndjson(result)
     written = [str(out / "broker-2" / "orders-0.records.ndjson"),
                str(out / "broker-2" / "orders-0" / "00000000000000000002.log")]
     assert o["exported"] == written
     assert sorted(str(p) for p in out.rglob("*") if p.is_file()) == sorted(written)
-    text = run(*truncate("kip279-fast-failover", "--export", tmp_path / "text", "-f", "text")).stdout
+    text = run(*truncate("kip279-fast-failover", "--output-dir", tmp_path / "text", "-f", "text")).stdout
     assert f"wrote {tmp_path / 'text' / 'broker-2' / 'orders-0.records.ndjson'}" in text
     assert ndjson(run(*truncate("kip279-fast-failover", "-f", "ndjson")))[0]["exported"] == []
 
 
 def test_an_earlier_export_is_refused_and_overwrite_replaces_only_it(tmp_path: Path) -> None:
     out = tmp_path / "salvage"
-    assert run(*truncate("kip279-fast-failover", "--export", out, "-f", "ndjson")).exit_code == 1
+    assert run(*truncate("kip279-fast-failover", "--output-dir", out, "-f", "ndjson")).exit_code == 1
     stale = out / "broker-2" / "orders-0" / "00000000000000000001.log"   # an export that began elsewhere
     stale.write_bytes(b"old")
     (out / "broker-2" / "notes.txt").write_text("mine")
     before = snapshot(out)
-    refused = run(*truncate("kip279-fast-failover", "--export", out, "-f", "ndjson"))
+    refused = run(*truncate("kip279-fast-failover", "--output-dir", out, "-f", "ndjson"))
     assert refused.exit_code == 2 and refused.stdout == ""
     (line,) = refused.stderr.splitlines()
     assert "broker-2/orders-0.records.ndjson" in line and "00000000000000000001.log" in line and "--overwrite" in line
     assert snapshot(out) == before
-    replaced = run(*truncate("kip279-fast-failover", "--export", out, "--overwrite", "-f", "ndjson"))
+    replaced = run(*truncate("kip279-fast-failover", "--output-dir", out, "--overwrite", "-f", "ndjson"))
     assert replaced.exit_code == 1
     assert not stale.exists() and (out / "broker-2" / "notes.txt").read_text() == "mine"
     assert str(stale) in replaced.stderr
@@ -190,7 +190,7 @@ def test_an_earlier_export_is_refused_and_overwrite_replaces_only_it(tmp_path: P
 
 def test_exported_records_point_into_the_exported_segment(tmp_path: Path) -> None:
     out = tmp_path / "salvage"
-    run(*truncate("unclean-shorter-leader", "--export", out, "-f", "ndjson"))
+    run(*truncate("unclean-shorter-leader", "--output-dir", out, "-f", "ndjson"))
     (segment,) = out.rglob("*.log")
     exported = [json.loads(line) for line in next(out.rglob("*.records.ndjson")).read_text().splitlines()]
     read_back = [o for o in ndjson(run("inspect-log", "--records", "-f", "ndjson", segment)) if o["type"] == "record"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kreplica.formats.errors import FormatError
+from kreplica.formats.usage import UsageError
 from kreplica.model.cluster.zk_chroot import describe_tree, kafka_roots, normalize_chroot, resolve_chroot
 
 ZK = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"]
@@ -27,7 +28,7 @@ def test_normalize(text, root) -> None:
 
 
 def test_a_chroot_is_a_znode_path() -> None:
-    with pytest.raises(FormatError, match="znode path"):
+    with pytest.raises(UsageError, match="znode path"):
         normalize_chroot("kafka")
 
 
@@ -46,12 +47,12 @@ def test_found_alone_or_as_given() -> None:
 
 
 def test_several_places_ask_for_chroot() -> None:
-    with pytest.raises(FormatError, match=r"in 2 places \(/, /kafka\): choose one with --chroot"):
+    with pytest.raises(UsageError, match=r"in 2 places \(/, /kafka\): choose one with --chroot"):
         resolve_chroot(_nodes(AT_ROOT + CHROOTED), None, where="zxid 0x5")
 
 
 def test_a_chroot_given_without_kafka_says_where_kafka_is() -> None:
-    with pytest.raises(FormatError, match="under --chroot /other at zxid 0x5; Kafka's znodes are under /kafka"):
+    with pytest.raises(UsageError, match="under --chroot /other at zxid 0x5; Kafka's znodes are under /kafka"):
         resolve_chroot(_nodes(CHROOTED), "/other", where="zxid 0x5")
 
 

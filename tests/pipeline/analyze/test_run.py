@@ -46,7 +46,7 @@ def ran(tmp_path_factory):
     root = tmp_path_factory.mktemp("run")
     topics = build_fleet(root / "evidence")
     out = root / "tables"
-    result = CliRunner().invoke(app, ["fleet", "run", str(root / "evidence"), "--out", str(out), "--master",
+    result = CliRunner().invoke(app, ["fleet", "run", str(root / "evidence"), "--output-dir", str(out), "--master",
                                       "local[2]", "-f", "ndjson"])
     return out, result, _table_rows(out), len(topics)
 

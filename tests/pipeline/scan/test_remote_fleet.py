@@ -68,9 +68,9 @@ def scans(tmp_path_factory) -> tuple[Path, Path, Path]:
     build_fleet(evidence)
     _hidden_and_read_files(evidence)
     local, fetched = root / "local", root / "fetched"
-    code_local, (local_obj,) = _run("fleet", "scan", str(evidence), "--out", str(local), "--master", "local[2]",
+    code_local, (local_obj,) = _run("fleet", "scan", str(evidence), "--output-dir", str(local), "--master", "local[2]",
                                     "--records")
-    code, (obj,) = _run("fleet", "scan", MOUNT, "--out", OUT, "--master", "local[2]", "--records",
+    code, (obj,) = _run("fleet", "scan", MOUNT, "--output-dir", OUT, "--master", "local[2]", "--records",
                         *_mount(evidence, fetched))
     assert (code, obj) == (code_local, {**local_obj, "out": OUT})
     return evidence, local, fetched
@@ -141,7 +141,7 @@ def test_analyze_says_the_same_of_both_scans(scans) -> None:
 
 
 def test_a_scheme_without_its_connector_is_a_usage_error(tmp_path) -> None:
-    result = CliRunner().invoke(app, ["fleet", "scan", "s3a://bucket/fleet", "--out", str(tmp_path / "out"),
+    result = CliRunner().invoke(app, ["fleet", "scan", "s3a://bucket/fleet", "--output-dir", str(tmp_path / "out"),
                                       "--master", "local[1]"])
     assert result.exit_code == 2
     (line,) = [x for x in result.stderr.splitlines() if x.startswith("kreplica: error:")]
@@ -151,7 +151,7 @@ def test_a_scheme_without_its_connector_is_a_usage_error(tmp_path) -> None:
 def test_a_remote_output_holding_files_is_refused(scans, tmp_path) -> None:
     evidence, _, _ = scans
     (tmp_path / "earlier").write_text("")
-    result = CliRunner().invoke(app, ["fleet", "scan", str(evidence), "--out", OUT, "--master", "local[1]",
+    result = CliRunner().invoke(app, ["fleet", "scan", str(evidence), "--output-dir", OUT, "--master", "local[1]",
                                       *_mount(evidence, tmp_path)])
     assert result.exit_code == 2, result.output
     (line,) = [x for x in result.stderr.splitlines() if x.startswith("kreplica: error:")]
@@ -220,7 +220,7 @@ def test_on_separate_executor_processes_the_tables_are_the_same(scans, tmp_path,
     monkeypatch.setattr(remote_scan, "WHOLE_FETCH_LIMIT", 0)
     monkeypatch.setattr(remote_ranges, "RANGE_BYTES", 4096)
     evidence, local, _ = scans
-    code, _ = _run("fleet", "scan", MOUNT, "--out", OUT, "--master", "local-cluster[2,1,1024]",
+    code, _ = _run("fleet", "scan", MOUNT, "--output-dir", OUT, "--master", "local-cluster[2,1,1024]",
                    "--records", *_mount(evidence, tmp_path))
     for table in TABLES:
         assert _rows(tmp_path, table) == _rows(local, table, evidence), table

@@ -129,8 +129,8 @@ def _rows(out: Path, table: str, local_root: Path | None = None) -> list[str]:
 
 def test_a_segment_of_gigabytes_is_read_in_ranges_with_bounded_memory(tmp_path) -> None:
     evidence = _fleet(tmp_path / "evidence")
-    mapped, _ = _scan(str(evidence), "--out", str(tmp_path / "mapped"), "--master", "local[2]")
-    ranged, peak = _scan(MOUNT, "--out", str(tmp_path / "ranged"), "--master", "local[2]",
+    mapped, _ = _scan(str(evidence), "--output-dir", str(tmp_path / "mapped"), "--master", "local[2]")
+    ranged, peak = _scan(MOUNT, "--output-dir", str(tmp_path / "ranged"), "--master", "local[2]",
                          "--conf", f"spark.hadoop.fs.viewfs.mounttable.ranges.link./fleet=file://{evidence}",
                          "--conf", "spark.hadoop.fs.viewfs.impl.disable.cache=true",
                          "--conf", f"spark.driver.memory={HEAP}")

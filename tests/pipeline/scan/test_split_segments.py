@@ -59,8 +59,8 @@ def _fleet(root: Path) -> None:
 
 def _scan(evidence: Path, out: Path, *, mounted: bool = False) -> dict:
     """A scan into ``out``, or with ``mounted`` into a ``viewfs://`` URI mounted on it."""
-    target = ["--out", str(out)] if not mounted else [
-        "--out", "viewfs://split/tables", "--conf", f"spark.hadoop.fs.viewfs.mounttable.split.link./tables=file://{out}",
+    target = ["--output-dir", str(out)] if not mounted else [
+        "--output-dir", "viewfs://split/tables", "--conf", f"spark.hadoop.fs.viewfs.mounttable.split.link./tables=file://{out}",
         "--conf", "spark.hadoop.fs.viewfs.impl.disable.cache=true"]
     result = CliRunner().invoke(app, ["fleet", "scan", str(evidence), *target, "--master", "local[2]",
                                       "--records", "-f", "ndjson"])

@@ -81,7 +81,7 @@ def test_a_scan_makes_the_archive_the_next_uses_it_and_neither_says_a_word_of_it
 
     def scan(out: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "kreplica", "fleet", "scan",
-                               str(FIXTURES / "scenarios" / "three-replicas"), "--out", str(tmp_path / out),
+                               str(FIXTURES / "scenarios" / "three-replicas"), "--output-dir", str(tmp_path / out),
                                "--master", "local[1]", "-f", "ndjson"], capture_output=True, text=True, env=env,
                               timeout=600)
 

@@ -177,9 +177,9 @@ def _executor_kreplica(_) -> tuple[str, str, str, str]:
 def test_a_scan_on_a_standalone_cluster_writes_the_tables_of_local_mode(cluster, shipped, tmp_path) -> None:
     evidence = tmp_path / "evidence"
     build_fleet(evidence)
-    local = _scan(str(evidence), "--out", str(tmp_path / "local"), "--master", "local[2]")
+    local = _scan(str(evidence), "--output-dir", str(tmp_path / "local"), "--master", "local[2]")
     conf = {**_ship(shipped), **_mount(tmp_path / "tables"), **DRIVER_ON_LOOPBACK}
-    on_cluster = _scan(str(evidence), "--out", OUT, "--master", cluster.url, *_conf_args(conf))
+    on_cluster = _scan(str(evidence), "--output-dir", OUT, "--master", cluster.url, *_conf_args(conf))
     assert on_cluster == {**local, "out": OUT}
     for table in TABLES:
         assert _rows(tmp_path / "tables", table) == _rows(tmp_path / "local", table), table

@@ -112,7 +112,7 @@ def test_fleet_without_java_is_a_usage_error(tmp_path) -> None:
     pytest.importorskip("pyspark", reason="the Java check follows the fleet extra's (pyspark) check")
     env = {**os.environ, "PATH": os.path.dirname(sys.executable), "JAVA_HOME": ""}
     result = subprocess.run([sys.executable, "-m", "kreplica", "fleet", "scan",
-                             str(SCENARIOS / "kip101-scenario-1"), "--out", str(tmp_path / "t")],
+                             str(SCENARIOS / "kip101-scenario-1"), "--output-dir", str(tmp_path / "t")],
                             capture_output=True, text=True, env=env)
     assert result.returncode == 2 and "needs Java 17" in result.stderr and result.stderr.count("\n") == 1
 
