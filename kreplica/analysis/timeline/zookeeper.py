@@ -16,7 +16,6 @@ czxid), ``/brokers/topics/<t>`` (assignment, adding/removing replicas),
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -36,74 +35,48 @@ from kreplica.analysis.timeline.events import (
     classify,
     is_offline,
 )
-from kreplica.formats.zookeeper import txnlog as zkl
+from kreplica.formats.errors import Malformed
 from kreplica.formats.findings import Finding
-from kreplica.model.cluster import NO_LEADER, RECOVERED
+from kreplica.formats.zookeeper import txnlog as zkl
+from kreplica.formats.zookeeper import znodes
 from kreplica.model.cluster.zk_chroot import KAFKA_MARKERS, kafka_roots, resolve_chroot
-from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH
 from kreplica.model.zookeeper import ZkFiles
 from kreplica.model.zookeeper.history import ZkStep, iter_zk_steps, start_state
 from kreplica.model.zookeeper.snapshot_steps import SnapshotDiff, iter_snapshot_steps
-
-
-try:  # NOTE: a state znode is parsed per transaction; orjson is ~4x faster (bench_timeline.py)
-    from orjson import loads as _loads
-except ImportError:  # a source checkout without it: same values, slower
-    _loads = json.loads
 
 
 #: NOTE: the per-transaction values (states, events) are built with ``tuple.__new__`` (NamedTuples)
 _new = tuple.__new__
 
 
-def _json(data: bytes | None):
-    if not data:
-        return None
-    try:
-        return _loads(data)          # bytes: UTF-8 (Kafka writes nothing else)
-    except ValueError:
-        try:
-            return json.loads(data.decode("utf-8", "replace"))
-        except ValueError:
-            return None
-
-
-def _int(value, default: int) -> int:
-    return value if type(value) is int or (isinstance(value, int) and not isinstance(value, bool)) else default
-
-
-def _ints(value) -> tuple[int, ...]:
-    if type(value) is not list:
-        return ()
-    if all(type(v) is int for v in value):
-        return tuple(value)
-    return tuple(v for v in value if isinstance(v, int) and not isinstance(v, bool))
-
-
 def parse_partition_state(data: bytes | None, version: int | None = None) -> tuple[LeaderIsr, int | None] | None:
-    """``(LeaderIsr, controller_epoch)`` of a partition state znode's JSON; ``None`` if unreadable."""
-    s = _json(data)
-    if not isinstance(s, dict):
+    """``(LeaderIsr, controller_epoch)`` of a partition state znode (``TopicPartitionStateZNode``,
+    decoded by :func:`~kreplica.formats.zookeeper.znodes.decode_partition_state`); ``None`` if it
+    holds nothing or nothing Kafka writes."""
+    try:
+        s = znodes.decode_partition_state(data)
+    except Malformed:
         return None
-    ce = s.get("controller_epoch")
-    return (_new(LeaderIsr, (_int(s.get("leader"), NO_LEADER), _int(s.get("leader_epoch"), UNDEFINED_EPOCH),
-                             _ints(s.get("isr")), _int(s.get("leader_recovery_state"), RECOVERED), version)),
-            ce if isinstance(ce, int) else None)
+    if s is None:
+        return None
+    return (_new(LeaderIsr, (s.leader, s.leader_epoch, s.isr, s.leader_recovery_state, version)),
+            s.controller_epoch)
 
 
 def parse_assignment(data: bytes | None) -> dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
-    """``{partition: (replicas, adding, removing)}`` of a ``/brokers/topics/<t>`` znode."""
-    t = _json(data)
-    if not isinstance(t, dict):
+    """``{partition: (replicas, adding, removing)}`` of a ``/brokers/topics/<t>`` znode (``TopicZNode``)."""
+    t = _decoded(znodes.decode_topic, data)
+    if t is None:
         return {}
-    parts = t.get("partitions") if isinstance(t.get("partitions"), dict) else {}
-    adding = t.get("adding_replicas") if isinstance(t.get("adding_replicas"), dict) else {}
-    removing = t.get("removing_replicas") if isinstance(t.get("removing_replicas"), dict) else {}
-    out = {}
-    for p, replicas in parts.items():
-        if str(p).isdigit():
-            out[int(p)] = (_ints(replicas), _ints(adding.get(p)), _ints(removing.get(p)))
-    return out
+    return {p: (a.replicas, a.adding_replicas, a.removing_replicas) for p, a in t.partitions.items()}
+
+
+def _decoded(decoder, data: bytes | None, default=None):
+    """``decoder(data)``, or ``default`` for a payload that is not what Kafka writes."""
+    try:
+        return decoder(data)
+    except Malformed:
+        return default
 
 
 class _Kafka:
@@ -161,18 +134,11 @@ class _Kafka:
 
     # -- znode payloads --------------------------------------------------------------------------
     def set_reassign(self, data: bytes | None) -> None:
-        self.reassign = {}
-        doc = _json(data)
-        for item in (doc.get("partitions", []) if isinstance(doc, dict) else []):
-            if isinstance(item, dict) and isinstance(item.get("topic"), str) and isinstance(item.get("partition"), int):
-                self.reassign[(item["topic"], item["partition"])] = _ints(item.get("replicas"))
+        self.reassign = {(e.topic, e.partition): e.replicas
+                         for e in _decoded(znodes.decode_reassignment, data, ())}
 
     def set_preferred(self, data: bytes | None) -> None:
-        doc = _json(data)
-        self.preferred = {(i["topic"], i["partition"]) for i in (doc.get("partitions", []) if isinstance(doc, dict)
-                                                                 else [])
-                          if isinstance(i, dict) and isinstance(i.get("topic"), str)
-                          and isinstance(i.get("partition"), int)}
+        self.preferred = {(e.topic, e.partition) for e in _decoded(znodes.decode_preferred_election, data, ())}
 
     def register(self, broker: int, session: int, epoch: int) -> None:
         self._alive = None
@@ -221,15 +187,11 @@ def _partition_key(parts: list[str]) -> tuple[str, int] | None:
 
 
 def _controller_id(data: bytes | None) -> int | None:
-    doc = _json(data)
-    return doc.get("brokerid") if isinstance(doc, dict) and isinstance(doc.get("brokerid"), int) else None
+    return _decoded(znodes.decode_controller, data)
 
 
 def _epoch_text(data: bytes | None) -> int | None:
-    try:
-        return int(data.decode("ascii")) if data else None
-    except (ValueError, UnicodeDecodeError):
-        return None
+    return _decoded(znodes.decode_controller_epoch, data)
 
 
 def _snapshot_events(k: _Kafka, nodes, label: str) -> list:
@@ -264,8 +226,7 @@ def _snapshot_events(k: _Kafka, nodes, label: str) -> list:
     for t in sorted(topics.children if topics is not None else ()):
         tnode = nodes[f"{root}/brokers/topics/{t}"]
         k.assign[t] = parse_assignment(tnode.data)
-        pdir = nodes.get(f"{root}/brokers/topics/{t}/partitions")
-        for p in sorted((c for c in (pdir.children if pdir is not None else ()) if c.isdigit()), key=int):
+        for p in sorted(k.assign[t]):   # the assigned partitions (as cluster-state reads them)
             snode = nodes.get(f"{root}/brokers/topics/{t}/partitions/{p}/state")
             parsed = parse_partition_state(snode.data, snode.version) if snode is not None else None
             if parsed is None:
@@ -437,9 +398,9 @@ def _step_events(k: _Kafka, step: ZkStep) -> Iterator:
         elif len(parts) == 3 and parts[:2] == ["admin", "delete_topics"]:
             (k.deleting.add if ch.after is not None else k.deleting.discard)(parts[2])
         elif len(parts) == 2 and parts[0] == "log_dir_event_notification" and ch.created:
-            doc = _json(ch.after.data)
-            if isinstance(doc, dict) and isinstance(doc.get("broker"), int):
-                k.log_dir_at[doc["broker"]] = zxid
+            event = _decoded(znodes.decode_log_dir_event, ch.after.data)
+            if event is not None and event.broker is not None:
+                k.log_dir_at[event.broker] = zxid
     if pending_controller is not None:
         yield pending_controller
 

@@ -9,14 +9,22 @@ Where each part lives:
   (``compute_health``);
 * :mod:`~kreplica.model.cluster.from_zookeeper`: Kafka's znodes in a replayed ZooKeeper tree
   (``cluster_state_from_zk``; the tree itself is :mod:`kreplica.model.zookeeper`);
-* :mod:`~kreplica.model.cluster.from_kraft`: the KRaft metadata snapshots and log, found and
-  replayed (``find_kraft_files``, ``cluster_state_from_kraft``, ``load_kraft_state``);
+* :mod:`~kreplica.model.cluster.image`: the one cluster image (``ClusterImage``: brokers, topics,
+  partitions, configs, controller, features, pending work) that every command reads, and its
+  frozen ``ClusterState`` at a point;
+* :mod:`~kreplica.model.cluster.kraft_image`: a KRaft metadata record applied to the image
+  (``KraftImage.apply``, returning what changed), and metadata transactions
+  (``MetadataTransaction``);
+* :mod:`~kreplica.model.cluster.kraft_files`: the snapshots and segments of a KRaft SOURCE
+  (``find_kraft_files``, ``KraftFiles``) and the finding for offsets missing between them;
+* :mod:`~kreplica.model.cluster.from_kraft`: the KRaft image at a point (``cluster_state_from_kraft``,
+  ``load_kraft_state``: the snapshot to start from, the records after it, the controller);
 * :mod:`~kreplica.model.cluster.partition_change`: a KRaft partition registration from a
   ``PartitionRecord`` and ``PartitionRegistration.merge`` of a ``PartitionChangeRecord``
   (``PartitionChange``, ``merge_partition_change``, the ``NO_LEADER_CHANGE`` sentinel), shared
   by the replay, the KRaft timeline and the KRaft election rules;
 * :mod:`~kreplica.model.cluster.kraft_history`: a KRaft metadata history record by record (where
-  it starts, the records after it), for the timeline;
+  it starts, the records after it with what each applies), for ``cluster-state`` and the timeline;
 * :mod:`~kreplica.model.cluster.sources`: telling the two apart (``detect_source_kind``) and
   loading either (``load_cluster_state``), refusing evidence of no cluster (``refuse_empty``);
 * :mod:`~kreplica.model.cluster.span`: how far either's evidence reaches (``evidence_span``: the
@@ -30,7 +38,10 @@ Where each part lives:
 
 from __future__ import annotations
 
-from kreplica.model.cluster.from_kraft import KraftFiles, cluster_state_from_kraft, find_kraft_files, load_kraft_state
+from kreplica.model.cluster.from_kraft import cluster_state_from_kraft, load_kraft_state
+from kreplica.model.cluster.image import ClusterImage
+from kreplica.model.cluster.kraft_files import KraftFiles, find_kraft_files
+from kreplica.model.cluster.kraft_image import KraftImage
 from kreplica.model.cluster.from_zookeeper import cluster_state_from_zk
 from kreplica.model.cluster.partition_change import (
     NO_LEADER_CHANGE,
@@ -60,7 +71,7 @@ from kreplica.model.cluster.state import (
 __all__ = [
     "DEFAULT_BROKER_ENTITY", "HEALTH_LISTS", "METADATA_DIR", "MIN_INSYNC_REPLICAS", "NO_LEADER",
     "NO_LEADER_CHANGE", "NO_RECOVERY_STATE_CHANGE", "RECOVERED", "RECOVERING",
-    "Broker", "ClusterState", "Controller", "Health", "KraftFiles", "PartitionChange", "PartitionState", "Pending",
+    "Broker", "ClusterImage", "ClusterState", "Controller", "Health", "KraftFiles", "KraftImage", "PartitionChange", "PartitionState", "Pending",
     "Topic", "cluster_state_from_kraft", "cluster_state_from_zk", "compute_health", "detect_source_kind",
     "find_kraft_files", "load_cluster_state", "load_kraft_state", "merge_partition_change",
     "partition_from_record",

@@ -7,14 +7,15 @@ alive means its owning session is still open; the broker epoch is its czxid),
 ``/brokers/topics/<t>`` (assignment, adding/removing replicas, topic id),
 ``/brokers/topics/<t>/partitions/<p>/state`` (leader, epochs, ISR; its dataVersion is the
 partition epoch), ``/config/topics|brokers/<name>``, ``/admin/*``, ``/isr_change_notification``,
-``/log_dir_event_notification``. The tree comes from :mod:`kreplica.model.zookeeper`.
+``/log_dir_event_notification``. Their payloads are decoded by
+:mod:`kreplica.formats.zookeeper.znodes`; the tree comes from :mod:`kreplica.model.zookeeper`.
 """
 
 from __future__ import annotations
 
-import json
-
+from kreplica.formats.errors import Malformed
 from kreplica.formats.findings import Finding
+from kreplica.formats.zookeeper import znodes
 from kreplica.model.cluster.state import (
     NO_LEADER,
     RECOVERED,
@@ -29,8 +30,10 @@ from kreplica.model.cluster.state import (
 from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH
 from kreplica.model.zookeeper import ZkState
 
+
 class _Znodes:
-    """Typed reads of Kafka's znodes under a chroot, collecting findings for bad payloads."""
+    """Kafka's znodes under a chroot, decoded; a payload that is not Kafka's JSON is a finding
+    and reads as absent."""
 
     def __init__(self, state: ZkState, chroot: str) -> None:
         self.state = state
@@ -47,123 +50,104 @@ class _Znodes:
         n = self.node(p)
         return sorted(n.children) if n is not None else []
 
-    def text(self, p: str) -> str | None:
+    def decode(self, p: str, decoder, default=None):
         n = self.node(p)
-        if n is None or n.data is None:
-            return None
-        return n.data.decode("utf-8", "replace")
-
-    def json(self, p: str):
-        raw = self.text(p)
-        if raw is None or raw == "":
-            return None
         try:
-            return json.loads(raw)
-        except ValueError:
+            return decoder(n.data if n is not None else None)
+        except Malformed as exc:
+            what = "valid JSON" if exc.reason == "not JSON" else f"what Kafka writes there ({exc.reason})"
             self.findings.append(Finding("kafka_invalid_znode", self.state.snapshot, 0,
-                                         f"znode {self.path(p)} does not hold valid JSON",
+                                         f"znode {self.path(p)} does not hold {what}",
                                          details={"znode": self.path(p)}))
-            return None
+            return default
 
 
-def _ints(value) -> tuple[int, ...]:
-    if not isinstance(value, list):
-        return ()
-    return tuple(int(v) for v in value if isinstance(v, int) and not isinstance(v, bool))
+_NO_STATE = znodes.PartitionStateZnode(NO_LEADER, UNDEFINED_EPOCH, (), None, RECOVERED)
+_NO_TOPIC = znodes.TopicZnode(None, {})
+
+
+def _log_dir_event(name: str, event: znodes.LogDirEventZnode | None) -> dict:
+    out: dict = {"name": name}
+    if event is not None:
+        for key in ("version", "broker", "event"):
+            if getattr(event, key) is not None:
+                out[key] = getattr(event, key)
+    return out
 
 
 def cluster_state_from_zk(state: ZkState, *, chroot: str = "") -> ClusterState:
     """Kafka's ZooKeeper-mode metadata in a replayed tree (``chroot`` = Kafka's root, e.g. ``/kafka``).
 
-    Unparseable payloads are findings (``kafka_invalid_znode``) and the object is skipped or
-    left with defaults; nothing raises.
+    A topic's partitions are those of its assignment (``/brokers/topics/<t>``), as
+    ``KafkaController.initializeControllerContext`` reads them (``getFullReplicaAssignmentForTopics``),
+    each with the state its state znode holds (``updateLeaderAndIsrCache``); a partition whose
+    state znode is absent or unreadable has no leader (``NewPartition``), and a state znode of a
+    partition the assignment does not list is not read. Unparseable payloads are findings
+    (``kafka_invalid_znode``) and the object is skipped or left with defaults; nothing raises.
     """
     z = _Znodes(state, chroot)
-    cid = z.json("/cluster/id")
-    cluster_id = cid.get("id") if isinstance(cid, dict) else None
-
-    ctrl = z.json("/controller")
-    epoch_text = z.text("/controller_epoch")
-    try:
-        controller_epoch = int(epoch_text) if epoch_text not in (None, "") else None
-    except ValueError:
-        controller_epoch = None
-    controller = Controller(ctrl.get("brokerid") if isinstance(ctrl, dict) else None, controller_epoch)
+    cluster_id = z.decode("/cluster/id", znodes.decode_cluster_id)
+    controller = Controller(z.decode("/controller", znodes.decode_controller),
+                            z.decode("/controller_epoch", znodes.decode_controller_epoch))
 
     brokers = []
     for name in z.children("/brokers/ids"):
         if not name.isdigit():
             continue
         node = z.node(f"/brokers/ids/{name}")
-        reg = z.json(f"/brokers/ids/{name}")
-        reg = reg if isinstance(reg, dict) else {}
+        reg = z.decode(f"/brokers/ids/{name}", znodes.decode_broker)
         owner = node.ephemeral_owner
-        endpoints = reg.get("endpoints")
         brokers.append(Broker(
             id=int(name),
             alive=owner in state.sessions,
-            rack=reg.get("rack"),
-            endpoints=tuple(str(e) for e in endpoints) if isinstance(endpoints, list) else (),
+            rack=reg.rack if reg is not None else None,
+            endpoints=reg.endpoints if reg is not None else (),
             broker_epoch=node.czxid,
             session=owner,
         ))
 
     topics = []
     for tname in z.children("/brokers/topics"):
-        tz = z.json(f"/brokers/topics/{tname}")
-        tz = tz if isinstance(tz, dict) else {}
-        assignment = tz.get("partitions") if isinstance(tz.get("partitions"), dict) else {}
-        adding = tz.get("adding_replicas") if isinstance(tz.get("adding_replicas"), dict) else {}
-        removing = tz.get("removing_replicas") if isinstance(tz.get("removing_replicas"), dict) else {}
-        cfg = z.json(f"/config/topics/{tname}")
-        config = cfg.get("config", {}) if isinstance(cfg, dict) else {}
+        tz = z.decode(f"/brokers/topics/{tname}", znodes.decode_topic, _NO_TOPIC)
+        config = z.decode(f"/config/topics/{tname}", znodes.decode_config) or {}
         partitions = []
-        pids = {int(p) for p in assignment if str(p).lstrip("-").isdigit()}
-        pids |= {int(p) for p in z.children(f"/brokers/topics/{tname}/partitions") if p.isdigit()}
-        for pid in sorted(pids):
+        for pid, assigned in sorted(tz.partitions.items()):
             spath = f"/brokers/topics/{tname}/partitions/{pid}/state"
             snode = z.node(spath)
-            s = z.json(spath)
-            s = s if isinstance(s, dict) else {}
+            s = z.decode(spath, znodes.decode_partition_state) or _NO_STATE
             partitions.append(PartitionState(
                 partition=pid,
-                replicas=_ints(assignment.get(str(pid))),
-                adding_replicas=_ints(adding.get(str(pid))),
-                removing_replicas=_ints(removing.get(str(pid))),
-                leader=s.get("leader", NO_LEADER) if isinstance(s.get("leader"), int) else NO_LEADER,
-                leader_epoch=s.get("leader_epoch", UNDEFINED_EPOCH) if isinstance(s.get("leader_epoch"), int)
-                else UNDEFINED_EPOCH,
-                isr=_ints(s.get("isr")),
-                controller_epoch=s.get("controller_epoch") if isinstance(s.get("controller_epoch"), int) else None,
-                leader_recovery_state=s.get("leader_recovery_state", RECOVERED)
-                if isinstance(s.get("leader_recovery_state"), int) else RECOVERED,
+                replicas=assigned.replicas,
+                adding_replicas=assigned.adding_replicas,
+                removing_replicas=assigned.removing_replicas,
+                leader=s.leader,
+                leader_epoch=s.leader_epoch,
+                isr=s.isr,
+                controller_epoch=s.controller_epoch,
+                leader_recovery_state=s.leader_recovery_state,
                 version=snode.version if snode is not None else None,
             ))
-        topics.append(Topic(tname, tz.get("topic_id"), dict(config), tuple(partitions)))
+        topics.append(Topic(tname, tz.topic_id, config, tuple(partitions)))
 
     broker_configs = {}
     for entity in z.children("/config/brokers"):
-        cfg = z.json(f"/config/brokers/{entity}")
-        if isinstance(cfg, dict) and isinstance(cfg.get("config"), dict):
-            broker_configs[entity] = dict(cfg["config"])
+        cfg = z.decode(f"/config/brokers/{entity}", znodes.decode_config)
+        if cfg is not None:
+            broker_configs[entity] = cfg
 
-    reassign = z.json("/admin/reassign_partitions")
-    preferred = z.json("/admin/preferred_replica_election")
-    isr_changes = []
-    for n in z.children("/isr_change_notification"):
-        body = z.json(f"/isr_change_notification/{n}")
-        parts = body.get("partitions", []) if isinstance(body, dict) else []
-        isr_changes.append({"name": n, "partitions": parts})
-    log_dir_events = []
-    for n in z.children("/log_dir_event_notification"):
-        body = z.json(f"/log_dir_event_notification/{n}")
-        log_dir_events.append(dict({"name": n}, **body) if isinstance(body, dict) else {"name": n})
     pending = Pending(
-        reassignments=tuple(reassign.get("partitions", ())) if isinstance(reassign, dict) else (),
-        preferred_elections=tuple(preferred.get("partitions", ())) if isinstance(preferred, dict) else (),
+        reassignments=tuple(e.as_dict() for e in z.decode("/admin/reassign_partitions",
+                                                          znodes.decode_reassignment, ())),
+        preferred_elections=tuple(e.as_dict() for e in z.decode("/admin/preferred_replica_election",
+                                                                znodes.decode_preferred_election, ())),
         topic_deletions=tuple(z.children("/admin/delete_topics")),
-        isr_change_notifications=tuple(isr_changes),
-        log_dir_event_notifications=tuple(log_dir_events),
+        isr_change_notifications=tuple(
+            {"name": n, "partitions": [e.as_dict() for e in z.decode(f"/isr_change_notification/{n}",
+                                                                     znodes.decode_isr_change, ())]}
+            for n in z.children("/isr_change_notification")),
+        log_dir_event_notifications=tuple(
+            _log_dir_event(n, z.decode(f"/log_dir_event_notification/{n}", znodes.decode_log_dir_event))
+            for n in z.children("/log_dir_event_notification")),
     )
     health = compute_health(brokers, topics, broker_configs, controller.broker_id)
     return ClusterState("zookeeper", state.source, {"zxid": state.zxid}, cluster_id, controller,

@@ -1,11 +1,13 @@
 """A KRaft metadata history, record by record: the snapshot it starts from, then every record of the
-log after it in offset order, as a broker's metadata loader applies them.
+log after it in offset order, each with the records a broker's metadata loader applies when it
+is read.
 
 Sources: ``../shared/specs/kafka-formats.md`` §10; Kafka ``metadata/.../MetadataLoader.java`` and
-``image/loader/*``. Records of a metadata transaction (``BeginTransactionRecord`` ..
-``EndTransactionRecord``) are handed out together at the End, each with its own offset and time;
-an ``AbortTransactionRecord`` drops them, and a transaction still open where the log ends is not
-handed out (as :func:`~kreplica.model.cluster.from_kraft.cluster_state_from_kraft` does).
+``image/loader/MetadataBatchLoader.java``. Records of a metadata transaction
+(``BeginTransactionRecord`` .. ``EndTransactionRecord``) are applied together when the End is
+read, an ``AbortTransactionRecord`` drops them, and a transaction still open where the log ends
+is not applied (:class:`~kreplica.model.cluster.kraft_image.MetadataTransaction`, the one rule
+``cluster-state``, ``plan-elect`` and the timeline share).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kreplica.formats.kraft import records as kraft
 from kreplica.formats.findings import Finding
-from kreplica.model.cluster.from_kraft import KraftFiles, offset_gap
+from kreplica.formats.kraft import records as kraft
+from kreplica.model.cluster.kraft_files import KraftFiles, offset_gap
+from kreplica.model.cluster.kraft_image import MetadataTransaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +33,8 @@ class KraftStart:
     records: tuple[kraft.MetadataRecord, ...] = ()
 
 
-def _load_snapshot(path: str) -> tuple[KraftStart | None, list[Finding]]:
+def load_snapshot(path: str) -> tuple[KraftStart | None, list[Finding]]:
+    """A snapshot as a start (``None`` when it holds an error finding) and its findings."""
     items = kraft.read_metadata_file(path)
     findings = [x for x in items if isinstance(x, Finding)]
     if any(f.is_error for f in findings):
@@ -58,7 +62,7 @@ def kraft_start(files: KraftFiles, *, from_offset: int | None = None) -> tuple[K
     else:
         order = snaps
     for _end, _epoch, path in order:
-        start, fs = _load_snapshot(path)
+        start, fs = load_snapshot(path)
         findings.extend(fs)
         if start is not None:
             return start, findings
@@ -69,12 +73,13 @@ def kraft_start(files: KraftFiles, *, from_offset: int | None = None) -> tuple[K
 
 
 def iter_kraft_records(files: KraftFiles, start: KraftStart) -> Iterator[
-        kraft.MetadataRecord | kraft.ControlRecord | Finding]:
-    """The records of the log from ``start.end_offset`` on, in offset order, with metadata
-    transactions resolved (see the module docstring); findings of the segments where they arise,
-    and a ``kraft_offset_gap`` finding where the segments present skip offsets. Segments are
-    read one at a time."""
-    pending: list | None = None
+        tuple[kraft.MetadataRecord | kraft.ControlRecord, list | tuple | None] | Finding]:
+    """Every record of the log in offset order, as ``(record, applied)``: ``applied`` is what
+    the loader applies when ``record`` is read (the record itself, a transaction's records at
+    its End, or nothing), and ``None`` for a record below ``start.end_offset`` (the snapshot
+    holds it). Findings of the segments come where they arise, and a ``kraft_offset_gap``
+    finding where the segments present skip offsets. Segments are read one at a time."""
+    txn = MetadataTransaction()
     expected = start.end_offset
     for base, path in files.segments:
         if base > expected:
@@ -84,19 +89,4 @@ def iter_kraft_records(files: KraftFiles, start: KraftStart) -> Iterator[
                 yield x
                 continue
             expected = max(expected, x.offset + 1)
-            if x.offset < start.end_offset:
-                continue
-            if isinstance(x, kraft.ControlRecord):
-                yield x
-            elif x.name == "BeginTransactionRecord":
-                pending = []
-            elif x.name == "EndTransactionRecord":
-                yield from pending or ()
-                pending = None
-            elif x.name == "AbortTransactionRecord":
-                pending = None
-            elif x.name is not None:
-                if pending is not None:
-                    pending.append(x)
-                else:
-                    yield x
+            yield (x, None) if x.offset < start.end_offset else (x, txn.feed(x))

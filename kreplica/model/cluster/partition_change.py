@@ -4,7 +4,7 @@
 Sources: Kafka ``metadata/src/main/java/org/apache/kafka/metadata/PartitionRegistration.java``
 (the ``PartitionRecord`` constructor and ``merge``), ``LeaderConstants.java`` and
 ``LeaderRecoveryState.java`` (``changeTo``) at apache/kafka trunk after 3.9. The one merge is used
-by the cluster-state replay (:mod:`~kreplica.model.cluster.from_kraft`), the KRaft timeline and
+by the one cluster image (:mod:`~kreplica.model.cluster.kraft_image`: cluster-state and the KRaft timeline) and
 the KRaft election rules, which build a change as the controller does and merge it.
 
 ``merge``, field by field:

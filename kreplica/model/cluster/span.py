@@ -28,7 +28,7 @@ from contextlib import closing
 from kreplica.formats.kraft import records as kraft
 from kreplica.formats.mapped import open_buffer
 from kreplica.formats.zookeeper import txnlog as zkl
-from kreplica.model.cluster.from_kraft import KraftFiles, find_kraft_files
+from kreplica.model.cluster.kraft_files import KraftFiles, find_kraft_files
 from kreplica.model.cluster.sources import detect_source_kind
 from kreplica.model.evidence_span import EvidenceSpan
 from kreplica.model.zookeeper.files import ZkFile, ZkFiles, find_zk_files, iter_log_entries

@@ -41,10 +41,11 @@ def test_timeline_registration_carries_elr(tmp_path, upto, elr, last_known_elr) 
     (d / "00000000000000000000.log").write_bytes(
         kraft.build_metadata_batch(RECORDS[:upto + 1], base_offset=0, epoch=1, timestamp=1_700_000_000_000))
     files = find_kraft_files([d])
-    img = timeline._Image()
+    fold = timeline.ImageFold()
     start, _ = kraft_start(files)
-    for rec in iter_kraft_records(files, start):
-        list(timeline._apply(img, rec, True))
-    held = img.parts[("orders", 0)]
+    for _read, applied in iter_kraft_records(files, start):
+        for rec in applied:
+            list(timeline.apply_record(fold, rec, True))
+    held = fold.image.partition("orders", 0)
     assert (held.elr, held.last_known_elr) == (elr, last_known_elr)
     assert held == cluster_state_from_kraft(files).topic("orders").partitions[0]

@@ -274,3 +274,17 @@ def test_logs_from_a_later_zxid_and_no_snapshot_have_no_start(tmp_path):
     h = _fresh(0x200000001)
     with pytest.raises(FormatError, match="no ZooKeeper snapshot"):
         _timeline(h, tmp_path)
+
+
+def test_snapshot_events_are_the_assigned_partitions(tmp_path):
+    """``KafkaController.initializeControllerContext``: the partitions of a topic are its
+    assignment's; a state znode under ``partitions/`` that the assignment does not list is not
+    read, so it is no ``snapshot`` event (counter-case: the assigned partition is one), as
+    ``cluster-state`` leaves it out."""
+    h = ZkHistory()
+    h.create_topic("orders", {0: [1, 2, 3]})
+    h.controller_write(1, h._create("/brokers/topics/orders/partitions/5", None))
+    last = h.controller_write(1, h._create("/brokers/topics/orders/partitions/5/state", b'{"controller_epoch":1,'
+                                           b'"leader":2,"version":1,"leader_epoch":0,"isr":[2]}'))
+    items = _run(h, tmp_path, from_zxid=last)
+    assert [(ev.topic, ev.partition) for ev in items if isinstance(ev, PartitionEvent)] == [("orders", 0)]

@@ -161,6 +161,40 @@ def test_bad_json_is_a_finding_not_an_exception():
     assert cs.topic("broken").partitions == () and cs.broker(1).endpoints == ()
 
 
+def _topic_with(states: dict, assignment: dict):
+    b = _Builder()
+    b.put("/brokers/ids/1", {"version": 5, "host": "h1", "port": 9092, "endpoints": []}, owner=S1)
+    b.put("/brokers/topics/t", {"version": 2, "partitions": assignment})
+    for p, s in states.items():
+        b.put(f"/brokers/topics/t/partitions/{p}/state", s)
+    return cluster_state_from_zk(b.state())
+
+
+_STATE = {"controller_epoch": 1, "leader": 1, "version": 1, "leader_epoch": 2, "isr": [1]}
+
+
+@pytest.mark.parametrize("states, assignment, expected", [
+    pytest.param({0: _STATE}, {"0": [1]}, [(0, 1, 2)], id="assigned-with-state"),
+    pytest.param({0: _STATE, 7: _STATE}, {"0": [1]}, [(0, 1, 2)], id="state-of-an-unassigned-partition-not-read"),
+    pytest.param({}, {"0": [1]}, [(0, -1, -1)], id="assigned-without-state-has-no-leader"),
+    pytest.param({0: b"{not json"}, {"0": [1]}, [(0, -1, -1)], id="unreadable-state-has-no-leader"),
+])
+def test_partitions_are_the_assignment(states, assignment, expected):
+    """``KafkaController.initializeControllerContext``: a topic's partitions come from its
+    assignment (``getFullReplicaAssignmentForTopics``) and their states are then read for those
+    (``updateLeaderAndIsrCache``); a partition without a readable state has no leader
+    (``TopicPartitionStateZNode.decode`` gives ``None``: ``NewPartition``)."""
+    cs = _topic_with(states, assignment)
+    assert [(p.partition, p.leader, p.leader_epoch) for p in cs.topic("t").partitions] == expected
+
+
+def test_unreadable_state_is_a_finding():
+    """A state znode that is not Kafka's JSON is named in a finding (counter-case: a readable
+    one is not)."""
+    assert [f.kind for f in _topic_with({0: b"[1]"}, {"0": [1]}).findings] == ["kafka_invalid_znode"]
+    assert _topic_with({0: _STATE}, {"0": [1]}).findings == ()
+
+
 def test_empty_tree():
     cs = cluster_state_from_zk(_Builder().state())
     assert cs.cluster_id is None and cs.brokers == () and cs.topics == ()

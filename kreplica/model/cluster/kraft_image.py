@@ -1,0 +1,252 @@
+"""A KRaft metadata record applied to the cluster image, as a broker's metadata loader applies it;
+and the metadata transactions it applies together.
+
+Sources: Kafka ``metadata/src/main/java/org/apache/kafka/image/MetadataDelta.java`` and the
+deltas it hands each record to (``ClusterDelta``, ``TopicsDelta``/``TopicDelta``,
+``ConfigurationsDelta``, ``FeaturesDelta``), ``image/loader/MetadataBatchLoader.java``
+(transactions), ``metadata/PartitionRegistration.java`` (``merge``, in
+:mod:`~kreplica.model.cluster.partition_change`), and for what a controller would have refused
+``controller/ClusterControlManager.java`` (``replay``). ``cluster-state`` and ``plan-elect`` apply
+every record up to a point; the timeline applies the same records one by one and classifies
+the :class:`BrokerDelta`, :class:`PartitionDelta` and :class:`ControllerDelta` each returns.
+
+What a delta refuses (``ClusterDelta.getBrokerOrThrow`` throws, and ``MetadataBatchLoader``
+hands the fault to its handler and goes on without the record) is a ``kraft_invalid_record``
+finding on the image and changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kreplica.formats.findings import Finding
+from kreplica.formats.kraft import records as kraft
+from kreplica.model.cluster.image import ClusterImage, TopicImage
+from kreplica.model.cluster.partition_change import PartitionChange, merge_partition_change, partition_from_record
+from kreplica.model.cluster.state import DEFAULT_BROKER_ENTITY, Broker, ClusterState, PartitionState, Pending
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerDelta:
+    """A broker's registration changed: ``change`` is ``registered``, ``unregistered``,
+    ``fenced``, ``unfenced`` or ``controlled_shutdown``; ``epoch`` the record's broker epoch."""
+
+    broker: int
+    change: str
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionDelta:
+    """A partition's registration before and after a record (``None``: absent). ``change`` is
+    the ``PartitionChangeRecord``'s, ``None`` for a ``PartitionRecord`` or a removed topic."""
+
+    topic: str
+    partition: int
+    before: PartitionState | None
+    after: PartitionState | None
+    change: PartitionChange | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerDelta:
+    """A ``LeaderChange`` control record: the Raft leader (the active controller; ``None`` for
+    none) of ``epoch``."""
+
+    controller: int | None
+    epoch: int
+
+
+Delta = BrokerDelta | PartitionDelta | ControllerDelta
+_NONE: tuple = ()
+
+
+class KraftImage(ClusterImage):
+    """The cluster image a KRaft metadata log replays to; :meth:`apply` takes one record."""
+
+    __slots__ = ("topic_names",)
+
+    def __init__(self) -> None:
+        super().__init__("kraft")
+        self.topic_names: dict[str, str] = {}          # topic id -> name
+
+    def apply(self, r) -> tuple[Delta, ...]:
+        """Apply one metadata record (or ``LeaderChange`` control record); what changed."""
+        if isinstance(r, kraft.ControlRecord):
+            if r.control_type != kraft.LEADER_CHANGE:
+                return _NONE
+            leader = r.data.get("leader_id")
+            self.controller = leader if leader is not None and leader >= 0 else None
+            self.controller_epoch = r.epoch
+            return (ControllerDelta(self.controller, r.epoch),)
+        handler = _HANDLERS.get(r.name)
+        return handler(self, r, r.data) if handler is not None else _NONE
+
+    # -- ClusterDelta ----------------------------------------------------------------------------
+    def _register(self, r, d) -> tuple[Delta, ...]:
+        self.brokers[d["broker_id"]] = Broker(
+            id=d["broker_id"], alive=not d["fenced"], rack=d["rack"],
+            endpoints=tuple(f"{e['name']}://{e['host']}:{e['port']}" for e in d["end_points"]),
+            broker_epoch=d["broker_epoch"], fenced=d["fenced"], in_controlled_shutdown=d["in_controlled_shutdown"])
+        return (BrokerDelta(d["broker_id"], "registered", d["broker_epoch"]),)
+
+    def _unregister(self, r, d) -> tuple[Delta, ...]:
+        """``ClusterDelta.replay(UnregisterBrokerRecord)`` removes the broker whatever the epoch;
+        the controller's own replay (``ClusterControlManager.replay``) refuses an unknown broker or
+        another epoch, so such a record is flagged, as a warning, and still applied."""
+        b = self.brokers.pop(d["broker_id"], None)
+        if b is None or b.broker_epoch != d["broker_epoch"]:
+            why = "was not registered" if b is None else f"has broker epoch {b.broker_epoch}, not {d['broker_epoch']}"
+            self.findings.append(Finding(
+                "kraft_invalid_record", r.path, r.batch_position,
+                f"UnregisterBrokerRecord at offset {r.offset} unregisters broker {d['broker_id']}, which {why}: "
+                "a broker's metadata image applies it, a controller's replay would have refused it",
+                severity="warning", details={"offset": r.offset, "broker_id": d["broker_id"]}))
+        return (BrokerDelta(d["broker_id"], "unregistered", d["broker_epoch"]),)
+
+    def _fence_record(self, r, d) -> tuple[Delta, ...]:
+        fenced = r.name == "FenceBrokerRecord"
+        b = self._broker(r, d["id"], d["epoch"], "fence" if fenced else "unfence")
+        return self._fence(b, fenced, d["epoch"]) if b is not None else _NONE
+
+    def _change_broker(self, r, d) -> tuple[Delta, ...]:
+        """``ClusterDelta.replay(BrokerRegistrationChangeRecord)``: the epoch must be the
+        registered one for any of it to apply."""
+        b = self._broker(r, d["broker_id"], d["broker_epoch"], "change")
+        if b is None:
+            return _NONE
+        out: tuple[Delta, ...] = ()
+        if d["in_controlled_shutdown"] == kraft.IN_CONTROLLED_SHUTDOWN:
+            b = self.brokers[b.id] = replace(b, in_controlled_shutdown=True)
+            out = (BrokerDelta(b.id, "controlled_shutdown", d["broker_epoch"]),)
+        if d["fenced"] in (kraft.FENCE, kraft.UNFENCE):
+            out += self._fence(b, d["fenced"] == kraft.FENCE, d["broker_epoch"])
+        return out
+
+    def _fence(self, b: Broker, fenced: bool, epoch: int) -> tuple[Delta, ...]:
+        self.brokers[b.id] = replace(b, fenced=fenced, alive=not fenced)
+        return (BrokerDelta(b.id, "fenced" if fenced else "unfenced", epoch),)
+
+    def _broker(self, r, broker_id: int, epoch: int, action: str) -> Broker | None:
+        """``ClusterDelta.getBrokerOrThrow``: the registration, or a finding (Kafka throws) when
+        the broker is not registered or the record's epoch is not the registered one."""
+        b = self.brokers.get(broker_id)
+        if b is not None and b.broker_epoch == epoch:
+            return b
+        why = "was not registered" if b is None else f"has broker epoch {b.broker_epoch}, not {epoch}"
+        self.findings.append(Finding("kraft_invalid_record", r.path, r.batch_position,
+                                     f"{r.name} at offset {r.offset} tries to {action} broker {broker_id}, "
+                                     f"which {why}; Kafka's metadata loader refuses it",
+                                     details={"offset": r.offset, "broker_id": broker_id}))
+        return None
+
+    # -- TopicsDelta -----------------------------------------------------------------------------
+    def _topic(self, r, d) -> tuple[Delta, ...]:
+        self.topic_names[d["topic_id"]] = d["name"]
+        self.topics[d["name"]] = TopicImage(d["topic_id"])
+        return _NONE
+
+    def _remove_topic(self, r, d) -> tuple[Delta, ...]:
+        name = self.topic_names.pop(d["topic_id"], None)
+        if name is None:
+            return _NONE
+        t = self.topics.pop(name)
+        self.topic_configs.pop(name, None)
+        return tuple(PartitionDelta(name, pid, p, None) for pid, p in sorted(t.partitions.items()))
+
+    def _partition(self, r, d) -> tuple[Delta, ...]:
+        name = self.topic_names.get(d["topic_id"])
+        if name is None:
+            return self._orphan(r)
+        parts = self.topics[name].partitions
+        before = parts.get(d["partition_id"])
+        after = parts[d["partition_id"]] = partition_from_record(d)
+        return (PartitionDelta(name, d["partition_id"], before, after),)
+
+    def _change_partition(self, r, d) -> tuple[Delta, ...]:
+        name = self.topic_names.get(d["topic_id"])
+        parts = self.topics[name].partitions if name is not None else None
+        before = parts.get(d["partition_id"]) if parts is not None else None
+        if before is None:
+            return self._orphan(r)
+        change = PartitionChange.from_record(d)
+        after = parts[d["partition_id"]] = merge_partition_change(before, change)
+        return (PartitionDelta(name, d["partition_id"], before, after, change),)
+
+    def _orphan(self, r) -> tuple[Delta, ...]:
+        self.findings.append(Finding("kraft_invalid_record", r.path, r.batch_position,
+                                     f"{r.name} at offset {r.offset} names a topic or partition "
+                                     "that does not exist at that point", details={"offset": r.offset}))
+        return _NONE
+
+    # -- ConfigurationsDelta, FeaturesDelta ------------------------------------------------------
+    def _config(self, r, d) -> tuple[Delta, ...]:
+        if d["resource_type"] == kraft.RESOURCE_TOPIC:
+            configs, name = self.topic_configs, d["resource_name"]
+        elif d["resource_type"] == kraft.RESOURCE_BROKER:
+            configs, name = self.broker_configs, d["resource_name"] or DEFAULT_BROKER_ENTITY
+        else:
+            return _NONE
+        if d["value"] is None:
+            configs.get(name, {}).pop(d["name"], None)
+        else:
+            configs.setdefault(name, {})[d["name"]] = d["value"]
+        return _NONE
+
+    def _feature(self, r, d) -> tuple[Delta, ...]:
+        self.features[d["name"]] = d["feature_level"]
+        return _NONE
+
+    def state(self, source: str, position: dict[str, int], *, cluster_id: str | None = None,
+              findings=()) -> ClusterState:
+        """As :meth:`ClusterImage.state`, with the reassignments in progress as pending work:
+        each partition with adding or removing replicas, towards its replicas less the removing."""
+        self.pending = Pending(reassignments=tuple(
+            {"topic": name, "partition": p.partition, "replicas": [x for x in p.replicas if x not in p.removing_replicas]}
+            for name, t in sorted(self.topics.items()) for _, p in sorted(t.partitions.items())
+            if p.adding_replicas or p.removing_replicas))
+        return ClusterImage.state(self, source, position, cluster_id=cluster_id, findings=findings)
+
+
+_HANDLERS = {
+    "RegisterBrokerRecord": KraftImage._register,
+    "UnregisterBrokerRecord": KraftImage._unregister,
+    "FenceBrokerRecord": KraftImage._fence_record,
+    "UnfenceBrokerRecord": KraftImage._fence_record,
+    "BrokerRegistrationChangeRecord": KraftImage._change_broker,
+    "TopicRecord": KraftImage._topic,
+    "RemoveTopicRecord": KraftImage._remove_topic,
+    "PartitionRecord": KraftImage._partition,
+    "PartitionChangeRecord": KraftImage._change_partition,
+    "ConfigRecord": KraftImage._config,
+    "FeatureLevelRecord": KraftImage._feature,
+}
+
+
+class MetadataTransaction:
+    """``MetadataBatchLoader``'s transactions: records between ``BeginTransactionRecord`` and
+    ``EndTransactionRecord`` are applied together at the End; an ``AbortTransactionRecord``
+    drops them, and a transaction still open where the records stop is not applied."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        self.pending: list | None = None
+
+    def feed(self, r) -> list | tuple:
+        """The records to apply now that ``r`` is read (``r`` itself outside a transaction)."""
+        if isinstance(r, kraft.ControlRecord):
+            return (r,)
+        name = r.name
+        if name == "BeginTransactionRecord":
+            self.pending = []
+        elif name == "EndTransactionRecord":
+            done, self.pending = self.pending or [], None
+            return done
+        elif name == "AbortTransactionRecord":
+            self.pending = None
+        elif name is not None:
+            if self.pending is None:
+                return (r,)
+            self.pending.append(r)
+        return _NONE

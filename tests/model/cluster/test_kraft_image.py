@@ -1,0 +1,93 @@
+"""A KRaft record applied to the one cluster image, where the two replays kreplica had disagreed.
+Expected values come from the Kafka methods named in each test: ``ClusterDelta.replay`` (the
+broker's metadata image, ``metadata/.../image/ClusterDelta.java``), ``ClusterControlManager.replay``
+(the controller's) and ``MetadataBatchLoader`` (transactions), each with its counter-case."""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.analysis.timeline import kraft as timeline
+from kreplica.analysis.timeline.events import BrokerEvent, PartitionEvent, TimelineEnd
+from kreplica.formats.findings import Finding
+from kreplica.formats.kraft import records as kraft
+from kreplica.model.cluster import cluster_state_from_kraft, find_kraft_files
+from tests.builders.kraft_metadata import ORDERS, broker_registration
+
+T0 = 1_700_000_000_000
+
+
+def _write(tmp_path, records):
+    d = tmp_path / "__cluster_metadata-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(
+        b"".join(kraft.build_metadata_batch([r], base_offset=i, epoch=1, timestamp=T0 + i)
+                 for i, r in enumerate(records)))
+    return find_kraft_files([d])
+
+
+def _timeline(files, **kw) -> list:
+    items = list(timeline.iter_kraft_timeline(files, **kw))
+    assert isinstance(items[-1], TimelineEnd)
+    return items
+
+
+_REGISTERED = [broker_registration(1, "a", 10), ("UnfenceBrokerRecord", 0, {"id": 1, "epoch": 10})]
+
+
+@pytest.mark.parametrize("epoch, flagged", [
+    pytest.param(10, False, id="registered-epoch"),
+    pytest.param(9, True, id="stale-epoch-still-applied"),
+])
+def test_unregister_is_applied_whatever_the_epoch(tmp_path, epoch, flagged):
+    """``ClusterDelta.replay(UnregisterBrokerRecord)`` removes the broker without looking at the
+    epoch (the broker's metadata image); ``ClusterControlManager.replay`` would have refused
+    another epoch, so that record is also a warning. ``cluster-state`` and the timeline agree."""
+    files = _write(tmp_path, [*_REGISTERED, ("UnregisterBrokerRecord", 0, {"broker_id": 1, "broker_epoch": epoch})])
+    cs = cluster_state_from_kraft(files)
+    assert cs.broker(1) is None
+    assert [(f.kind, f.severity) for f in cs.findings] == ([("kraft_invalid_record", "warning")] if flagged else [])
+    items = _timeline(files)
+    assert [(e.broker, e.event) for e in items if isinstance(e, BrokerEvent)][-1] == (1, "unregistered")
+    assert [f.kind for f in items if isinstance(f, Finding)] == [f.kind for f in cs.findings]
+
+
+@pytest.mark.parametrize("epoch, shutting_down", [
+    pytest.param(10, True, id="registered-epoch"),
+    pytest.param(9, False, id="stale-epoch-refused"),
+])
+def test_registration_change_needs_the_registered_epoch(tmp_path, epoch, shutting_down):
+    """``ClusterDelta.replay(BrokerRegistrationChangeRecord)`` goes through ``getBrokerOrThrow``
+    for the whole record: with another epoch neither the controlled shutdown nor the fencing
+    applies (a ``kraft_invalid_record`` error), in ``cluster-state`` and in the timeline."""
+    files = _write(tmp_path, [*_REGISTERED, ("BrokerRegistrationChangeRecord", 1, {
+        "broker_id": 1, "broker_epoch": epoch, "fenced": 1, "in_controlled_shutdown": 1})])
+    cs = cluster_state_from_kraft(files)
+    b = cs.broker(1)
+    assert (b.in_controlled_shutdown, b.fenced) == ((True, True) if shutting_down else (False, False))
+    assert bool(cs.findings) is not shutting_down
+    events = [e.event for e in _timeline(files) if isinstance(e, BrokerEvent)]
+    assert events == (["registered", "unfenced", "controlled_shutdown", "fenced"] if shutting_down
+                      else ["registered", "unfenced"])
+
+
+_TXN = [*_REGISTERED,
+        ("BeginTransactionRecord", 0, {"name": "create orders"}),                                # 2
+        ("TopicRecord", 0, {"name": "orders", "topic_id": ORDERS}),                             # 3
+        ("PartitionRecord", 0, {"partition_id": 0, "topic_id": ORDERS, "replicas": (1,), "isr": (1,),
+                                "leader": 1, "leader_epoch": 0, "partition_epoch": 0}),          # 4
+        ("EndTransactionRecord", 0, {})]                                                         # 5
+
+
+@pytest.mark.parametrize("to_offset, created", [
+    pytest.param(4, False, id="inside-the-transaction"),
+    pytest.param(5, True, id="at-its-end"),
+])
+def test_a_transaction_counts_at_its_end(tmp_path, to_offset, created):
+    """``MetadataBatchLoader`` applies a metadata transaction's records when the End is read: up
+    to an offset inside it the image does not hold them, in ``cluster-state --at`` and in the
+    timeline up to that offset alike."""
+    files = _write(tmp_path, _TXN)
+    assert (cluster_state_from_kraft(files, at_offset=to_offset).topic("orders") is not None) is created
+    made = [e for e in _timeline(files, to_offset=to_offset) if isinstance(e, PartitionEvent)]
+    assert [(e.topic, e.cause, e.position) for e in made] == ([("orders", "created", 4)] if created else [])
