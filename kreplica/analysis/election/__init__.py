@@ -7,6 +7,7 @@
 * ``kraft``: the KRaft controller (``PartitionChangeBuilder``), eligible leader replicas included;
 * ``scenarios``: ``plan-elect``: a what-if scenario under the rule set of a version;
 * ``sweep``: every combination of up to N failed brokers or racks, ranked by impact;
+* ``recovery_order``: KIP-966's unclean-recovery order of the surviving replicas (also the fleet's);
 * ``loss``: every candidate leader ranked by the records choosing it would cost;
 * ``analysis``: ``plan-elect`` as one call: the plan (or the sweep), each elected partition's
   candidates ranked from the replicas, and what the elections do to the consumer groups.

@@ -6,7 +6,9 @@ Where each part lives:
 
 * :mod:`~kreplica.model.cluster.state`: the model (``ClusterState``, ``Broker``, ``Topic``,
   ``PartitionState``, ``Controller``, ``Pending``, ``Health``) and the health lists
-  (``compute_health``);
+  (``compute_health``, ``is_offline``);
+* :mod:`~kreplica.model.cluster.configs`: a topic's effective config as the controller resolves it
+  (``effective_topic_config``, ``min_insync_replicas``);
 * :mod:`~kreplica.model.cluster.from_zookeeper`: Kafka's znodes in a replayed ZooKeeper tree
   (``cluster_state_from_zk``; the tree itself is :mod:`kreplica.model.zookeeper`);
 * :mod:`~kreplica.model.cluster.image`: the one cluster image (``ClusterImage``: brokers, topics,
