@@ -11,8 +11,8 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, SourcesArgument, parse_log_dirs, require_paths
 from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
 from kreplica.cli.options.sources import ChrootOption, chroot_option, time_option, unreadable
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
