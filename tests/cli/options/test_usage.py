@@ -258,6 +258,15 @@ def test_an_option_the_action_does_not_act_on_is_refused(tmp_path: Path, action,
     answered(run(*base, *fits, *given))
 
 
+def test_a_text_only_option_with_machine_output_is_refused() -> None:
+    """timeline --per-partition shapes the text tables; with ndjson (also the default off a terminal)
+    it would be ignored."""
+    one_line(run("timeline", ZK, "--per-partition", "-f", "ndjson"),
+             "--per-partition: applies to text output, not --format ndjson")
+    one_line(run("timeline", ZK, "--per-partition"), "not --format ndjson (give -f text)")
+    answered(run("timeline", ZK, "--per-partition", "-f", "text"))
+
+
 # -- every command, one mechanism ------------------------------------------------------------------
 
 def _commands():
