@@ -7,7 +7,8 @@
 * ``zookeeper``: jute, ZooKeeper snapshots and transaction logs;
 * ``tools``: the JSON documents of Kafka's command-line tools.
 
-Shared by all of them, at the top: ``errors`` (the ``FormatError`` family), ``findings`` (the
+Shared by all of them, at the top: ``errors`` (the ``FormatError`` family: damaged input),
+``usage`` (``UsageError``: what was typed cannot be run, raised by the model too), ``findings`` (the
 ``Finding`` value and its ``KINDS`` table), ``mapped`` (the one place a file is mapped),
 ``codecs`` (Kafka's compression codecs with their framing, also ZooKeeper's snapshot
 compression), ``generated_messages`` (the one reader and writer of the message format Kafka's
@@ -30,6 +31,7 @@ _PUBLIC = {
     "parse_offset_checkpoint": "logdir.offset_checkpoint", "parse_partition_metadata": "logdir.partition_metadata",
     "parse_quorum_state": "kraft.quorum_state",
     "DecompressionError": "errors", "FormatError": "errors", "Malformed": "errors", "Truncated": "errors", "UnsupportedVersion": "errors",
+    "UsageError": "usage",
     "KINDS": "findings", "Finding": "findings",
     "iter_offset_index": "log.offset_index", "parse_producer_snapshot": "log.producer_snapshot",
     "SegmentEnd": "log.segment", "iter_segment": "log.segment",

@@ -8,7 +8,7 @@ selectors (:class:`~kreplica.analysis.election.legacy.LegacyRules`) before.
 
 Scenario parts are applied in a fixed order, each on the state the previous one left, as the
 controller would process the events one after another: ``--fail`` (one broker-failure event for
-all the named brokers), ``--shutdown`` (one controlled-shutdown request per broker, in the order
+all the named brokers), ``--controlled-shutdown`` (one request per broker, in the order
 given), ``--reassign-complete``, ``--preferred``. With no scenario the controller's own pass
 runs: an election for every partition that is offline in the source state.
 """
@@ -130,7 +130,7 @@ def plan_elections(state: ClusterState, scenario: Scenario, kafka_version: Kafka
     """Apply ``scenario`` to ``state`` (module docstring) and return the plan.
 
     Raises :class:`ScenarioError` for a broker id that neither a registration nor an
-    assignment knows, and for ``--shutdown`` of a broker that is not alive (Kafka answers
+    assignment knows, and for ``--controlled-shutdown`` of a broker that is not alive (Kafka answers
     BROKER_NOT_AVAILABLE).
     """
     cls, version = rules_for(state, kafka_version)

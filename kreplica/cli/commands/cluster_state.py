@@ -15,8 +15,8 @@ from kreplica.cli.options.sources import (
     ChrootOption,
     load_source,
 )
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 
 app = typer.Typer()
 

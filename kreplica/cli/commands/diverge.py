@@ -8,8 +8,8 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption
 from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 from kreplica.formats.usage import UsageError
 
 app = typer.Typer()

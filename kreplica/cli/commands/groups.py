@@ -8,8 +8,8 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.sources import AtTimeOption, offset_option, time_option
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 from kreplica.formats.usage import UsageError
 from kreplica.model.versions import DEFAULT_VERSION
 

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, require_paths
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 
 app = typer.Typer()
 

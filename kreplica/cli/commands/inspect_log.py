@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, PayloadOption, require_paths
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 from kreplica.formats.usage import UsageError
 from kreplica.report.output.formats import Payload
 

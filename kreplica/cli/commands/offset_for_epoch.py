@@ -10,8 +10,8 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption, require_paths
 from kreplica.cli.options.replicas import PartitionOption, load_replicas
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 from kreplica.model.versions import DEFAULT_VERSION
 
 app = typer.Typer()

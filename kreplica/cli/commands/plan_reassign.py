@@ -16,12 +16,13 @@ from kreplica.cli.options.reassignment import (
     load_assignment,
     parse_brokers,
     parse_racks,
+    refuse_outside_action,
     replica_sizes,
     split_words,
     topic_list,
 )
 from kreplica.cli.options.sources import POINT_OPTIONS, AtOffsetOption, AtTimeOption, AtZxidOption, ChrootOption
-from kreplica.cli.options.usage import command
+from kreplica.cli.options.usage import command, given_options
 from kreplica.cli.runner import runs_command, show
 from kreplica.formats.usage import UsageError
 
@@ -36,6 +37,7 @@ app = typer.Typer()
                                          "Kafka's JSON.")
 @runs_command
 def plan_reassign(
+    ctx: typer.Context,
     words: Annotated[list[str], typer.Argument(
         metavar="[SOURCE...] ACTION [ARG...]", show_default=False,
         help="SOURCE: what cluster-state reads (ZooKeeper data directory, KRaft metadata). ACTION: generate, "
@@ -129,6 +131,7 @@ def plan_reassign(
 
     sources, action, args = split_words(words)
     arguments = action_args(action, args)
+    refuse_outside_action(action, given_options(ctx))
     earlier: tuple[Path, ...] = ()
     if output_dir is not None and action != analysis.VERIFY:
         from kreplica.cli.options.reassignment_files import earlier_plan_files

@@ -11,8 +11,8 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, SourcesArgument, parse_log_dirs, require_paths
 from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
 from kreplica.cli.options.sources import ChrootOption, chroot_option, time_option, unreadable
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
@@ -47,6 +47,16 @@ def _partitions(values: list[str] | None) -> frozenset[str] | None:
         if not _PARTITION.match(v):
             raise UsageError(f"expected TOPIC-PARTITION such as orders-0, got {v!r}", option="--partition")
     return frozenset(values)
+
+
+def _text_only(per_partition: bool, requested) -> None:
+    """``--per-partition`` shapes the text tables only: with machine output it would be ignored, so
+    it is refused (the format as the seam resolves it: ndjson when stdout is not a terminal)."""
+    from kreplica.report.output.formats import OutputFormat, resolve_format
+
+    chosen = resolve_format(requested)
+    if per_partition and chosen is not OutputFormat.text:
+        raise UsageError(f"applies to text output, not --format {chosen.value} (give -f text)", option="--per-partition")
 
 
 @app.command("timeline", cls=command(needs={"--groups": "--log-dirs"}),
@@ -111,6 +121,7 @@ def timeline(
     from kreplica.model.log.broker_replicas import BrokerLogDirs
     from kreplica.report.results.timeline import TimelineReport
 
+    _text_only(per_partition, output_format)
     start, stop = point_option(from_, "--from"), point_option(to, "--to")
     wanted = _partitions(partition)
     dirs = parse_log_dirs(log_dirs)

@@ -9,8 +9,8 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, require_paths
 from kreplica.cli.options.sources import check_point, offset_option, time_option
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 
 app = typer.Typer()
 

@@ -9,15 +9,20 @@ import typer
 
 from kreplica.cli.options.common import DebugOption, FormatOption, KafkaVersionOption
 from kreplica.cli.options.groups import GroupsOption, check_group_sources, group_paths
-from kreplica.cli.options.output_dirs import OVERWRITE_OPTION, listing, own_files, remove_earlier, require_writable_dir
+from kreplica.cli.options.output_dirs import (
+    OUTPUT_DIR_OPTION,
+    OVERWRITE_OPTION,
+    listing,
+    own_files,
+    remove_earlier,
+    require_writable_dir,
+)
 from kreplica.cli.options.protocols import AUTO, ProtocolOption
 from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 
 app = typer.Typer()
-
-EXPORT_OPTION = "--output-dir"
 
 
 @app.command("truncate-plan", cls=command(needs={"--overwrite": "--output-dir"}, renamed=("--export",)),
@@ -68,7 +73,7 @@ def truncate_plan(
     proto, version = resolve_protocol(protocol, kafka_version)
     check_group_sources(groups)
     if export is not None:
-        require_writable_dir(export, EXPORT_OPTION)
+        require_writable_dir(export, OUTPUT_DIR_OPTION)
     replicas = load_replicas([leader, *followers], partition, hw)
     earlier = () if export is None else _earlier_export(export, replicas, overwrite)
     found = analyze_truncations(replicas, protocol=proto, kafka_version=version, committed=lambda: committed_offsets(
@@ -90,9 +95,9 @@ def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]
 
     partition = replicas[0].name
     earlier = own_files(earlier_export_files(export, [r.label for r in replicas[1:]], partition), export,
-                        EXPORT_OPTION)
+                        OUTPUT_DIR_OPTION)
     if earlier and not overwrite:
         held = listing(str(p.relative_to(export)) for p in earlier)
         raise UsageError(f"holds an earlier export of {partition} ({held}); give {OVERWRITE_OPTION} to replace it",
-                          path=str(export), option=EXPORT_OPTION)
+                          path=str(export), option=OUTPUT_DIR_OPTION)
     return earlier

@@ -13,8 +13,8 @@ import typer
 from kreplica.cli.options.common import DebugOption, FormatOption, require_paths
 from kreplica.cli.options.names import unknown_name
 from kreplica.cli.options.sources import AtTimeOption, AtZxidOption, check_point, time_option, unreadable, zxid_option
-from kreplica.cli.runner import runs_command, show
 from kreplica.cli.options.usage import command
+from kreplica.cli.runner import runs_command, show
 from kreplica.formats.errors import FormatError
 from kreplica.report.output.formats import Payload
 

@@ -11,5 +11,7 @@
 * ``reassignment``: ``plan-reassign``'s words and options, and its inputs loaded;
 * ``names``: names the evidence never mentions and words outside a choice (did-you-mean);
 * ``output_dirs``: directories a command writes into, checked before any work;
-* ``reassignment_files``: the files ``plan-reassign --output-dir`` writes.
+* ``reassignment_files``: the files ``plan-reassign --output-dir`` writes;
+* ``usage``: the usage contract: one line per usage error, each command's class declaring the
+  options that exclude each other or need another, and the old spellings kept as aliases.
 """

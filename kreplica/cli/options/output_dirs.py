@@ -20,6 +20,8 @@ from kreplica.formats.usage import UsageError
 #: how many names a one-line refusal lists before "and N more"
 LISTED_NAMES = 5
 
+#: the one spelling of a directory a command writes into, and of writing over an earlier run there
+OUTPUT_DIR_OPTION = "--output-dir"
 OVERWRITE_OPTION = "--overwrite"
 
 

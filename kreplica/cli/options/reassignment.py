@@ -7,6 +7,7 @@ size is a one-line error (exit 2) or a warning on stderr."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional
 
@@ -21,6 +22,15 @@ ACTIONS = ("generate", "decommission", "add-brokers", "replace-broker", "set-rep
            "verify")
 _BROKER_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 MB = 1_000_000   # --throttle is in MB/s (10^6 bytes)
+VERIFY = "verify"
+#: options that only some actions act on (verify reads only the reassignment executed; only
+#: generate draws Kafka's start index): given to another action, one would be ignored, so it is refused
+ACTION_OPTIONS: dict[str, tuple[str, ...]] = {
+    "--reassignment-json-file": (VERIFY,),
+    "--seed": ("generate",), "--start-index": ("generate",),
+    **dict.fromkeys(("--sizes", "--sizes-from", "--max-moves", "--max-bytes", "--phases", "--throttle",
+                     "--output-dir", "--overwrite"), tuple(a for a in ACTIONS if a != VERIFY)),
+}
 
 
 def parse_brokers(text: str, option: str) -> list[int]:
@@ -62,6 +72,19 @@ def split_words(words: list[str]) -> tuple[list[str], str, list[str]]:
         if not os.path.exists(w) and closest_choice(w, ACTIONS) is not None:
             raise UsageError(f"no action: {choice_message(w, ACTIONS)}", option="ACTION")
     raise UsageError(f"no action: expected one of {', '.join(ACTIONS)}", option="ACTION")
+
+
+def refuse_outside_action(action: str, given: Mapping[str, object]) -> None:
+    """An option given (``given``: :func:`~kreplica.cli.options.usage.given_options`) that
+    ``action`` does not act on is a one-line usage error (exit 2), not an option ignored."""
+    from kreplica.cli.options.usage import shown
+
+    for option, value in given.items():
+        applies = ACTION_OPTIONS.get(option, (action,))
+        if action not in applies:
+            others = [a for a in ACTIONS if a not in applies]
+            which = ", ".join(applies) if len(applies) <= len(others) else f"every action but {', '.join(others)}"
+            raise UsageError(f"applies to {which}, not {action} (given {shown(option, value)})", option=option)
 
 
 def _int(text: str, what: str) -> int:

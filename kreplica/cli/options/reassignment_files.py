@@ -11,11 +11,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from kreplica.analysis.reassignment.plan import PlannedReassignment
-from kreplica.cli.options.output_dirs import OVERWRITE_OPTION, listing, own_files, remove_earlier, require_writable_dir
-from kreplica.formats.usage import UsageError
+from kreplica.cli.options.output_dirs import (
+    OUTPUT_DIR_OPTION,
+    OVERWRITE_OPTION,
+    listing,
+    own_files,
+    remove_earlier,
+    require_writable_dir,
+)
 from kreplica.formats.tools.reassignment_json import PartitionReassignment, build_reassignment_json
+from kreplica.formats.usage import UsageError
 
-OUTPUT_DIR_OPTION = "--output-dir"
 PROPOSAL_FILE = "proposal.json"
 ROLLBACK_FILE = "rollback.json"
 PHASE_FILE = "phase-{}.json"

@@ -142,27 +142,34 @@ class UsageCommand(TyperCommand):
                 raise UsageError(f"given {len(values)} times ({shown}): give it once", option=_name(param))
 
     def _refuse_conflicts(self, ctx: Context) -> None:
-        given = {_name(p): ctx.params.get(p.name) for p in self.get_params(ctx) if _given(ctx, p)}
+        unknown = self.undeclared()
+        if unknown:
+            raise LookupError(f"{ctx.command_path}: a usage rule names {', '.join(unknown)}, which it does not take")
+        given = given_options(ctx)
         for group in self.rules.exclusive:
-            self._known(ctx, group)
             present = [o for o in group if o in given]
             if len(present) > 1:
                 first, second = present[:2]
-                raise UsageError(f"excludes {second} (given {_shown(first, given[first])} and "
-                                 f"{_shown(second, given[second])}): give one of {', '.join(group)}", option=first)
+                raise UsageError(f"excludes {second} (given {shown(first, given[first])} and "
+                                 f"{shown(second, given[second])}): give one of {', '.join(group)}", option=first)
         for option, alternatives in self.rules.needs:
-            self._known(ctx, (option, *alternatives))
             if option in given and not any(a in given for a in alternatives):
-                raise UsageError(f"needs {' or '.join(alternatives)} (given {_shown(option, given[option])} "
+                raise UsageError(f"needs {' or '.join(alternatives)} (given {shown(option, given[option])} "
                                  f"without it)", option=option)
 
-    def _known(self, ctx: Context, names: Iterable[str]) -> None:
-        """A rule naming no option of the command is a bug in the declaration, not a rule that
-        never fires."""
-        spelled = {_name(p) for p in self.get_params(ctx)}
-        unknown = [n for n in names if n not in spelled]
-        if unknown:
-            raise LookupError(f"{ctx.command_path}: a usage rule names {', '.join(unknown)}, which it does not take")
+    def undeclared(self) -> list[str]:
+        """The names the rules use that are no option of this command: a rule naming no option is a
+        bug in the declaration, not a rule that never fires (checked for every command by a test,
+        and on every run)."""
+        spelled = {_name(p) for p in self.params}
+        named = [n for group in self.rules.exclusive for n in group]
+        named += [n for option, alternatives in self.rules.needs for n in (option, *alternatives)]
+        return [n for n in dict.fromkeys(named) if n not in spelled]
+
+
+def given_options(ctx: Context) -> dict[str, object]:
+    """The options (and arguments) given on the command line, by spelling, with their values."""
+    return {_name(p): ctx.params.get(p.name) for p in ctx.command.get_params(ctx) if _given(ctx, p)}
 
 
 def _given(ctx: Context, param: Parameter) -> bool:
@@ -173,7 +180,8 @@ def _given(ctx: Context, param: Parameter) -> bool:
     return value is not None and value is not False and value not in ((), [])
 
 
-def _shown(option: str, value: object) -> str:
+def shown(option: str, value: object) -> str:
+    """An option as it was given: ``--at-zxid 0x12``, a flag alone."""
     if value is True:
         return option
     if isinstance(value, (list, tuple)):

@@ -10,21 +10,19 @@
 * a mistyped enumerated argument gets a did-you-mean;
 * a ``--kafka-version`` newer than kreplica's version table is refused, naming the newest known.
 
-Every such error is one line on stderr (typer's own usage errors aside) and nothing on stdout."""
+Every such error is one line on stderr and nothing on stdout (tests/cli/options/test_usage.py: click's own too)."""
 
 from __future__ import annotations
 
 import json
 import shutil
-from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from kreplica.cli.main import app
 from kreplica.cli.options.names import SHOWN, closest_first, unknown_name
 from kreplica.model.versions import NEWEST_KNOWN
+from tests.builders.usage import FLEET, run, usage_error
 from tests.conftest import FIXTURES
 
 ZK = str(FIXTURES / "timeline" / "zookeeper")            # snapshot.f, then zxids 0x10..0x1b
@@ -34,23 +32,6 @@ B1, B2 = str(SCENARIO / "broker-1"), str(SCENARIO / "broker-2")
 P1 = str(SCENARIO / "broker-1" / "orders-0")
 ORDERS = str(FIXTURES / "logs" / "orders-0")           # offsets 0..49
 MISSING = "/no/such/evidence"
-FLEET = pytest.mark.skipif(find_spec("pyspark") is None or find_spec("pyarrow") is None,
-                           reason="the fleet extra is not installed")
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def usage_error(result, *needles: str) -> str:
-    """Exit 2, nothing on stdout, one line on stderr holding every needle."""
-    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("kreplica: error: "), result.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
 
 
 # -- a point outside the evidence ------------------------------------------------------------------

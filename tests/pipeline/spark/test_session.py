@@ -43,7 +43,7 @@ def test_conf_takes_key_equals_value_and_refuses_anything_else(tmp_path) -> None
     assert _conf(["spark.driver.memory=8g", "spark.hadoop.fs.s3a.endpoint=http://h:9000/?a=b"]) == {
         "spark.driver.memory": "8g", "spark.hadoop.fs.s3a.endpoint": "http://h:9000/?a=b"}
     result = CliRunner().invoke(app, ["fleet", "scan", str(tmp_path), "--output-dir", str(tmp_path / "o"), "--conf", "x"])
-    assert result.exit_code == 2 and "'x' is not KEY=VALUE" in result.stderr
+    assert result.exit_code == 2 and result.stderr == "kreplica: error: --conf: expected KEY=VALUE, got 'x'\n"
 
 
 @pytest.mark.parametrize("spark_log, debug, level", [
