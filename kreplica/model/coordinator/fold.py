@@ -322,7 +322,9 @@ def load_group_partition(partition: PartitionDir, log_dir: LogDir, coordinator: 
                     findings.extend(found)
                 if batch.after_break:
                     continue
-                end = max(end, batch.next_offset)
+                nxt = batch.next_offset
+                if nxt > end:
+                    end = nxt
                 bounds.add(batch)
                 fold.batch(batch, buf, marker)
     fold.finish()

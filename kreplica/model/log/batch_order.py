@@ -29,44 +29,53 @@ class PartitionContext:
 
 def check_batch(batch: RecordBatch, segment_base_offset: int | None, context: PartitionContext) -> list[Finding]:
     """Offsets and epochs against the batches before it, and against the segment's base offset
-    (a list, usually empty: this runs once per batch of every scan)."""
+    (a list, usually empty: this runs once per batch of every scan).
+
+    NOTE: the header's fields are read once each into locals: this runs for every batch of every
+    walk, and a NamedTuple field costs an attribute lookup each time (bench/README.md, "One
+    segment walk")."""
     out: list[Finding] = []
     if batch.crc_valid is False:
         return out
-    path = batch.path
+    base_offset, last_offset = batch.base_offset, batch.last_offset
     if segment_base_offset is not None:
-        relative = batch.last_offset - segment_base_offset
-        if batch.base_offset < segment_base_offset or relative > _INT32_MAX:
-            out.append(Finding("offset_out_of_segment_range", path, batch.position,
-                          f"offsets {batch.base_offset}-{batch.last_offset} of the batch at byte {batch.position} "
+        if base_offset < segment_base_offset or last_offset - segment_base_offset > _INT32_MAX:
+            out.append(Finding("offset_out_of_segment_range", batch.path, batch.position,
+                          f"offsets {base_offset}-{last_offset} of the batch at byte {batch.position} "
                           f"do not fit segment base offset {segment_base_offset} (relative offsets must lie "
                           f"in 0..{_INT32_MAX})",
                           details={"segment_base_offset": segment_base_offset}))
     prev = context.last_batch
-    if prev is not None and batch.base_offset <= prev.last_offset:
-        where = f"byte {prev.position}" if prev.path == path else f"byte {prev.position} of {prev.path}"
-        if batch.last_offset <= prev.last_offset:
-            out.append(Finding("offset_regression", path, batch.position,
-                          f"offsets go backwards: the batch at byte {batch.position} holds "
-                          f"{batch.base_offset}-{batch.last_offset}, after {prev.base_offset}-{prev.last_offset} "
-                          f"at {where}",
-                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset}))
-        else:
-            out.append(Finding("offset_overlap", path, batch.position,
-                          f"the batch at byte {batch.position} starts at offset {batch.base_offset}, at or "
-                          f"below {prev.last_offset}, the last offset of the batch at {where}",
-                          details={"previous_last_offset": prev.last_offset, "base_offset": batch.base_offset}))
-    if prev is None or batch.last_offset > prev.last_offset:
+    if prev is None:
         context.last_batch = batch
-    if batch.magic >= 2 and batch.partition_leader_epoch >= 0:
-        if batch.partition_leader_epoch < context.max_epoch:
+    else:
+        prev_last = prev.last_offset
+        if base_offset <= prev_last:
+            path = batch.path
+            where = f"byte {prev.position}" if prev.path == path else f"byte {prev.position} of {prev.path}"
+            if last_offset <= prev_last:
+                out.append(Finding("offset_regression", path, batch.position,
+                              f"offsets go backwards: the batch at byte {batch.position} holds "
+                              f"{base_offset}-{last_offset}, after {prev.base_offset}-{prev_last} "
+                              f"at {where}",
+                              details={"previous_last_offset": prev_last, "base_offset": base_offset}))
+            else:
+                out.append(Finding("offset_overlap", path, batch.position,
+                              f"the batch at byte {batch.position} starts at offset {base_offset}, at or "
+                              f"below {prev_last}, the last offset of the batch at {where}",
+                              details={"previous_last_offset": prev_last, "base_offset": base_offset}))
+        if last_offset > prev_last:
+            context.last_batch = batch
+    epoch = batch.partition_leader_epoch
+    if epoch >= 0 and batch.magic >= 2:
+        if epoch < context.max_epoch:
             seen = context.max_epoch_batch
-            out.append(Finding("epoch_regression", path, batch.position,
-                          f"partition leader epoch {batch.partition_leader_epoch} of the batch at byte "
-                          f"{batch.position} (offset {batch.base_offset}) is below epoch {context.max_epoch} "
+            out.append(Finding("epoch_regression", batch.path, batch.position,
+                          f"partition leader epoch {epoch} of the batch at byte "
+                          f"{batch.position} (offset {base_offset}) is below epoch {context.max_epoch} "
                           f"seen at offset {seen.base_offset}",
-                          details={"epoch": batch.partition_leader_epoch, "max_epoch_before": context.max_epoch}))
+                          details={"epoch": epoch, "max_epoch_before": context.max_epoch}))
         else:
-            context.max_epoch = batch.partition_leader_epoch
+            context.max_epoch = epoch
             context.max_epoch_batch = batch
     return out

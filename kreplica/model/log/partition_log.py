@@ -291,8 +291,9 @@ def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDir
                 continue
             batches.append(b)
             lineage.feed(b)
-            if b.next_offset > end:
-                end = b.next_offset
+            nxt = b.next_offset
+            if nxt > end:
+                end = nxt
     key = partition.key
     hw, hw_source = None, "none"
     if key and cps.high_watermarks is not None and key in cps.high_watermarks:
