@@ -16,7 +16,7 @@ czxid), ``/brokers/topics/<t>`` (assignment, adding/removing replicas),
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from kreplica.analysis.timeline.events import (
@@ -39,7 +39,17 @@ from kreplica.formats.errors import Malformed
 from kreplica.formats.findings import Finding
 from kreplica.formats.zookeeper import txnlog as zkl
 from kreplica.formats.zookeeper import znodes
-from kreplica.model.cluster.zk_chroot import KAFKA_MARKERS, kafka_roots, resolve_chroot
+from kreplica.model.cluster.zk_chroot import kafka_roots, resolve_chroot
+from kreplica.model.cluster.zookeeper_image import (
+    BROKER,
+    CONTROLLER,
+    CONTROLLER_EPOCH,
+    LOG_DIR_EVENT,
+    PREFERRED,
+    REASSIGN,
+    STATE,
+    ZkImage,
+)
 from kreplica.model.zookeeper import ZkFiles
 from kreplica.model.zookeeper.history import ZkStep, iter_zk_steps, start_state
 from kreplica.model.zookeeper.snapshot_steps import SnapshotDiff, iter_snapshot_steps
@@ -49,59 +59,30 @@ from kreplica.model.zookeeper.snapshot_steps import SnapshotDiff, iter_snapshot_
 _new = tuple.__new__
 
 
-def parse_partition_state(data: bytes | None, version: int | None = None) -> tuple[LeaderIsr, int | None] | None:
-    """``(LeaderIsr, controller_epoch)`` of a partition state znode (``TopicPartitionStateZNode``,
-    decoded by :func:`~kreplica.formats.zookeeper.znodes.decode_partition_state`); ``None`` if it
-    holds nothing or nothing Kafka writes."""
+def _controller_id(data: bytes | None) -> int | None:
     try:
-        s = znodes.decode_partition_state(data)
+        return znodes.decode_controller(data)
     except Malformed:
         return None
-    if s is None:
-        return None
-    return (_new(LeaderIsr, (s.leader, s.leader_epoch, s.isr, s.leader_recovery_state, version)),
-            s.controller_epoch)
-
-
-def parse_assignment(data: bytes | None) -> dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
-    """``{partition: (replicas, adding, removing)}`` of a ``/brokers/topics/<t>`` znode (``TopicZNode``)."""
-    t = _decoded(znodes.decode_topic, data)
-    if t is None:
-        return {}
-    return {p: (a.replicas, a.adding_replicas, a.removing_replicas) for p, a in t.partitions.items()}
-
-
-def _decoded(decoder, data: bytes | None, default=None):
-    """``decoder(data)``, or ``default`` for a payload that is not what Kafka writes."""
-    try:
-        return decoder(data)
-    except Malformed:
-        return default
 
 
 class _Kafka:
-    """Kafka's view of the tree, kept up to date step by step (only what the causes need).
-    ``root`` is Kafka's chroot (``""``: the root); ``None`` until the history creates Kafka's
-    ``/brokers/ids`` or ``/brokers/topics`` somewhere, which then decides it."""
+    """The timeline's fold: the cluster image (:class:`~kreplica.model.cluster.zookeeper_image.ZkImage`,
+    what ``cluster-state`` builds from a tree), changed znode by znode, and what the causes need
+    beside it: each partition's last state and where it changed, the brokers taken for live and
+    their sessions, when each broker went or lost a log directory."""
 
-    def __init__(self, root: str | None) -> None:
-        self.root = root
+    def __init__(self, image: ZkImage) -> None:
+        self.image = image
         self.parts: dict[tuple[str, int], list] = {}      # -> [LeaderIsr, position of its last change]
-        self.assign: dict[str, dict[int, tuple]] = {}
         self.brokers: dict[int, tuple[int, int]] = {}      # id -> (session, broker epoch)
         self.sessions: dict[int, int] = {}                 # session -> broker id
         self.gone_at: dict[int, int] = {}
         self.log_dir_at: dict[int, int] = {}
-        self.controller: int | None = None
-        self.controller_epoch: int | None = None
         self.reassign: dict[tuple[str, int], tuple[int, ...]] = {}
         self.preferred: set[tuple[str, int]] = set()
-        self.deleting: set[str] = set()
         self._alive: frozenset[int] | None = None
-        #: partition state znode path -> (its parts under the chroot, its partition key): written
-        #: over and over, so each is split once (one entry per partition, not per transaction)
-        self.paths: dict[str, tuple] = {}
-        self.epoch_path = f"{root}/controller_epoch" if root is not None else None
+        self._epoch_path: tuple[str | None, str | None] = (None, None)
 
     @property
     def alive(self) -> frozenset[int]:
@@ -109,36 +90,23 @@ class _Kafka:
             self._alive = frozenset(self.brokers)
         return self._alive
 
-    def rel(self, path: str) -> str | None:
-        if self.root is None and not self.found_root(path):
-            return None
-        if not self.root:
-            return path
-        if path == self.root:
-            return "/"
-        return path[len(self.root):] if path.startswith(self.root + "/") else None
+    @property
+    def epoch_path(self) -> str | None:
+        """``/controller_epoch`` under Kafka's chroot (``None`` while it is not known)."""
+        root = self.image.root
+        if self._epoch_path[0] != root:
+            self._epoch_path = (root, f"{root}/controller_epoch" if root is not None else None)
+        return self._epoch_path[1]
 
-    def found_root(self, path: str) -> bool:
-        """Kafka's chroot decided by the first ``/brokers/ids`` or ``/brokers/topics`` the
-        history writes (every broker creates both under its chroot at start-up; a topic created
-        before any broker started creates the second)."""
-        for marker in KAFKA_MARKERS:
-            if path.endswith(marker):
-                self.set_root(path[:-len(marker)])
-                return True
-        return False
+    def admin_changed(self) -> None:
+        """The reassignments and preferred elections the image holds, by partition."""
+        self.reassign = {(e.topic, e.partition): e.replicas for e in self.image.reassign}
+        self.preferred = {(e.topic, e.partition) for e in self.image.preferred}
 
-    def set_root(self, root: str) -> None:
-        self.root = root
-        self.epoch_path = f"{root}/controller_epoch"
-
-    # -- znode payloads --------------------------------------------------------------------------
-    def set_reassign(self, data: bytes | None) -> None:
-        self.reassign = {(e.topic, e.partition): e.replicas
-                         for e in _decoded(znodes.decode_reassignment, data, ())}
-
-    def set_preferred(self, data: bytes | None) -> None:
-        self.preferred = {(e.topic, e.partition) for e in _decoded(znodes.decode_preferred_election, data, ())}
+    def replicas(self, topic: str, pid: int) -> tuple[int, ...]:
+        t = self.image.assignments.get(topic)
+        a = t.partitions.get(pid) if t is not None else None
+        return a.replicas if a is not None else ()
 
     def register(self, broker: int, session: int, epoch: int) -> None:
         self._alive = None
@@ -154,88 +122,60 @@ class _Kafka:
         return session
 
     def context(self, key: tuple[str, int], since: int, by_controller: bool | None) -> ChangeContext:
-        replicas, adding, removing = self.assign.get(key[0], _UNASSIGNED).get(key[1], _NO_REPLICAS)
+        t = self.image.assignments.get(key[0])
+        a = t.partitions.get(key[1]) if t is not None else None
         return ChangeContext(
             alive=self.alive,
             gone_since=frozenset(b for b, z in self.gone_at.items() if z > since) if self.gone_at else _NONE,
             log_dir_failed=frozenset(b for b, z in self.log_dir_at.items() if z > since) if self.log_dir_at else _NONE,
-            replicas=replicas, adding=adding, removing=removing,
+            replicas=a.replicas if a is not None else (), adding=a.adding_replicas if a is not None else (),
+            removing=a.removing_replicas if a is not None else (),
             reassign_target=self.reassign.get(key),
             preferred_requested=key in self.preferred,
-            deleting=key[0] in self.deleting,
+            deleting=key[0] in self.image.deleting,
             by_controller=by_controller,
         )
 
 
 _NONE: frozenset[int] = frozenset()
-_UNASSIGNED: dict = {}                 # never written to
-_NO_REPLICAS = ((), (), ())
 #: the context of a change that keeps the leader and epoch: only who wrote it (built once)
 _WRITER_ONLY = {b: ChangeContext(by_controller=b) for b in (True, False, None)}
 
 
-def _split(rel: str) -> list[str]:
-    return rel.strip("/").split("/")
-
-
-def _partition_key(parts: list[str]) -> tuple[str, int] | None:
-    """``/brokers/topics/<t>/partitions/<p>/state`` → ``(t, p)``."""
-    if len(parts) == 6 and parts[0] == "brokers" and parts[1] == "topics" and parts[3] == "partitions" \
-            and parts[5] == "state" and parts[4].isdigit():
-        return parts[2], int(parts[4])
-    return None
-
-
-def _controller_id(data: bytes | None) -> int | None:
-    return _decoded(znodes.decode_controller, data)
-
-
-def _epoch_text(data: bytes | None) -> int | None:
-    return _decoded(znodes.decode_controller_epoch, data)
+def _leader_isr(held) -> tuple[LeaderIsr, int | None] | None:
+    """``(LeaderIsr, controller_epoch)`` of a state the image holds; ``None`` if unreadable."""
+    s, version = held
+    if s is None:
+        return None
+    return _new(LeaderIsr, (s.leader, s.leader_epoch, s.isr, s.leader_recovery_state, version)), s.controller_epoch
 
 
 def _snapshot_events(k: _Kafka, nodes, label: str) -> list:
     """The Kafka state in the starting tree, as ``snapshot`` events at the zxid that wrote each part."""
     out: list = []
-    root = k.root
+    img = k.image
+    root = img.root
     if root is None:
         return out
-    ids = nodes.get(f"{root}/brokers/ids")
-    for name in sorted(ids.children if ids is not None else ()):
-        if not name.isdigit():
-            continue
-        n = nodes[f"{root}/brokers/ids/{name}"]
-        k.register(int(name), n.ephemeral_owner, n.czxid)
-        out.append(BrokerEvent(int(name), SNAPSHOT, n.czxid, n.ctime, n.czxid, n.ephemeral_owner))
-    epoch_node = nodes.get(f"{root}/controller_epoch")
-    k.controller_epoch = _epoch_text(epoch_node.data) if epoch_node is not None else None
+    for b, (_reg, czxid, owner) in sorted(img.registrations.items()):
+        k.register(b, owner, czxid)
+        out.append(BrokerEvent(b, SNAPSHOT, czxid, nodes[f"{root}/brokers/ids/{b}"].ctime, czxid, owner))
     ctrl = nodes.get(f"{root}/controller")
     if ctrl is not None:
-        k.controller = _controller_id(ctrl.data)
-        out.append(ControllerEvent(SNAPSHOT, ctrl.czxid, ctrl.ctime, k.controller, k.controller_epoch))
-    admin = nodes.get(f"{root}/admin/reassign_partitions")
-    if admin is not None:
-        k.set_reassign(admin.data)
-    pref = nodes.get(f"{root}/admin/preferred_replica_election")
-    if pref is not None:
-        k.set_preferred(pref.data)
-    dels = nodes.get(f"{root}/admin/delete_topics")
-    k.deleting = set(dels.children) if dels is not None else set()
-    topics = nodes.get(f"{root}/brokers/topics")
+        out.append(ControllerEvent(SNAPSHOT, ctrl.czxid, ctrl.ctime, img.controller, img.controller_epoch))
+    k.admin_changed()
     alive = frozenset(k.brokers)
-    for t in sorted(topics.children if topics is not None else ()):
-        tnode = nodes[f"{root}/brokers/topics/{t}"]
-        k.assign[t] = parse_assignment(tnode.data)
-        for p in sorted(k.assign[t]):   # the assigned partitions (as cluster-state reads them)
-            snode = nodes.get(f"{root}/brokers/topics/{t}/partitions/{p}/state")
-            parsed = parse_partition_state(snode.data, snode.version) if snode is not None else None
+    for t, assigned in sorted(img.assignments.items()):
+        for p in sorted(assigned.partitions):   # the assigned partitions (as cluster-state reads them)
+            held = img.states.get((t, p))
+            parsed = _leader_isr(held) if held is not None else None
             if parsed is None:
                 continue
             state, ce = parsed
-            key = (t, int(p))
-            k.parts[key] = [state, snode.mzxid]
-            out.append(PartitionEvent(t, int(p), snode.mzxid, snode.mtime, ce, None, state, SNAPSHOT, None,
-                                      f"as {label} holds it", k.assign[t].get(int(p), ((),))[0],
+            snode = nodes[f"{root}/brokers/topics/{t}/partitions/{p}/state"]
+            k.parts[(t, p)] = [state, snode.mzxid]
+            out.append(PartitionEvent(t, p, snode.mzxid, snode.mtime, ce, None, state, SNAPSHOT, None,
+                                      f"as {label} holds it", assigned.partitions[p].replicas,
                                       is_offline(state, alive)))
     out.sort(key=lambda ev: ev.position)
     return out
@@ -243,8 +183,8 @@ def _snapshot_events(k: _Kafka, nodes, label: str) -> list:
 
 def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, from_time: int | None = None,
                             to_zxid: int | None = None, to_time: int | None = None,
-                            chroot: str | None = None) -> Iterator[PartitionEvent | BrokerEvent | ControllerEvent
-                                                                  | Finding | TimelineEnd]:
+                            chroot: str | None = None, watch: Callable[[int, ZkImage], None] | None = None
+                            ) -> Iterator[PartitionEvent | BrokerEvent | ControllerEvent | Finding | TimelineEnd]:
     """Every partition, broker and controller event of a ZooKeeper SOURCE in zxid order, then one
     :class:`TimelineEnd`.
 
@@ -259,7 +199,10 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
     gone at that snapshot (``gone``), changes in between unseen. Kafka's znodes are read under
     ``chroot`` (``""``: the root), or where the starting tree holds them, or where the history
     first creates ``/brokers/ids`` or ``/brokers/topics``. Findings (damaged logs, unreadable state znodes) come in the
-    stream where they arise. Raises :class:`~kreplica.formats.errors.FormatError` when there is
+    stream where they arise. The timeline is a fold of the one cluster image
+    (:class:`~kreplica.model.cluster.zookeeper_image.ZkImage`): every znode change is applied to
+    it and the causes are read from it; ``watch``, when given, is called with each step's zxid
+    and the image after it. Raises :class:`~kreplica.formats.errors.FormatError` when there is
     no start, or when the starting tree holds Kafka's znodes in several places.
     """
     state = start_state(files, from_zxid=from_zxid, from_time=from_time)
@@ -270,8 +213,10 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
                       resolution=BY_SNAPSHOT if by_snapshots else BY_TRANSACTION)
     for f in state.findings:
         yield f
-    k = _Kafka(resolve_chroot(state.nodes, chroot, where=f"zxid {state.zxid:#x}", required=False,
-                              source=files.source or None))
+    root = resolve_chroot(state.nodes, chroot, where=f"zxid {state.zxid:#x}", required=False,
+                          source=files.source or None)
+    k = _Kafka(ZkImage.from_tree(state.nodes, state.sessions, root) if root is not None
+               else ZkImage(None, state.sessions))
     label = state.snapshot if end.start_from == "snapshot" else f"the replay to {state.zxid:#x}"
     yield from _snapshot_events(k, state.nodes, label)
     if by_snapshots:
@@ -286,6 +231,8 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
         end.end = item.entry.zxid
         if item.changes:   # errors, failed multis and sessions without ephemerals change no znode
             yield from _step_events(k, item)
+        if watch is not None:
+            watch(item.entry.zxid, k.image)
     yield end
 
 
@@ -325,15 +272,16 @@ def _snapshot_steps(k: _Kafka, diffs: Iterator[SnapshotDiff | Finding]) -> Itera
 
 def _register_all(k: _Kafka, nodes) -> None:
     """Register (without events) every broker ``nodes`` holds under Kafka's chroot."""
-    if k.root is None:
+    if k.image.root is None:
         roots = kafka_roots(nodes)
         if len(roots) != 1:
             return
-        k.set_root(roots[0])
-    ids = nodes.get(f"{k.root}/brokers/ids")
+        k.image.root = roots[0]
+    root = k.image.root
+    ids = nodes.get(f"{root}/brokers/ids")
     for name in (ids.children if ids is not None else ()):
         if name.isdigit():
-            n = nodes[f"{k.root}/brokers/ids/{name}"]
+            n = nodes[f"{root}/brokers/ids/{name}"]
             k.register(int(name), n.ephemeral_owner, n.czxid)
 
 
@@ -348,57 +296,40 @@ def _step_events(k: _Kafka, step: ZkStep) -> Iterator:
     zxid, time = e.zxid, e.time
     by_controller = _guarded(e, k.epoch_path)
     pending_controller: ControllerEvent | None = None
-    paths = k.paths
+    apply = k.image.apply
     for ch in step.changes:
-        known = paths.get(ch.path)
-        if known is None:
-            rel = k.rel(ch.path)
-            parts = _split(rel) if rel is not None else None
-            known = (parts, _partition_key(parts) if parts is not None else None)
-            if known[1] is not None:
-                paths[ch.path] = known
-        parts, key = known
-        if parts is None:
+        kind = apply(ch.path, ch.after)
+        if kind is None:
             continue
-        if key is not None:
+        what, key = kind
+        if what is STATE:
             out = _partition_change(k, key, ch, e, by_controller)
             if out is not None:
                 yield out
-        elif len(parts) == 3 and parts[:2] == ["brokers", "topics"]:
-            if ch.after is None:
-                k.assign.pop(parts[2], None)
-            else:
-                k.assign[parts[2]] = parse_assignment(ch.after.data)
-        elif len(parts) == 3 and parts[:2] == ["brokers", "ids"] and parts[2].isdigit():
-            broker = int(parts[2])
+        elif what == BROKER:
             if ch.created:
-                k.register(broker, ch.after.ephemeral_owner, ch.after.czxid)
-                yield BrokerEvent(broker, "registered", zxid, time, ch.after.czxid, ch.after.ephemeral_owner)
+                k.image.sessions.add(ch.after.ephemeral_owner)
+                k.register(key, ch.after.ephemeral_owner, ch.after.czxid)
+                yield BrokerEvent(key, "registered", zxid, time, ch.after.czxid, ch.after.ephemeral_owner)
             elif ch.deleted:
-                k.deregister(broker, zxid)
-                yield BrokerEvent(broker, _ended(e, "deregistered"), zxid, time, ch.before.czxid,
+                k.deregister(key, zxid)
+                yield BrokerEvent(key, _ended(e, "deregistered"), zxid, time, ch.before.czxid,
                                   ch.before.ephemeral_owner)
-        elif parts == ["controller"]:
+        elif what == CONTROLLER:
             if ch.after is not None:
-                k.controller = _controller_id(ch.after.data)
-                pending_controller = ControllerEvent("elected", zxid, time, k.controller, k.controller_epoch)
+                pending_controller = ControllerEvent("elected", zxid, time, k.image.controller,
+                                                     k.image.controller_epoch)
             elif ch.deleted:
-                old = _controller_id(ch.before_data)
-                k.controller = None
-                yield ControllerEvent(_ended(e, "resigned"), zxid, time, old, k.controller_epoch)
-        elif parts == ["controller_epoch"] and ch.after is not None:
-            k.controller_epoch = _epoch_text(ch.after.data)
+                yield ControllerEvent(_ended(e, "resigned"), zxid, time, _controller_id(ch.before_data),
+                                      k.image.controller_epoch)
+        elif what == CONTROLLER_EPOCH and ch.after is not None:
             if pending_controller is not None:
                 pending_controller = ControllerEvent("elected", zxid, time, pending_controller.controller,
-                                                     k.controller_epoch)
-        elif parts == ["admin", "reassign_partitions"]:
-            k.set_reassign(ch.after.data if ch.after is not None else None)
-        elif parts == ["admin", "preferred_replica_election"]:
-            k.set_preferred(ch.after.data if ch.after is not None else None)
-        elif len(parts) == 3 and parts[:2] == ["admin", "delete_topics"]:
-            (k.deleting.add if ch.after is not None else k.deleting.discard)(parts[2])
-        elif len(parts) == 2 and parts[0] == "log_dir_event_notification" and ch.created:
-            event = _decoded(znodes.decode_log_dir_event, ch.after.data)
+                                                     k.image.controller_epoch)
+        elif what == REASSIGN or what == PREFERRED:
+            k.admin_changed()
+        elif what == LOG_DIR_EVENT and ch.created:
+            event = k.image.log_dir_events.get(key)
             if event is not None and event.broker is not None:
                 k.log_dir_at[event.broker] = zxid
     if pending_controller is not None:
@@ -424,7 +355,7 @@ def _partition_change(k: _Kafka, key: tuple[str, int], ch, e: zkl.TxnEntry,
     topic, pid = key
     zxid, time = e.zxid, e.time
     writer = k.sessions.get(e.client_id)
-    replicas = k.assign.get(topic, _UNASSIGNED).get(pid, _NO_REPLICAS)[0]
+    replicas = k.replicas(topic, pid)
     current = k.parts.get(key)
     if ch.after is None:
         if current is None:
@@ -433,9 +364,9 @@ def _partition_change(k: _Kafka, key: tuple[str, int], ch, e: zkl.TxnEntry,
         return PartitionEvent(topic, pid, zxid, time, None, current[0], None, DELETED,
                               BY_CONTROLLER if by_controller else None,
                               "the partition state znode was deleted"
-                              + (" (topic queued for deletion)" if topic in k.deleting else ""),
+                              + (" (topic queued for deletion)" if topic in k.image.deleting else ""),
                               replicas, False, writer)
-    parsed = parse_partition_state(ch.after.data, ch.after.version)
+    parsed = _leader_isr(k.image.states[key])
     if parsed is None:
         return Finding("kafka_invalid_znode", e.path, e.position,
                        f"zxid {zxid:#x} wrote {ch.path} with data that is not a partition state; ignored",

@@ -9,7 +9,9 @@ Where each part lives:
   (``compute_health``, ``is_offline``);
 * :mod:`~kreplica.model.cluster.configs`: a topic's effective config as the controller resolves it
   (``effective_topic_config``, ``min_insync_replicas``);
-* :mod:`~kreplica.model.cluster.from_zookeeper`: Kafka's znodes in a replayed ZooKeeper tree
+* :mod:`~kreplica.model.cluster.zookeeper_image`: a znode change applied to the image
+  (``ZkImage.apply``; ``ZkImage.from_tree``, every Kafka znode of a tree applied);
+* :mod:`~kreplica.model.cluster.from_zookeeper`: the ZooKeeper image of a replayed tree
   (``cluster_state_from_zk``; the tree itself is :mod:`kreplica.model.zookeeper`);
 * :mod:`~kreplica.model.cluster.image`: the one cluster image (``ClusterImage``: brokers, topics,
   partitions, configs, controller, features, pending work) that every command reads, and its
@@ -44,6 +46,7 @@ from kreplica.model.cluster.from_kraft import cluster_state_from_kraft, load_kra
 from kreplica.model.cluster.image import ClusterImage
 from kreplica.model.cluster.kraft_files import KraftFiles, find_kraft_files
 from kreplica.model.cluster.kraft_image import KraftImage
+from kreplica.model.cluster.zookeeper_image import ZkImage
 from kreplica.model.cluster.from_zookeeper import cluster_state_from_zk
 from kreplica.model.cluster.partition_change import (
     NO_LEADER_CHANGE,
@@ -76,5 +79,5 @@ __all__ = [
     "Broker", "ClusterImage", "ClusterState", "Controller", "Health", "KraftFiles", "KraftImage", "PartitionChange", "PartitionState", "Pending",
     "Topic", "cluster_state_from_kraft", "cluster_state_from_zk", "compute_health", "detect_source_kind",
     "find_kraft_files", "load_cluster_state", "load_kraft_state", "merge_partition_change",
-    "partition_from_record",
+    "partition_from_record", "ZkImage",
 ]

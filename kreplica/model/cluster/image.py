@@ -64,13 +64,13 @@ class ClusterImage:
     def state(self, source: str, position: dict[str, int], *, cluster_id: str | None = None,
               findings: tuple[Finding, ...] | list[Finding] = ()) -> ClusterState:
         """The frozen :class:`ClusterState` of the image at ``position``: brokers by id, topics by
-        name, partitions by number, broker configs that hold something; ``findings`` (the
+        name, partitions by number, broker configs by entity; ``findings`` (the
         evidence's own) come before the image's."""
         brokers = tuple(b for _, b in sorted(self.brokers.items()))
         topics = tuple(Topic(name, t.topic_id, dict(self.topic_configs.get(name, {})),
                              tuple(p for _, p in sorted(t.partitions.items())))
                        for name, t in sorted(self.topics.items()))
-        broker_configs = {name: dict(cfg) for name, cfg in sorted(self.broker_configs.items()) if cfg}
+        broker_configs = {name: dict(cfg) for name, cfg in sorted(self.broker_configs.items())}
         return ClusterState(self.kind, source, position, cluster_id if cluster_id is not None else self.cluster_id,
                             Controller(self.controller, self.controller_epoch), brokers, topics, broker_configs,
                             self.pending, compute_health(brokers, topics, broker_configs, self.controller),

@@ -188,7 +188,11 @@ class KraftImage(ClusterImage):
         else:
             return _NONE
         if d["value"] is None:
-            configs.get(name, {}).pop(d["name"], None)
+            held = configs.get(name)
+            if held is not None:
+                held.pop(d["name"], None)
+                if not held and configs is self.broker_configs:   # an entity without configs is not listed
+                    del configs[name]
         else:
             configs.setdefault(name, {})[d["name"]] = d["value"]
         return _NONE
