@@ -31,7 +31,7 @@ def _log_dirs(root: Path) -> list:
     return sorted(discover(str(root)), key=lambda d: (d.broker, d.path))
 
 
-def _fleet(root: Path) -> list:
+def _rows(root: Path) -> list[dict]:
     rows = []
     for fleet_dir in _log_dirs(root):
         log_dir = scan_log_dir(fleet_dir.path)
@@ -39,7 +39,15 @@ def _fleet(root: Path) -> list:
         for partition in log_dir.partitions:
             key = (fleet_dir.broker, fleet_dir.path, *(partition.key or (partition.name, -1)))
             rows += [row for _table, row in coordinator_rows(key, partition, log_dir, cps)]
+    return rows
+
+
+def _committed(rows: list[dict]) -> list:
     return sorted((o for offsets in committed_by_partition(rows).values() for o in offsets), key=repr)
+
+
+def _fleet(root: Path) -> list:
+    return _committed(_rows(root))
 
 
 def _groups(root: Path) -> list:
@@ -58,6 +66,19 @@ def test_the_longest_log_answers_not_the_latest_commit(tmp_path) -> None:
     fleet, groups = _fleet(root), _groups(root)
     assert fleet == groups
     assert [(o.group, o.offset) for o in fleet] == [("g", 5)]
+
+
+def test_rows_of_an_older_scan_tie_and_the_first_replica_answers(tmp_path) -> None:
+    """A scan before ``replica_log_end_offset`` has no log ends to compare: the first replica in
+    broker and log directory order answers (here the shorter one, broker 1)."""
+    entries = [[commit("g", "t", 0, 5)], [commit("g", "t", 0, 9)]]
+    root = tmp_path / "fleet"
+    shutil.move(write(tmp_path, entries[:1]), root / "1" / "logs")
+    shutil.move(write(tmp_path, entries), root / "2" / "logs")
+    rows = _rows(root)
+    assert [(o.group, o.offset) for o in _committed(rows)] == [("g", 9)]
+    old = [{k: v for k, v in r.items() if k != "replica_log_end_offset"} for r in rows]
+    assert [(o.group, o.offset) for o in _committed(old)] == [("g", 5)]
 
 
 def _roots() -> list[Path]:
