@@ -67,6 +67,10 @@ def legacy(version: str, p, *, alive, shutting=(), config=None, pending=None) ->
     pytest.param("0.8.1", [4, 3, 2, 1], [4], (1, 2, 3), (), OFF, (3, (3,), True), id="0.8.1-always-unclean"),
     # NoReplicaOnlineException: nothing alive
     pytest.param("1.0", [3, 4], [3], (1, 2), (), ON, (None, (3,), False), id="1.0-no-live-replica"),
+    # the live ISR member 2 is not assigned: liveReplicasInIsr.head throws (0.8.2+), no leader;
+    # counter-case: 0.8.1 takes liveBrokersInIsr.head, assigned or not
+    pytest.param("1.0", [3, 4], [2, 3], (1, 2, 4), (), ON, (None, (2, 3), False), id="1.0-live-isr-not-assigned"),
+    pytest.param("0.8.1", [3, 4], [2, 3], (1, 2, 4), (), ON, (2, (2,), False), id="0.8.1-live-isr-head-unassigned"),
 ])
 def test_offline_partition_leader_selector(version, replicas, isr, alive, shutting, config, expected) -> None:
     p = part(0, replicas, replicas[0], isr)
@@ -88,6 +92,10 @@ def test_offline_partition_leader_selector(version, replicas, isr, alive, shutti
     pytest.param("1.0", [4, 3, 2, 1], [4], (1, 2, 3), OFF, "no ISR member of [4] is alive and unclean leader election "
                  "is not allowed (live replicas [3, 2, 1] are out of sync)", id="1.0-unclean-refused"),
     pytest.param("1.0", [3, 4], [3], (1, 2), OFF, "no replica of [3, 4] is alive", id="1.0-nothing-alive"),
+    # 0.8.2 - 1.0: liveReplicasInIsr = liveAssignedReplicas.filter(liveBrokersInIsr.contains) is empty
+    # when the live ISR members are not assigned, and its .head throws: no leader, nothing written
+    pytest.param("1.0", [3, 4], [2, 3], (1, 2, 4), ON, "no live ISR member of [2, 3] is an assigned replica of "
+                 "[3, 4] (NoSuchElementException)", id="1.0-live-isr-not-assigned"),
 ])
 def test_offline_selector_says_which_rule_chose(version, replicas, isr, alive, config, reason) -> None:
     """The rule behind each outcome of ``OfflinePartitionLeaderSelector.selectLeader``: KAFKA-1503's
