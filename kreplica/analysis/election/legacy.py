@@ -43,8 +43,10 @@ class LegacyRules(ZkRules):
         live_isr = [r for r in p.isr if v.online(r)]
         if live_isr:
             if v.version.has(Feature.OFFLINE_LEADER_IN_ASSIGNMENT_ORDER):
-                leader = next(r for r in live_assigned if r in live_isr) if any(
-                    r in live_isr for r in live_assigned) else live_isr[0]
+                leader = next((r for r in live_assigned if r in live_isr), None)
+                if leader is None:   # liveReplicasInIsr.head throws: the transition fails, nothing is written
+                    return None, p.isr, False, (f"no live ISR member of {list(p.isr)} is an assigned replica of "
+                                                f"{list(p.replicas)} (NoSuchElementException)")
                 how = f"first replica in assignment order {list(p.replicas)} that is alive and in the ISR"
             else:
                 leader = live_isr[0]

@@ -87,8 +87,11 @@ def _steps(e: Election, best: Candidate | None, online: frozenset[int], by: Mapp
         if not ahead and replicas and replicas[0] == x:
             return "preferred", (f"kafka-leader-election.sh --election-type preferred --path-to-json-file FILE "
                                  f"(broker {x} is the preferred replica and in the ISR)",)
-        return None, (f"stop (controlled shutdown) brokers {ahead}: the clean election takes the first live ISR "
-                      f"member in assignment order {replicas}", f"broker {x} is then elected; restart {ahead}")
+        # a controlled shutdown re-elects only the partitions the departing broker leads
+        # (ControlledShutdownPartitionLeaderElectionStrategy), so a live leader behind x stops too
+        shut = ahead + [after.leader] if after.leader in live_isr and after.leader not in ahead else ahead
+        return None, (f"stop (controlled shutdown) brokers {shut}: the clean election takes the first live ISR "
+                      f"member in assignment order {replicas}", f"broker {x} is then elected; restart {shut}")
     stop = sorted({r for r in live_isr} | {r for r in replicas[:replicas.index(x)] if r in online})
     steps = []
     if stop:

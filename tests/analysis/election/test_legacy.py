@@ -67,12 +67,44 @@ def legacy(version: str, p, *, alive, shutting=(), config=None, pending=None) ->
     pytest.param("0.8.1", [4, 3, 2, 1], [4], (1, 2, 3), (), OFF, (3, (3,), True), id="0.8.1-always-unclean"),
     # NoReplicaOnlineException: nothing alive
     pytest.param("1.0", [3, 4], [3], (1, 2), (), ON, (None, (3,), False), id="1.0-no-live-replica"),
+    # the live ISR member 2 is not assigned: liveReplicasInIsr.head throws (0.8.2+), no leader;
+    # counter-case: 0.8.1 takes liveBrokersInIsr.head, assigned or not
+    pytest.param("1.0", [3, 4], [2, 3], (1, 2, 4), (), ON, (None, (2, 3), False), id="1.0-live-isr-not-assigned"),
+    pytest.param("0.8.1", [3, 4], [2, 3], (1, 2, 4), (), ON, (2, (2,), False), id="0.8.1-live-isr-head-unassigned"),
 ])
 def test_offline_partition_leader_selector(version, replicas, isr, alive, shutting, config, expected) -> None:
     p = part(0, replicas, replicas[0], isr)
     rules, _ = legacy(version, p, alive=alive, shutting=shutting, config=config)
     leader, new_isr, unclean, _reason = rules.offline_leader(("t", 0), p)
     assert (leader, new_isr, unclean) == expected
+
+
+
+@pytest.mark.parametrize("version,replicas,isr,alive,config,reason", [
+    pytest.param("0.8.2", [3, 1, 2], [2, 1], (1, 2), None,
+                 "first replica in assignment order [3, 1, 2] that is alive and in the ISR", id="0.8.2-clean"),
+    pytest.param("0.8.1", [3, 1, 2], [2, 1], (1, 2), None, "head of the live ISR [2, 1] (0.8.1: ISR order)",
+                 id="0.8.1-clean"),
+    pytest.param("1.0", [4, 3, 2, 1], [4], (1, 2, 3), ON, "no ISR member of [4] is alive; unclean.leader.election."
+                 "enable allows the first live replica in assignment order", id="1.0-unclean-by-config"),
+    pytest.param("0.8.1", [4, 3, 2, 1], [4], (1, 2, 3), OFF, "no ISR member of [4] is alive; 0.8.1 always allows "
+                 "the first live replica in assignment order", id="0.8.1-unclean-always"),
+    pytest.param("1.0", [4, 3, 2, 1], [4], (1, 2, 3), OFF, "no ISR member of [4] is alive and unclean leader election "
+                 "is not allowed (live replicas [3, 2, 1] are out of sync)", id="1.0-unclean-refused"),
+    pytest.param("1.0", [3, 4], [3], (1, 2), OFF, "no replica of [3, 4] is alive", id="1.0-nothing-alive"),
+    # 0.8.2 - 1.0: liveReplicasInIsr = liveAssignedReplicas.filter(liveBrokersInIsr.contains) is empty
+    # when the live ISR members are not assigned, and its .head throws: no leader, nothing written
+    pytest.param("1.0", [3, 4], [2, 3], (1, 2, 4), ON, "no live ISR member of [2, 3] is an assigned replica of "
+                 "[3, 4] (NoSuchElementException)", id="1.0-live-isr-not-assigned"),
+])
+def test_offline_selector_says_which_rule_chose(version, replicas, isr, alive, config, reason) -> None:
+    """The rule behind each outcome of ``OfflinePartitionLeaderSelector.selectLeader``: KAFKA-1503's
+    assignment order (0.8.2) or 0.8.1's ISR head; unclean by ``unclean.leader.election.enable``
+    (KAFKA-1028, 0.8.2) or unconditionally (0.8.1); ``NoReplicaOnlineException`` when the config
+    refuses or nothing is alive."""
+    p = part(0, replicas, replicas[0], isr)
+    rules, _ = legacy(version, p, alive=alive, config=config)
+    assert rules.offline_leader(("t", 0), p)[3] == reason
 
 
 # ---- ReassignedPartitionLeaderSelector and PreferredReplicaPartitionLeaderSelector ---------------
@@ -132,12 +164,28 @@ def test_preferred_replica_partition_leader_selector(version, isr, alive, shutti
     pytest.param("1.0", [1, 2, 3], [1, 2, 3], (1, 2, 3), {1, 2}, (3, (3,)), id="1.0-other-shutting-down-skipped"),
     # StateChangeFailedException: no other ISR member
     pytest.param("1.0", [1, 2], [1], (1, 2), {1}, (None, ()), id="1.0-no-candidate"),
+    # 0.9: newIsr.headOption is None -> StateChangeFailedException
+    pytest.param("0.9", [1, 2], [1], (1, 2), {1}, (None, ()), id="0.9-no-candidate"),
 ])
 def test_controlled_shutdown_leader_selector(version, replicas, isr, alive, shutting, expected) -> None:
     p = part(0, replicas, 1, isr)
     rules, _ = legacy(version, p, alive=alive)
     assert rules.controlled_shutdown_leader(p, set(shutting)) == expected
 
+
+
+@pytest.mark.parametrize("version,leader,reason", [
+    pytest.param("0.9", 3, "head of the ISR without the brokers shutting down (before 0.10.0: ISR order, "
+                 "no liveness check)", id="0.9-isr-head"),
+    pytest.param("1.0", 2, "first replica in assignment order [1, 2, 3] that is in the ISR and not shutting down",
+                 id="counter-1.0-assignment-order"),
+])
+def test_controlled_shutdown_says_which_order_chose(version, leader, reason) -> None:
+    """Broker 1 leading [1,2,3] with ISR [1,3,2] shuts down: ``ControlledShutdownLeaderSelector``
+    takes the ISR head (3) before KAFKA-3670, the first assigned replica in the ISR (2) after it."""
+    s = cluster({"t": [part(0, [1, 2, 3], 1, [1, 3, 2])]}, alive=(1, 2, 3))
+    (e,) = plan_elections(s, Scenario(shutdown=(1,)), parse_kafka_version(version)).elections
+    assert (e.after.leader, e.reason) == (leader, reason)
 
 # ---- removeReplicaFromIsr ----------------------------------------------------------------------------
 
@@ -157,6 +205,9 @@ def test_remove_replica_from_isr(version, leader, isr, replica, config, expected
     a = view.partitions[("t", 0)]
     assert (a.leader, a.isr, a.leader_epoch, a.version) == expected
     assert len(view.isr_updates) == (a.version - p.version)
+    # each write is recorded as the ISR change it is, with the partition before and after
+    assert [(u.key, u.before, u.after, u.reason) for u in view.isr_updates] == \
+        [(("t", 0), p, a, "replica 3 goes offline (removeReplicaFromIsr)")] * (a.version - p.version)
 
 
 # ---- the event sequences -----------------------------------------------------------------------------

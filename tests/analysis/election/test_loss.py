@@ -4,10 +4,12 @@ decision tables of kafka-algorithms (as in test_replication_scenarios.py)."""
 
 from __future__ import annotations
 
+from kreplica.analysis.election.common import OFFLINE, Election
 from kreplica.analysis.election.loss import election_json, rank_candidates
 from kreplica.analysis.election.scenarios import Scenario, plan_elections
 from kreplica.model.logdir.log_dir import scan_log_dir
 from kreplica.model.log.partition_log import read_partition_log
+from kreplica.model.versions import parse_kafka_version
 from tests.builders.cluster import cluster, part
 from tests.conftest import FIXTURES
 
@@ -68,3 +70,88 @@ def test_best_is_chosen_among_replicas_that_can_lead() -> None:
     assert not r.candidates[0].electable
     assert r.election_type is None and r.steps[0].startswith("none")
     assert election_json([r]) == {"partitions": []}
+
+
+# Hand-built elections: ``after`` is the partition record the ranking advises on, the evidence the
+# three-replicas fixture above (broker 1 loses nothing committed as leader; 2 and 3 do).
+
+def ranked(after, online, brokers=(1, 2, 3)):
+    e = Election(("orders", 0), OFFLINE, after, after, True, False, "", "")
+    return rank_candidates(e, evidence("three-replicas", brokers), kafka_version=parse_kafka_version("3.9"),
+                           online=frozenset(online))
+
+
+UNCLEAN_COMMAND = ("kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type unclean "
+                   "--path-to-json-file FILE (or set unclean.leader.election.enable=true on the topic)")
+
+
+def test_candidates_carry_rank_watermark_isr_and_committed_loss() -> None:
+    """KIP-966's recovery order numbered from 1 (the first replica the controller would recover
+    from); each candidate keeps the high watermark its checkpoint recorded (HW 15, 10, 6 in the
+    fixture) and whether it is in the ISR; committed loss is the §3.3 "below a high watermark" test."""
+    r = ranked(part(0, [1, 2, 3], 3, [3]), (1, 2, 3))
+    assert [(c.broker, c.rank, c.high_watermark, c.in_isr) for c in r.candidates] == \
+        [(1, 1, 15, False), (2, 2, 10, False), (3, 3, 6, True)]
+    assert [c.committed_loss for c in r.candidates] == [False, True, True]
+    # the protocol a 3.9 follower truncates with (KIP-595's DivergingEpoch in Fetch, 2.8+)
+    assert r.protocol == "diverging-epoch"
+
+
+def test_preferred_replica_in_the_isr_is_reached_by_a_preferred_election() -> None:
+    """``PreferredReplicaPartitionLeaderElectionStrategy``: the leader becomes ``A[0]`` iff it is
+    live and in the ISR (spec §4.3); ``kafka-leader-election.sh`` (``LeaderElectionCommand``)
+    runs it with ``--election-type preferred``."""
+    r = ranked(part(0, [1, 2, 3], 2, [1, 2, 3]), (1, 2, 3))
+    assert r.best == 1 and r.election_type == "preferred"
+    assert r.steps == ("kafka-leader-election.sh --election-type preferred --path-to-json-file FILE "
+                       "(broker 1 is the preferred replica and in the ISR)",)
+    # counter-case: broker 1 in the ISR but not first in the assignment: no preferred election
+    # elects it; the leader ahead of it is stopped instead (below)
+    assert ranked(part(0, [2, 1, 3], 2, [1, 2, 3]), (1, 2, 3)).election_type is None
+
+
+def test_clean_path_stops_the_live_isr_ahead_and_the_leader() -> None:
+    """The offline and controlled-shutdown elections take the first live ISR member in assignment
+    order, and a controlled shutdown re-elects only the partitions the departing broker leads
+    (``ControlledShutdownPartitionLeaderElectionStrategy``, spec §4.3)."""
+    # [3,2,1], 3 out of the ISR: only the leader 2 stands ahead of 1 in the live ISR
+    r = ranked(part(0, [3, 2, 1], 2, [1, 2]), (1, 2, 3))
+    assert r.election_type is None
+    assert r.steps == ("stop (controlled shutdown) brokers [2]: the clean election takes the first live ISR member "
+                       "in assignment order [3, 2, 1]", "broker 1 is then elected; restart [2]")
+    # the leader 2 behind 1, nothing ahead: stopping the leader alone moves it to 1
+    r = ranked(part(0, [3, 1, 2], 2, [1, 2]), (1, 2, 3))
+    assert r.election_type is None and r.steps[0].startswith("stop (controlled shutdown) brokers [2]:")
+    # 2 ahead of 1 and the leader 3 behind it: both stop
+    r = ranked(part(0, [2, 1, 3], 3, [1, 2, 3]), (1, 2, 3))
+    assert r.steps[1] == "broker 1 is then elected; restart [2, 3]"
+
+
+def test_unclean_path_stops_live_isr_members_wherever_they_sit() -> None:
+    """An unclean election happens only when no ISR member is alive and takes the first live
+    replica in assignment order (``OfflinePartitionLeaderElectionStrategy``, spec §4.3): every
+    live ISR member stops, and every live replica ahead of the candidate."""
+    # ISR [3] behind broker 1 in [1,2,3]: 3 stops; 2 (live, not stopped) follows 1 as well
+    r = ranked(part(0, [1, 2, 3], 3, [3]), (1, 2, 3))
+    assert r.election_type == "unclean"
+    assert r.steps == ("stop brokers [3]: an unclean election takes the first live replica in assignment order "
+                       "[1, 2, 3], and only when no ISR member is alive", UNCLEAN_COMMAND,
+                       "restart brokers [3]: they truncate to broker 1's log (as do [2])")
+    # counter-case: the only ISR member 3 is dead, so it is not stopped; 2 is, as it sits ahead of 1
+    r = ranked(part(0, [3, 2, 1], -1, [3]), (1, 2))
+    assert r.steps == ("stop brokers [2]: an unclean election takes the first live replica in assignment order "
+                       "[3, 2, 1], and only when no ISR member is alive", UNCLEAN_COMMAND,
+                       "restart brokers [2]: they truncate to broker 1's log")
+
+
+def test_no_live_or_no_evidenced_replica_leaves_nothing_to_run() -> None:
+    """Without a live replica no election can elect (spec §4.4, the partition stays offline)."""
+    r = ranked(part(0, [3, 2, 1], -1, [3]), ())
+    assert r.best == 1 and r.election_type is None
+    assert r.steps == ("broker 1 is not alive: start it first, then run plan-elect again",)
+    # no replica's files at hand: nothing is ranked
+    r = ranked(part(0, [3, 2, 1], -1, [3]), (1, 2), brokers=())
+    assert (r.candidates, r.best, r.recovery_choice, r.no_evidence) == ((), None, None, (3, 2, 1))
+    assert r.steps == ("no replica with evidence can lead: bring one of its brokers back first",)
+    # counter-case: only 3's files missing
+    assert ranked(part(0, [3, 2, 1], -1, [3]), (1, 2), brokers=(1, 2)).no_evidence == (3,)
