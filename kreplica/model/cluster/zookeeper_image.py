@@ -120,6 +120,16 @@ class ZkImage(ClusterImage):
                 img.apply(r + p, node)
         return img
 
+    def alive(self) -> frozenset[int]:
+        """The registered brokers whose session is open (Kafka's controller's live brokers)."""
+        return frozenset(b for b, (_reg, _czxid, owner) in self.registrations.items() if owner in self.sessions)
+
+    def partition(self, topic: str, partition: int) -> PartitionState | None:
+        """An assigned partition with the state its state znode holds (leaderless without one)."""
+        t = self.assignments.get(topic)
+        a = t.partitions.get(partition) if t is not None else None
+        return _partition(partition, a, self.states.get((topic, partition))) if a is not None else None
+
     # -- where Kafka's znodes are ----------------------------------------------------------------
     def rel_parts(self, path: str) -> list[str] | None:
         """``path`` under Kafka's chroot, split; ``None`` outside it."""
