@@ -30,7 +30,7 @@ last offset the snapshot holds, and its ``last_contained_log_timestamp`` as the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from kreplica.analysis.timeline.events import (
     BY_CONTROLLER,
@@ -212,7 +212,8 @@ def _snapshot_events(fold: ImageFold, position: int, time: int | None, label: st
 
 
 def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, from_time: int | None = None,
-                        to_offset: int | None = None, to_time: int | None = None
+                        to_offset: int | None = None, to_time: int | None = None,
+                        watch: Callable[[int, KraftImage], None] | None = None,
                         ) -> Iterator[PartitionEvent | BrokerEvent | ControllerEvent | Finding | TimelineEnd]:
     """Every partition, broker and controller event of a KRaft metadata log in offset order, then one
     :class:`TimelineEnd`.
@@ -222,7 +223,8 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
     with ``from_offset``/``from_time``, the state at that point) become ``snapshot`` events.
     Records of the log are then walked to the end or to ``to_offset``/``to_time`` (inclusive):
     a metadata transaction's records count as read at its End, where the image takes them.
-    Records the image refuses or flags are findings in the stream.
+    Records the image refuses or flags are findings in the stream. ``watch``, when given, is
+    called with the offset reached and the image there: at the start, then after each record.
     """
     start, findings = kraft_start(files, from_offset=from_offset)
     yield from findings
@@ -234,6 +236,8 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
                       "snapshot" if start.path is not None and not bounded else ("replay" if bounded else "log"),
                       resolution=BY_RECORD)
     end.findings.extend(refused)
+    if watch is not None:
+        watch(start.end_offset - 1, fold.image)
     started = False
     last_time = start.time
     if start.path is not None and not bounded:
@@ -261,6 +265,8 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
                     end.findings.append(x)
                 yield x
         end.end, last_time = read.offset, read.timestamp
+        if watch is not None:
+            watch(read.offset, fold.image)
     if not started and bounded:
         yield from _snapshot_events(fold, end.end, last_time, f"the replay to offset {end.end}")
         end.start = end.end

@@ -103,11 +103,6 @@ class _Kafka:
         self.reassign = {(e.topic, e.partition): e.replicas for e in self.image.reassign}
         self.preferred = {(e.topic, e.partition) for e in self.image.preferred}
 
-    def replicas(self, topic: str, pid: int) -> tuple[int, ...]:
-        t = self.image.assignments.get(topic)
-        a = t.partitions.get(pid) if t is not None else None
-        return a.replicas if a is not None else ()
-
     def register(self, broker: int, session: int, epoch: int) -> None:
         self._alive = None
         self.brokers[broker] = (session, epoch)
@@ -201,8 +196,8 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
     first creates ``/brokers/ids`` or ``/brokers/topics``. Findings (damaged logs, unreadable state znodes) come in the
     stream where they arise. The timeline is a fold of the one cluster image
     (:class:`~kreplica.model.cluster.zookeeper_image.ZkImage`): every znode change is applied to
-    it and the causes are read from it; ``watch``, when given, is called with each step's zxid
-    and the image after it. Raises :class:`~kreplica.formats.errors.FormatError` when there is
+    it and the causes are read from it; ``watch``, when given, is called with the zxid reached
+    and the image there: at the start, then after each step. Raises :class:`~kreplica.formats.errors.FormatError` when there is
     no start, or when the starting tree holds Kafka's znodes in several places.
     """
     state = start_state(files, from_zxid=from_zxid, from_time=from_time)
@@ -219,6 +214,8 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
                else ZkImage(None, state.sessions))
     label = state.snapshot if end.start_from == "snapshot" else f"the replay to {state.zxid:#x}"
     yield from _snapshot_events(k, state.nodes, label)
+    if watch is not None:
+        watch(state.zxid, k.image)
     if by_snapshots:
         steps = _snapshot_steps(k, iter_snapshot_steps(files, state, to_zxid=to_zxid, to_time=to_time))
     else:
@@ -355,7 +352,9 @@ def _partition_change(k: _Kafka, key: tuple[str, int], ch, e: zkl.TxnEntry,
     topic, pid = key
     zxid, time = e.zxid, e.time
     writer = k.sessions.get(e.client_id)
-    replicas = k.replicas(topic, pid)
+    t = k.image.assignments.get(topic)      # NOTE: inline (once per state write)
+    a = t.partitions.get(pid) if t is not None else None
+    replicas = a.replicas if a is not None else ()
     current = k.parts.get(key)
     if ch.after is None:
         if current is None:
@@ -366,7 +365,9 @@ def _partition_change(k: _Kafka, key: tuple[str, int], ch, e: zkl.TxnEntry,
                               "the partition state znode was deleted"
                               + (" (topic queued for deletion)" if topic in k.image.deleting else ""),
                               replicas, False, writer)
-    parsed = _leader_isr(k.image.states[key])
+    s, version = k.image.states[key]
+    parsed = None if s is None else \
+        (_new(LeaderIsr, (s.leader, s.leader_epoch, s.isr, s.leader_recovery_state, version)), s.controller_epoch)
     if parsed is None:
         return Finding("kafka_invalid_znode", e.path, e.position,
                        f"zxid {zxid:#x} wrote {ch.path} with data that is not a partition state; ignored",

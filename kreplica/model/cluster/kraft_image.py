@@ -84,9 +84,12 @@ class KraftImage(ClusterImage):
 
     # -- ClusterDelta ----------------------------------------------------------------------------
     def _register(self, r, d) -> tuple[Delta, ...]:
+        """``BrokerRegistration.fromRecord``: the listeners are a map by name (a snapshot writes
+        them in that map's order, not the registration's), so they are held sorted by name."""
         self.brokers[d["broker_id"]] = Broker(
             id=d["broker_id"], alive=not d["fenced"], rack=d["rack"],
-            endpoints=tuple(f"{e['name']}://{e['host']}:{e['port']}" for e in d["end_points"]),
+            endpoints=tuple(f"{e['name']}://{e['host']}:{e['port']}"
+                            for e in sorted(d["end_points"], key=lambda e: e["name"])),
             broker_epoch=d["broker_epoch"], fenced=d["fenced"], in_controlled_shutdown=d["in_controlled_shutdown"])
         return (BrokerDelta(d["broker_id"], "registered", d["broker_epoch"]),)
 

@@ -1,7 +1,7 @@
 """The cluster state a controller believed in, whichever control plane it came from.
 
-One model for ZooKeeper and KRaft (built by :mod:`~kreplica.model.cluster.from_zookeeper` and
-:mod:`~kreplica.model.cluster.from_kraft`): brokers, topics with their partitions' leader and
+One model for ZooKeeper and KRaft (the frozen value of the one cluster image,
+:mod:`~kreplica.model.cluster.image`, at a point): brokers, topics with their partitions' leader and
 ISR state, the controller, broker configs and pending admin work, plus the health lists.
 
 Health lists (partitions named ``topic-p``) follow the oracle's definitions: ``no_leader``

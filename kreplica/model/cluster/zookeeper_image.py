@@ -90,7 +90,7 @@ class ZkImage(ClusterImage):
         self.log_dir_events: dict[str, znodes.LogDirEventZnode | None] = {}
         self.invalid: dict[str, str] = {}        # path -> why its payload is not Kafka's
         #: NOTE: a state znode is written over and over: its path is split once (bench_timeline.py)
-        self._state_paths: dict[str, tuple[str, int]] = {}
+        self._state_paths: dict[str, tuple[str, tuple[str, int]]] = {}   # path -> (STATE, key)
 
     @classmethod
     def from_tree(cls, nodes: Mapping[str, object], sessions, root: str) -> ZkImage:
@@ -120,6 +120,16 @@ class ZkImage(ClusterImage):
                 img.apply(r + p, node)
         return img
 
+    def alive(self) -> frozenset[int]:
+        """The registered brokers whose session is open (Kafka's controller's live brokers)."""
+        return frozenset(b for b, (_reg, _czxid, owner) in self.registrations.items() if owner in self.sessions)
+
+    def partition(self, topic: str, partition: int) -> PartitionState | None:
+        """An assigned partition with the state its state znode holds (leaderless without one)."""
+        t = self.assignments.get(topic)
+        a = t.partitions.get(partition) if t is not None else None
+        return _partition(partition, a, self.states.get((topic, partition))) if a is not None else None
+
     # -- where Kafka's znodes are ----------------------------------------------------------------
     def rel_parts(self, path: str) -> list[str] | None:
         """``path`` under Kafka's chroot, split; ``None`` outside it."""
@@ -142,17 +152,29 @@ class ZkImage(ClusterImage):
         """Apply the znode at ``path`` as it now stands (``node`` ``None``: deleted); what it is
         (:data:`STATE`, :data:`TOPIC`, ...) and its key, or ``None`` for a znode Kafka's
         metadata does not hold."""
-        key = self._state_paths.get(path)
-        if key is not None:
-            self._set_state(path, key, node)
-            return STATE, key
+        known = self._state_paths.get(path)
+        if known is not None:   # NOTE: the state written over and over, inline (bench/bench_timeline.py)
+            key = known[1]
+            if node is None:
+                self._set_state(path, key, node)
+            else:
+                try:
+                    s = znodes.decode_partition_state(node.data)
+                except Malformed as exc:
+                    s = None
+                    self.invalid[path] = exc.reason
+                else:
+                    if self.invalid and path in self.invalid:
+                        del self.invalid[path]
+                self.states[key] = (s, node.version)
+            return known
         parts = self.rel_parts(path)
         kind = _kind(parts) if parts is not None and parts != [""] else None
         if kind is None:
             return None
         what, key = kind
         if what == STATE:
-            self._state_paths[path] = key
+            self._state_paths[path] = kind
             self._set_state(path, key, node)
         elif what == TOPIC:
             if node is None:
@@ -247,8 +269,8 @@ class ZkImage(ClusterImage):
     def _read(self, path: str) -> bool:
         """Whether the image's state reads the znode at ``path`` (the state znode of a partition
         the assignment does not list is not read, as Kafka's controller does not)."""
-        key = self._state_paths.get(path)
-        return key is None or key[1] in self.assignments.get(key[0], _NO_TOPIC).partitions
+        known = self._state_paths.get(path)
+        return known is None or known[1][1] in self.assignments.get(known[1][0], _NO_TOPIC).partitions
 
 
 def _numeric(name: str) -> tuple:

@@ -220,3 +220,22 @@ def test_compute_health_without_brokers_marks_all_offline():
     cs = _cluster()
     h = compute_health([], cs.topics, {})
     assert h.offline == ("t-0", "t-1", "t-2", "t-3", "t-10")
+
+
+def test_image_applies_a_znode_change_as_the_tree_reads():
+    """One ``apply`` for a znode change: the image a change leaves equals the image of the tree
+    that holds it (``ZkImage.from_tree``), and a change outside Kafka's znodes changes nothing."""
+    from kreplica.model.cluster import ZkImage
+
+    b = _Builder()
+    b.put("/brokers/ids/1", {"version": 5, "host": "h1", "port": 9092, "endpoints": []}, owner=S1)
+    b.put("/brokers/topics/t", {"version": 2, "partitions": {"0": [1]}})
+    image = ZkImage.from_tree(b.t.nodes, {S1: 1}, "")
+    assert image.alive() == {1} and image.partition("t", 0).leader == -1   # assigned, no state yet
+    assert image.partition("t", 1) is None
+    b.put("/brokers/topics/t/partitions/0/state", _STATE)
+    assert image.apply("/brokers/topics/t/partitions/0/state",
+                       b.t.nodes["/brokers/topics/t/partitions/0/state"]) == ("state", ("t", 0))
+    assert image.apply("/unrelated", b.t.nodes["/brokers/topics/t"]) is None
+    whole = ZkImage.from_tree(b.t.nodes, {S1: 1}, "")
+    assert image.state("s", {"zxid": 1}) == whole.state("s", {"zxid": 1})
