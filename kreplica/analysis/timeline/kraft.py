@@ -223,7 +223,9 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
     with ``from_offset``/``from_time``, the state at that point) become ``snapshot`` events.
     Records of the log are then walked to the end or to ``to_offset``/``to_time`` (inclusive):
     a metadata transaction's records count as read at its End, where the image takes them.
-    Records the image refuses or flags are findings in the stream. ``watch``, when given, is
+    Records the image refuses or flags are findings in the stream, until a ``kraft_offset_gap``:
+    past offsets missing from the copy, a record that names what the gap held cannot apply, and
+    the gap's finding already says why. ``watch``, when given, is
     called with the offset reached and the image there: at the start, then after each record.
     """
     start, findings = kraft_start(files, from_offset=from_offset)
@@ -243,8 +245,10 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
     if start.path is not None and not bounded:
         yield from _snapshot_events(fold, start.end_offset - 1, start.time, start.path)
         started = True
+    gapped = False   # past offsets missing from the copy, records fail for want of what they held
     for item in _with_leaving(iter_kraft_records(files, start)):
         if isinstance(item, Finding):
+            gapped = gapped or item.kind == "kraft_offset_gap"
             end.findings.append(item)
             yield item
             continue
@@ -262,6 +266,8 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
         for rec, leaving in applied:
             for x in apply_record(fold, rec, quiet, leaving):
                 if isinstance(x, Finding):
+                    if gapped:
+                        continue
                     end.findings.append(x)
                 yield x
         end.end, last_time = read.offset, read.timestamp

@@ -91,3 +91,22 @@ def test_a_transaction_counts_at_its_end(tmp_path, to_offset, created):
     assert (cluster_state_from_kraft(files, at_offset=to_offset).topic("orders") is not None) is created
     made = [e for e in _timeline(files, to_offset=to_offset) if isinstance(e, PartitionEvent)]
     assert [(e.topic, e.cause, e.position) for e in made] == ([("orders", "created", 4)] if created else [])
+
+
+@pytest.mark.parametrize("base, refused", [
+    pytest.param(2, ["kraft_invalid_record"], id="contiguous-refusal-reported"),
+    pytest.param(7, [], id="after-a-gap-left-to-the-gap"),
+])
+def test_timeline_refusals_after_a_gap_are_the_gap(tmp_path, base, refused):
+    """A fence of a broker the history never registered is refused (``ClusterDelta.getBrokerOrThrow``):
+    a finding when the log is whole, but past offsets missing from the copy the registration may
+    be what the gap held, and the ``kraft_offset_gap`` finding already says so."""
+    d = tmp_path / "__cluster_metadata-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(b"".join(
+        kraft.build_metadata_batch([r], base_offset=i, epoch=1, timestamp=T0 + i) for i, r in enumerate(_REGISTERED)))
+    (d / f"{base:020d}.log").write_bytes(kraft.build_metadata_batch(
+        [("FenceBrokerRecord", 0, {"id": 2, "epoch": 5})], base_offset=base, epoch=1, timestamp=T0 + base))
+    kinds = [f.kind for f in _timeline(find_kraft_files([d])) if isinstance(f, Finding)]
+    assert [k for k in kinds if k != "kraft_offset_gap"] == refused
+    assert ("kraft_offset_gap" in kinds) is (base > 2)
