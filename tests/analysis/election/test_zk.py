@@ -508,18 +508,6 @@ def test_reassignments_in_one_event_are_all_handled() -> None:
     assert [e[k].elected for k in ("b-0", "c-0", "e-0", "f-0")] == [False, True, False, True]
 
 
-def test_reassignment_target_of_an_expansion_or_a_shrink_alone() -> None:
-    """``ReplicaAssignment.isBeingReassigned``: adding or removing replicas non-empty; the target is
-    the replicas minus the removing ones. An expansion (adding [3] only) and a shrink (removing [3]
-    only) are both reassignments; a partition with neither and no /admin entry is not."""
-    from kreplica.analysis.election.common import ControllerView
-
-    s = cluster({"t": [part(0, [1, 2, 3], 1, [1, 2], adding=[3]), part(1, [1, 2, 3], 1, [1, 2, 3], removing=[3]),
-                       part(2, [1, 2], 1, [1, 2])]})
-    view = ControllerView(s, V39)
-    assert [view.reassignment_target(("t", i)) for i in range(3)] == [(1, 2, 3), (1, 2), None]
-
-
 def test_preferred_election_results() -> None:
     """``onReplicaElection`` with ``leaderForPreferredReplica``: d-0 is led by its preferred replica
     (ELECTION_NOT_NEEDED, nothing written, and the next partition is still elected); a-0's
