@@ -530,3 +530,21 @@ def test_preferred_election_results() -> None:
                               "PREFERRED_LEADER_NOT_AVAILABLE: the preferred replica 4 is not alive")
     assert full(e["e-0"])[3:] == (False, False, rule,
                                   "PREFERRED_LEADER_NOT_AVAILABLE: the preferred replica None is not alive")
+
+
+def test_takeover_removes_dead_replicas_of_topics_queued_for_deletion_but_does_not_elect() -> None:
+    """``ReplicaStateMachine.startup`` (2.3+): ``initializeReplicaState`` puts a dead broker's
+    replicas in ReplicaDeletionIneligible, and every offline replica of
+    ``ControllerContext.onlineAndOfflineReplicas`` (no deletion filter) then goes OfflineReplica,
+    whose ``doRemoveReplicasFromIsr`` writes the ISR whatever the topic's deletion state; only
+    ``triggerOnlinePartitionStateChange`` leaves topics queued for deletion out. d-0 (leader 3
+    dead, ISR [3,1]): OfflineReplica writes leader -1, ISR [1] (e6 v8), and no election follows.
+    Counter-case: a broker failure (``onReplicasBecomeOffline``) sends them to
+    ReplicaDeletionIneligible instead, with no ISR write
+    (test_broker_failure_leaves_topics_queued_for_deletion_alone)."""
+    s = cluster({"d": [part(0, [3, 1], 3, [3, 1])], "u": [part(0, [3, 1], 3, [3, 1])]}, alive=(1,),
+                pending=Pending(topic_deletions=("d",)))
+    plan, e = one(s)
+    assert set(e) == {"u-0"}
+    assert [(u.key, rec(u.after)) for u in plan.isr_updates] == [
+        (("d", 0), (-1, (1,), 6, 8)), (("u", 0), (-1, (1,), 6, 8))]
