@@ -143,16 +143,18 @@ class ZkRules:
     def on_current_state(self) -> list[Election]:
         """With no scenario: what a controller taking over now does (``onControllerFailover``):
         the replica state machine starts first and, from 2.3 (KAFKA-3143), sends every replica
-        on a broker that is not alive to OfflineReplica (an ISR write each, ascending broker id;
-        before 2.3 it only sends the live replicas to OnlineReplica, which writes nothing), then
-        the partition state machine runs the offline election for every partition without an
-        online leader (``triggerOnlinePartitionStateChange``)."""
+        on a broker that is not alive to OfflineReplica (an ISR write each, ascending broker id,
+        topics queued for deletion included: their replicas start in ReplicaDeletionIneligible, a
+        valid previous state; before 2.3 it only sends the live replicas to OnlineReplica, which
+        writes nothing), then the partition state machine runs the offline election for every
+        partition without an online leader whose topic is not queued for deletion
+        (``triggerOnlinePartitionStateChange``)."""
         v = self.view
         befores = {}
         gone = sorted({r for p in v.partitions.values() for r in (*p.replicas, *p.isr) if r not in v.alive})
         for broker in gone if v.version.has(Feature.CONTROLLER_STARTUP_OFFLINE_REPLICAS) else ():
             for key, p in list(v.partitions.items()):
-                if broker in p.replicas and key[0] not in self.deleting:
+                if broker in p.replicas:    # topics queued for deletion too (ReplicaDeletionIneligible)
                     befores.setdefault(key, p)
                     self.remove_from_isr(key, broker)
         out = []

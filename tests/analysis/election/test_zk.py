@@ -335,3 +335,216 @@ def test_controller_takeover_offline_replicas(version, expected_t, expected_upda
     assert set(e) == {"t-0"}
     assert rec(e["t-0"].after) == expected_t
     assert [u.key for u in plan.isr_updates] == expected_updates
+
+
+# ---- every field of each election an event returns -------------------------------------------------
+# An Election carries the record before and after, whether a leader was elected, whether it was
+# unclean, the Election.scala / PartitionStateMachine method that decided, and the reason the
+# report prints. Each case below pins all of them, with the Kafka rule that makes it so.
+
+def full(e):
+    return e.kind, rec(e.before), rec(e.after), e.elected, e.unclean, e.rule, e.reason
+
+
+def test_new_partition_takes_the_first_live_replica_with_epoch_and_version_zero() -> None:
+    """``PartitionStateMachine.initializeLeaderAndIsrForPartitions``: a partition with no state
+    znode (NewPartition) gets the live assigned replicas as ISR, the first of them as leader,
+    ``LeaderAndIsr(leader, liveReplicas)`` at leader epoch 0, created with znode version 0; with
+    no live replica it stays without state (``NoReplicaOnlineException``)."""
+    rule = "PartitionStateMachine.initializeLeaderAndIsrForPartitions"
+    s = cluster({"t": [part(0, [3, 1, 2], -1, [], version=None)]}, alive=(1, 2))
+    _, e = one(s)
+    assert full(e["t-0"]) == ("offline", (-1, (), 5, None), (1, (1, 2), 0, 0), True, False, rule,
+                              "a new partition: the first live replica leads")
+    assert not e["t-0"].offline
+    # counter: none of 3, 1, 2 alive -> nothing written
+    s = cluster({"t": [part(0, [3, 1, 2], -1, [], version=None)]}, alive=(4,))
+    _, e = one(s)
+    assert full(e["t-0"]) == ("offline", (-1, (), 5, None), (-1, (), 5, None), False, False, rule,
+                              "no assigned replica is alive (the partition has no state yet)")
+
+
+def test_offline_reasons_tell_out_of_sync_from_nothing_alive() -> None:
+    """``leaderForOffline`` finds no leader for two reasons: live replicas exist but none is in the
+    ISR and unclean election is off, or no assigned replica is alive at all."""
+    p = part(0, [4, 3], 4, [4])
+    rules, _ = zk_rules(p, alive=(1, 2, 3))
+    assert rules.offline_leader(("t", 0), p) == (None, (4,), False, (
+        "no ISR member of [4] is alive and unclean leader election is not allowed "
+        "(live replicas [3] are out of sync)"))
+    p = part(0, [4, 5], 4, [4])
+    rules, _ = zk_rules(p, alive=(1, 2, 3))
+    assert rules.offline_leader(("t", 0), p)[3] == "no replica of [4, 5] is alive"
+
+
+@pytest.mark.parametrize("unclean,config,version,how", [
+    # topic config unclean.leader.election.enable=true (OfflinePartitionLeaderElectionStrategy(false)
+    # falls back to the config): the config is the reason, even on 2.4+
+    pytest.param("config", UNCLEAN_ON, V39, "unclean.leader.election.enable", id="config-3.9"),
+    # ElectLeaders with ElectionType.UNCLEAN (KIP-460, 2.4+): the admin request is the reason
+    pytest.param("yes", None, V39, "an admin UNCLEAN election (KIP-460)", id="admin-3.9"),
+    # before 2.4 there is no UNCLEAN ElectLeaders: a forced unclean election stands for the config
+    pytest.param("yes", None, parse_kafka_version("2.3"), "unclean.leader.election.enable", id="forced-2.3"),
+])
+def test_unclean_reason_names_what_allowed_it(unclean, config, version, how) -> None:
+    p = part(0, [4, 3, 2], 4, [4])
+    rules, _ = zk_rules(p, alive=(1, 2, 3), config=config, unclean=unclean, version=version)
+    assert rules.offline_leader(("t", 0), p) == (3, (3,), True, (
+        f"no ISR member of [4] is alive; {how} allows the first live replica in assignment order"))
+
+
+def test_offline_replica_write_is_recorded_with_its_before() -> None:
+    """``ReplicaStateMachine`` OfflineReplica (``doRemoveReplicasFromIsr``): the follower 2 leaves
+    the ISR [1,2] in one write (epoch 5+1, version 7+1); the record before is the znode read."""
+    s = cluster({"t": [part(0, [1, 2], 1, [1, 2])]}, alive=(1, 2))
+    plan, _ = one(s, Scenario(fail=(2,)))
+    (u,) = plan.isr_updates
+    assert (rec(u.before), rec(u.after), u.reason) == (
+        (1, (1, 2), 5, 7), (1, (1,), 6, 8), "replica 2 goes offline (OfflineReplica)")
+
+
+def test_takeover_keeps_the_record_read_before_the_offline_replica_writes() -> None:
+    """``onControllerFailover`` (2.3+): ``ReplicaStateMachine.startup`` moves the replicas of dead
+    brokers to OfflineReplica, then ``triggerOnlinePartitionStateChange`` elects. t-0 (leader 3
+    dead): OfflineReplica writes leader -1 ISR [1] (e6 v8), the election leader 1 (e7 v9); its
+    before is the znode as read (e5 v7). u-0 (leader -1, every replica alive) is elected from
+    its record as read."""
+    s = cluster({"t": [part(0, [3, 1], 3, [3, 1])], "u": [part(0, [1, 2], -1, [2])]}, alive=(1, 2))
+    _, e = one(s)
+    rule = "Election.scala leaderForOffline"
+    reason = "first replica in assignment order {} that is alive and in the ISR"
+    assert full(e["t-0"]) == ("offline", (3, (3, 1), 5, 7), (1, (1,), 7, 9), True, False, rule,
+                              reason.format([3, 1]))
+    assert full(e["u-0"]) == ("offline", (-1, (2,), 5, 7), (2, (2,), 6, 8), True, False, rule,
+                              reason.format([1, 2]))
+
+
+@pytest.mark.parametrize("scenario", [Scenario(), Scenario(fail=(3,))], ids=["takeover", "broker-failure"])
+def test_offline_replicas_come_from_the_assignment_not_a_stale_isr(scenario) -> None:
+    """The replicas that go OfflineReplica are the dead broker's assigned replicas
+    (``ControllerContext.onlineAndOfflineReplicas`` at takeover, ``replicasOnBrokers`` in
+    ``onBrokerFailure``): 3 in a stale ISR of t-0 (replicas [1,2]) is not one of them, so t-0 is
+    not written; u-0 assigns 3 and loses it from the ISR (counter-case)."""
+    s = cluster({"t": [part(0, [1, 2], 1, [1, 2, 3])], "u": [part(0, [1, 3], 1, [1, 3])]}, alive=(1, 2, 3))
+    if not scenario.fail:
+        s = cluster({"t": [part(0, [1, 2], 1, [1, 2, 3])], "u": [part(0, [1, 3], 1, [1, 3])]}, alive=(1, 2))
+    plan, e = one(s, scenario)
+    assert e == {}
+    assert [(u.key, rec(u.after)) for u in plan.isr_updates] == [(("u", 0), (1, (1,), 6, 8))]
+
+
+def test_broker_failure_leaves_topics_queued_for_deletion_alone() -> None:
+    """``onReplicasBecomeOffline``: replicas of topics queued for deletion go to
+    ReplicaDeletionIneligible, not OfflineReplica, so no ISR write for d-0; u-0 (counter) loses
+    the dead follower 3 from its ISR."""
+    s = cluster({"d": [part(0, [1, 3], 1, [1, 3])], "u": [part(0, [1, 3], 1, [1, 3])]}, alive=(1, 2, 3),
+                pending=Pending(topic_deletions=("d",)))
+    plan, _ = one(s, Scenario(fail=(3,)))
+    assert [u.key for u in plan.isr_updates] == [("u", 0)]
+
+
+def test_controlled_shutdown_results_and_deletion() -> None:
+    """``doControlledShutdown``: partitions of topics queued for deletion are not acted on (d-0);
+    a led partition with no other live ISR member fails and writes nothing (a-0), and the next
+    led partition is still elected (b-0, ``leaderForControlledShutdown``: 2, ISR [2], e6 v8)."""
+    s = cluster({"a": [part(0, [1, 2], 1, [1])], "b": [part(0, [1, 2], 1, [1, 2])],
+                 "d": [part(0, [1, 2], 1, [1, 2]), part(1, [2, 1], 2, [2, 1])]}, alive=(1, 2),
+                pending=Pending(topic_deletions=("d",)))
+    plan, e = one(s, Scenario(shutdown=(1,)))
+    rule = "Election.scala leaderForControlledShutdown"
+    assert set(e) == {"a-0", "b-0"} and plan.isr_updates == ()
+    assert full(e["a-0"]) == ("controlled_shutdown", (1, (1,), 5, 7), (1, (1,), 5, 7), False, False, rule,
+                              "no other ISR member of [1] is alive: broker 1 keeps leading and its shutdown "
+                              "reports the partition as remaining")
+    assert full(e["b-0"]) == ("controlled_shutdown", (1, (1, 2), 5, 7), (2, (2,), 6, 8), True, False, rule,
+                              "first replica in assignment order [1, 2] that is in the ISR and not shutting down")
+
+
+REASSIGN_RULE = "Election.scala leaderForReassign"
+
+
+@pytest.mark.parametrize("p,alive,after,elected,reason", [
+    # the leader 1 is dead: the adding replica 3 cannot catch up, nothing is written
+    pytest.param(part(0, [1, 2, 3], 1, [1, 2], adding=[3]), (2, 3), (1, (1, 2), 5, 7), False,
+                 "the reassignment to [1, 2, 3] cannot complete: the partition has no live leader for the new "
+                 "replicas to catch up from", id="leader-dead"),
+    # target [2,3] both in the ISR but dead, leader 1 alive and not a target: leaderForReassign
+    # finds no target replica online and in the ISR
+    pytest.param(part(0, [2, 3, 1], 1, [1, 2, 3], removing=[1]), (1,), (1, (1, 2, 3), 5, 7), False,
+                 "no target replica of [2, 3] is alive and in the ISR", id="no-target-in-isr"),
+    # adding [3], removing [1], leader 1 not a target: 3 joins the ISR (v8), 2 leads (e6 v9),
+    # 1 goes OfflineReplica (e7 v10)
+    pytest.param(part(0, [2, 3, 1], 1, [1, 2], adding=[3], removing=[1]), (1, 2, 3), (2, (2, 3), 7, 10), True,
+                 "leader 1 is not a target replica: the first of [2, 3] that is alive and in the ISR",
+                 id="leader-leaves"),
+    # adding [3] only, leader 1 a live target: 3 joins (v8), newEpoch (e6 v9)
+    pytest.param(part(0, [1, 2, 3], 1, [1, 2], adding=[3]), (1, 2, 3), (1, (1, 2, 3), 6, 9), True,
+                 "leader 1 stays (a target replica, alive): the epoch is bumped (newEpoch)", id="leader-stays"),
+])
+def test_reassignment_results_for_each_outcome(p, alive, after, elected, reason) -> None:
+    """``onPartitionReassignment`` phase B with ``leaderForReassign``; a completed reassignment
+    leaves the target as the replica list and clears the adding and removing replicas."""
+    s = cluster({"t": [p]}, alive=alive)
+    _, e = one(s, Scenario(reassign_complete=True))
+    assert full(e["t-0"]) == ("reassign", rec(p), after, elected, False, REASSIGN_RULE, reason)
+    a = e["t-0"].after
+    target = tuple(r for r in p.replicas if r not in p.removing_replicas)
+    assert (a.replicas, a.adding_replicas, a.removing_replicas) == (
+        (target, (), ()) if elected else (p.replicas, p.adding_replicas, p.removing_replicas))
+
+
+def test_reassignments_in_one_event_are_all_handled() -> None:
+    """Every partition being reassigned is handled, whatever happened to the one before it
+    (``onPartitionReassignment`` runs per partition): a-0 is not being reassigned, b-0 cannot
+    complete (its adding replica 5 is dead), c-0 completes, e-0 finds no target replica (4, 5)
+    alive in the ISR, and f-0 after it still completes."""
+    s = cluster({"a": [part(0, [1, 2], 1, [1, 2])],
+                 "b": [part(0, [1, 5], 1, [1], adding=[5])],
+                 "c": [part(0, [1, 2, 3], 1, [1, 2], adding=[3])],
+                 "e": [part(0, [4, 5, 1], 1, [1, 4, 5], removing=[1])],
+                 "f": [part(0, [1, 3], 1, [1], adding=[3])]}, alive=(1, 2, 3))
+    _, e = one(s, Scenario(reassign_complete=True))
+    assert sorted(e) == ["b-0", "c-0", "e-0", "f-0"]
+    assert [e[k].elected for k in ("b-0", "c-0", "e-0", "f-0")] == [False, True, False, True]
+
+
+def test_preferred_election_results() -> None:
+    """``onReplicaElection`` with ``leaderForPreferredReplica``: d-0 is led by its preferred replica
+    (ELECTION_NOT_NEEDED, nothing written, and the next partition is still elected); a-0's
+    preferred 1 is alive and in the ISR (elected, e6 v8); b-0's preferred 3 is alive but out of
+    the ISR and c-0's preferred 4 is dead (PREFERRED_LEADER_NOT_AVAILABLE); e-0 has no assigned
+    replica (``assignment.headOption`` is empty: not available either)."""
+    s = cluster({"a": [part(0, [1, 2], 2, [2, 1])], "b": [part(0, [3, 2], 2, [2])],
+                 "c": [part(0, [4, 2], 2, [2, 4])], "d": [part(0, [2, 1], 2, [1, 2])],
+                 "e": [part(0, [], -1, [])]}, alive=(1, 2, 3))
+    keys = [("d", 0), ("a", 0), ("b", 0), ("c", 0), ("e", 0)]
+    _, e = one(s, Scenario(preferred=tuple(keys)))
+    rule = "Election.scala leaderForPreferredReplica"
+    assert full(e["d-0"]) == ("preferred", (2, (1, 2), 5, 7), (2, (1, 2), 5, 7), False, False, rule,
+                              "ELECTION_NOT_NEEDED: the preferred replica 2 already leads")
+    assert full(e["a-0"]) == ("preferred", (2, (2, 1), 5, 7), (1, (2, 1), 6, 8), True, False, rule,
+                              "the preferred replica 1 is alive and in the ISR")
+    assert full(e["b-0"]) == ("preferred", (2, (2,), 5, 7), (2, (2,), 5, 7), False, False, rule,
+                              "PREFERRED_LEADER_NOT_AVAILABLE: the preferred replica 3 is not in the ISR")
+    assert full(e["c-0"]) == ("preferred", (2, (2, 4), 5, 7), (2, (2, 4), 5, 7), False, False, rule,
+                              "PREFERRED_LEADER_NOT_AVAILABLE: the preferred replica 4 is not alive")
+    assert full(e["e-0"])[3:] == (False, False, rule,
+                                  "PREFERRED_LEADER_NOT_AVAILABLE: the preferred replica None is not alive")
+
+
+def test_takeover_removes_dead_replicas_of_topics_queued_for_deletion_but_does_not_elect() -> None:
+    """``ReplicaStateMachine.startup`` (2.3+): ``initializeReplicaState`` puts a dead broker's
+    replicas in ReplicaDeletionIneligible, and every offline replica of
+    ``ControllerContext.onlineAndOfflineReplicas`` (no deletion filter) then goes OfflineReplica,
+    whose ``doRemoveReplicasFromIsr`` writes the ISR whatever the topic's deletion state; only
+    ``triggerOnlinePartitionStateChange`` leaves topics queued for deletion out. d-0 (leader 3
+    dead, ISR [3,1]): OfflineReplica writes leader -1, ISR [1] (e6 v8), and no election follows.
+    Counter-case: a broker failure (``onReplicasBecomeOffline``) sends them to
+    ReplicaDeletionIneligible instead, with no ISR write
+    (test_broker_failure_leaves_topics_queued_for_deletion_alone)."""
+    s = cluster({"d": [part(0, [3, 1], 3, [3, 1])], "u": [part(0, [3, 1], 3, [3, 1])]}, alive=(1,),
+                pending=Pending(topic_deletions=("d",)))
+    plan, e = one(s)
+    assert set(e) == {"u-0"}
+    assert [(u.key, rec(u.after)) for u in plan.isr_updates] == [
+        (("d", 0), (-1, (1,), 6, 8)), (("u", 0), (-1, (1,), 6, 8))]
