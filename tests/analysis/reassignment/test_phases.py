@@ -3,9 +3,12 @@ vector, kafka-algorithms §5.4, quoted), phases, and duration estimates."""
 
 from __future__ import annotations
 
+import pytest
+
 from kreplica.analysis.reassignment.phases import (
     FOLLOWER_THROTTLED_REPLICAS,
     LEADER_THROTTLED_REPLICAS,
+    Phase,
     phase_seconds,
     split_phases,
     throttle_configs,
@@ -61,3 +64,71 @@ def test_phase_duration_is_the_busiest_broker_over_the_rate() -> None:
     changes = [_change(0, 2, size=100)]            # broker 1 leads and sends 200 bytes
     (phase,) = split_phases(changes)
     assert phase_seconds(phase, {("t", 0): P("t", 0, (1,))}, 50) == 4.0
+
+
+def test_move_map_takes_every_in_flight_reassignment() -> None:
+    """``ReassignPartitionsCommand.calculateCurrentMoveMap``: every partition of
+    ``listPartitionReassignments`` (KIP-455 ``isBeingReassigned``: adding or removing) is in the
+    move map with sources = replicas - adding and destinations = adding, a pure expansion and a
+    pure shrink included, although the file does not name them."""
+    grow = P("foo", 1, (1, 2, 3), adding=(3,))
+    shrink = P("foo", 2, (4, 5, 6), removing=(6,))
+    current = {("foo", 0): P("foo", 0, (1, 2)), grow.key: grow, shrink.key: shrink}
+    t = throttle_configs({("foo", 0): (1, 2)}, current, 7, in_flight=[grow, shrink])
+    assert t.topics["foo"] == {LEADER_THROTTLED_REPLICAS: "0:1,0:2,1:1,1:2,2:4,2:5,2:6",
+                               FOLLOWER_THROTTLED_REPLICAS: "1:3"}
+    assert sorted(t.brokers) == [1, 2, 3, 4, 5, 6]
+
+
+def test_zookeeper_tool_writes_both_lists_for_a_topic_that_gains_nothing() -> None:
+    """The <= 2.5 ``ReassignPartitionsCommand.assignThrottledReplicas`` puts both configs on every
+    topic of the proposal, an empty list when no partition of it gains a broker (counter-case:
+    topic t, which gains 4)."""
+    current = {("t", 0): P("t", 0, (1, 2)), ("u", 0): P("u", 0, (1, 2, 3))}
+    t = throttle_configs({("t", 0): (1, 4), ("u", 0): (2, 1)}, current, 5, admin_api=False)
+    assert t.topics == {"t": {LEADER_THROTTLED_REPLICAS: "0:1,0:2", FOLLOWER_THROTTLED_REPLICAS: "0:4"},
+                        "u": {LEADER_THROTTLED_REPLICAS: "", FOLLOWER_THROTTLED_REPLICAS: ""}}
+
+
+def _sized(p: int, leader_replicas: tuple[int, ...], *moves: tuple[int, int | None, int | None]) -> PartitionChange:
+    ms = tuple(Move("t", p, s, d, "replica_balance", b) for s, d, b in moves)
+    return PartitionChange("t", p, leader_replicas, leader_replicas, ms, None)
+
+
+def test_phase_duration_per_broker_in_and_out() -> None:
+    """Kafka's throttles are per broker (``ReplicationQuotaManager``): a follower's fetches are
+    capped by ``follower.replication.throttled.rate``, the leader's responses by
+    ``leader.replication.throttled.rate``, so the busiest single broker bounds the phase. Two
+    partitions led by 1 and 2 both send 100 bytes to broker 5: 5 receives 200 (2 s at 100 B/s),
+    each leader sends only 100."""
+    changes = (_sized(0, (1, 3), (3, 5, 100)), _sized(1, (2, 3), (3, 5, 100)))
+    current = {("t", 0): P("t", 0, (1, 3), leader=1), ("t", 1): P("t", 1, (2, 3), leader=2)}
+    assert phase_seconds(Phase(1, changes), current, 100) == 2.0
+
+
+@pytest.mark.parametrize("current, seconds", [
+    pytest.param({("t", 0): P("t", 0, (1, 3), leader=3), ("t", 1): P("t", 1, (1, 4), leader=4)}, 1.0,
+                 id="source-leaders-not-first"),
+    pytest.param({("t", 0): P("t", 0, (1, 3)), ("t", 1): P("t", 1, (4, 1))}, 1.0, id="no-leader-first-replica"),
+    pytest.param({("t", 0): P("t", 0, (1, 0), leader=0), ("t", 1): P("t", 1, (1, 4), leader=1)}, 1.0,
+                 id="broker-0-leads"),
+    pytest.param({("t", 0): P("t", 0, (1, 3), leader=1), ("t", 1): P("t", 1, (1, 4), leader=1)}, 2.0,
+                 id="one-leader-sends-both"),
+])
+def test_phase_duration_follows_the_leader_that_sends(current, seconds) -> None:
+    """Followers fetch from the partition leader, so the leader's outbound is what the leader
+    throttle caps: the source's leader (broker 0 included: Kafka's NoLeader is -1), else the
+    preferred (first) replica. 100 bytes each to brokers 5 and 6 at 100 B/s."""
+    changes = (_sized(0, current[("t", 0)].replicas, (3, 5, 100)), _sized(1, current[("t", 1)].replicas, (4, 6, 100)))
+    assert phase_seconds(Phase(1, changes), current, 100) == seconds
+
+
+def test_phase_duration_skips_dropped_replicas_only() -> None:
+    """A dropped replica (replication-factor decrease) copies nothing; a later sized move of the
+    same partition still counts. At 1 B/s the phase lasts as many seconds as bytes; at 0 B/s
+    (nothing would ever copy) there is no estimate."""
+    change = _sized(0, (1, 2, 3), (3, None, None), (2, 4, 30))
+    current = {("t", 0): P("t", 0, (1, 2, 3), leader=1)}
+    assert phase_seconds(Phase(1, (change,)), current, 1) == 30.0
+    assert phase_seconds(Phase(1, (change,)), current, 0) is None
+    assert phase_seconds(Phase(1, (_sized(0, (1, 2, 3), (3, None, None)),)), current, 1) is None

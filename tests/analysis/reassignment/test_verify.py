@@ -108,3 +108,41 @@ def test_throttles_left_behind(topic_configs, broker_configs, left) -> None:
     assert [(t.entity_type, t.entity, t.config) for t in result.throttles] == left
     assert statuses(result) == [("t", 0, "completed")]
     assert result.has_problems == bool(left)
+
+
+def test_a_file_partition_the_cluster_lacks_differs_with_no_replicas() -> None:
+    """``ReassignPartitionsCommand.topicDescriptionFutureToState``: a partition that
+    ``describeTopics`` does not know (UnknownTopicOrPartitionException) is
+    ``PartitionReassignmentState(emptyList, targetReplicas, done=true)``, so ``--verify`` says "no
+    active reassignment, but replica set is [] rather than ..."; the partitions after it are
+    still judged (counter-case: one that exists and matches is completed)."""
+    a = cluster(P("t", 1, (1, 2), leader=1, isr=(1, 2)))
+    result = verify_reassignments(a, {("t", 0): (3, 4), ("t", 1): (1, 2)})
+    missing, present = result.statuses
+    assert (missing.topic, missing.partition, missing.status, missing.replicas, missing.adding, missing.removing,
+            missing.target, missing.leader, missing.isr, missing.caught_up, missing.lagging) == \
+        ("t", 0, "differs", (), (), (), (3, 4), None, None, (), ())
+    assert (present.topic, present.partition, present.status) == ("t", 1, "completed")
+    assert result.has_problems and result.in_progress == 0
+
+
+@pytest.mark.parametrize("entry", [
+    pytest.param({"topic": "t", "partition": 0}, id="no-replicas"),
+    pytest.param({"topic": "t"}, id="topic-only"),
+    pytest.param({"partition": 0, "replicas": [1, 2, 4]}, id="no-topic"),
+])
+def test_a_malformed_znode_entry_is_no_reassignment(entry) -> None:
+    """``KafkaZkClient.getPartitionReassignment``: /admin/reassign_partitions that does not decode
+    (``ReassignPartitionsZNode.decode`` gives Left) is ignored, so nothing is in progress; the
+    counter-case, a well-formed entry, is ``zookeeper-pending-znode`` above."""
+    assert verify_reassignments(cluster(P("t", 0, (1, 2, 3)), pending=(entry,))).statuses == ()
+
+
+def test_kip455_target_is_the_replicas_less_removing() -> None:
+    """KIP-455 ``ReplicaAssignment.targetReplicas`` = replicas -- removingReplicas, whether the
+    reassignment only removes (a replication-factor decrease) or also adds."""
+    shrink = P("t", 0, (1, 2, 4, 3), removing=(3,), isr=(1, 2, 4, 3))
+    both = P("t", 1, (1, 2, 4, 3), adding=(4,), removing=(3,), isr=(1, 2, 3, 4))
+    grow = P("t", 2, (1, 2, 4), adding=(4,), isr=(1, 2))
+    got = [(s.target, s.caught_up, s.lagging) for s in verify_reassignments(cluster(shrink, both, grow)).statuses]
+    assert got == [((1, 2, 4), (), ()), ((1, 2, 4), (4,), ()), ((1, 2, 4), (), (4,))]
