@@ -117,6 +117,17 @@ ELECTIONS = [
                  id="preferred-falls-back-to-next-valid"),
     pytest.param(part(0, [1, 2, 3], 2, [2]), E_PREFERRED, dict(acceptable=nobody), (-1, (2,), False),
                  id="preferred-no-valid-replica"),
+    # the fallback skips only the preferred replica (targetReplicas.stream().skip(1)): replicas[1]
+    # is the first candidate
+    pytest.param(part(0, [1, 2, 3], 3, [1, 2, 3]), E_PREFERRED, dict(acceptable=only(2)), (2, (1, 2, 3), False),
+                 id="preferred-falls-back-to-the-second-replica"),
+    # electPreferredLeader also ends with canElectLastKnownLeader: ELR on, ISR and ELR empty, one
+    # last known leader, elected unclean (ISR [leader]) whatever its acceptability
+    pytest.param(part(0, [1, 2, 3], -1, [], last_known_elr=[3]), E_PREFERRED, dict(elr=True, min_isr=2,
+                                                                                  acceptable=nobody),
+                 (3, (3,), True), id="preferred-last-known-leader-elected-unclean"),
+    pytest.param(part(0, [1, 2, 3], -1, [], last_known_elr=[3]), E_PREFERRED, dict(elr=False, acceptable=nobody),
+                 (-1, (), False), id="counter-preferred-last-known-leader-needs-elr"),
     # ONLINE: a valid current leader stays, even if it is not the preferred one
     pytest.param(part(0, [2, 1, 3], 1, [2, 1, 3]), E_ONLINE, dict(), (1, (2, 1, 3), False),
                  id="online-valid-current-leader-stays"),
@@ -331,3 +342,61 @@ def test_preferred_election_keeps_an_offline_partition_online() -> None:
     s = cluster({"t": [part(0, [1, 2, 3], 2, [2, 3])]}, kind="kraft", alive=(1, 3), dead=(2,))
     _, e = plan(s, Scenario(preferred=()))
     assert (e["t-0"].after.leader, e["t-0"].elected) == (3, True)
+
+
+# ---- the events' records: which partitions elect, the ISR updates, the answers --------------------
+
+def elections(p) -> list[tuple]:
+    return [(e.partition, e.kind, e.before.leader, e.after.leader, e.elected, e.unclean, e.rule) for e in p.elections]
+
+
+@pytest.mark.parametrize("config,expected_u", [
+    # the leaderless u-0 (its only ISR member 3 is fenced) gets the election the controller runs
+    # for leaderless partitions: UNCLEAN, as the topic allows it, so the first acceptable replica
+    pytest.param({"unclean.leader.election.enable": "true"},
+                 ("u-0", "offline", -1, 2, True, True, "PartitionChangeBuilder UNCLEAN"), id="unclean-on"),
+    # counter: ONLINE finds no valid leader: none elected
+    pytest.param({}, ("u-0", "offline", -1, -1, False, False, "PartitionChangeBuilder ONLINE"), id="unclean-off"),
+])
+def test_broker_failure_then_every_leaderless_partition_elects(config, expected_u) -> None:
+    """``handleBrokerFenced`` (``generateLeaderAndIsrUpdates`` over the partitions with broker 1
+    in their ISR): a-0, which 1 led alone, goes leaderless; f-0, which 1 follows, loses it from
+    the ISR (an ISR update, leader 2 stays); b-0, without 1, is untouched. Then the leaderless
+    partitions get an election (``ReplicationControlManager``'s unclean elections of leaderless
+    partitions, ONLINE when the topic forbids them): u-0, led by nobody already, and not a-0 a
+    second time."""
+    s = cluster({"a": [part(0, [1], 1, [1])], "b": [part(0, [2, 3], 2, [2])], "f": [part(0, [2, 1], 2, [2, 1])],
+                 "u": [part(0, [3, 2], -1, [3])]}, kind="kraft", alive=(1, 2), dead=(3,), configs={"u": config})
+    p, _ = plan(s, Scenario(fail=(1,)))
+    assert elections(p) == [("a-0", "offline", 1, -1, False, False, "PartitionChangeBuilder ONLINE"), expected_u]
+    assert [(u.key, u.before.isr, u.after.isr, u.reason) for u in p.isr_updates] == [
+        (("f", 0), (2, 1), (2,), "broker 1 leaves the ISR (handleBrokerFenced)")]
+
+
+def test_controlled_shutdown_records_and_leaves_the_broker_not_online() -> None:
+    """``handleBrokerInControlledShutdown``: the broker leaves every ISR (f-0, which it follows:
+    an ISR update) and stays registered and unfenced but in controlled shutdown, so it is not
+    online afterwards (``LeaderAcceptor`` rejects it). Counter: 1 and 3 stay online."""
+    s = cluster({"f": [part(0, [1, 2], 1, [1, 2])]}, kind="kraft", alive=(1, 2, 3))
+    p, _ = plan(s, Scenario(shutdown=(2,)))
+    assert [(u.key, u.after.isr, u.reason) for u in p.isr_updates] == [
+        (("f", 0), (1,), "broker 2 leaves the ISR (handleBrokerInControlledShutdown)")]
+    assert p.online_after == frozenset({1, 3})
+
+
+def test_preferred_elections_answer_as_elect_leaders_does() -> None:
+    """``ReplicationControlManager.electLeader`` PREFERRED: a-0 is led by its preferred replica
+    (ELECTION_NOT_NEEDED, nothing written); b-0's preferred replica 3 is out of the ISR and the
+    leader valid, so the builder writes nothing (PREFERRED_LEADER_NOT_AVAILABLE); c-0's preferred
+    replica 2 is in the ISR and acceptable: elected."""
+    s = cluster({"a": [part(0, [1, 2], 1, [1, 2])], "b": [part(0, [3, 1], 1, [1])], "c": [part(0, [2, 1], 1, [1, 2])]},
+                kind="kraft", alive=(1, 2, 3))
+    p, e = plan(s, Scenario(preferred=(("a", 0), ("b", 0), ("c", 0))))
+    assert elections(p) == [("a-0", "preferred", 1, 1, False, False, "PartitionChangeBuilder PREFERRED"),
+                            ("b-0", "preferred", 1, 1, False, False, "PartitionChangeBuilder PREFERRED"),
+                            ("c-0", "preferred", 1, 2, True, False, "PartitionChangeBuilder PREFERRED")]
+    assert [e[k].reason for k in ("a-0", "b-0", "c-0")] == [
+        "ELECTION_NOT_NEEDED: the preferred replica 1 already leads",
+        "PREFERRED_LEADER_NOT_AVAILABLE: the preferred replica 3 is not in the ISR or not acceptable",
+        "the preferred replica 2 is in the ISR and acceptable"]
+    assert all(e[k].before is s.topics[i].partitions[0] for i, k in enumerate(("a-0", "b-0", "c-0")))
