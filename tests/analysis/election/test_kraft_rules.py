@@ -400,3 +400,33 @@ def test_preferred_elections_answer_as_elect_leaders_does() -> None:
         "PREFERRED_LEADER_NOT_AVAILABLE: the preferred replica 3 is not in the ISR or not acceptable",
         "the preferred replica 2 is in the ISR and acceptable"]
     assert all(e[k].before is s.topics[i].partitions[0] for i, k in enumerate(("a-0", "b-0", "c-0")))
+
+
+def test_reassignment_completion_records_each_outcome() -> None:
+    """``PartitionReassignmentReplicas.maybeCompleteReassignment`` through ``build()``: the
+    adding replicas join the ISR; once ISR minus removing covers the target replicas the
+    reassignment completes. a-0: leader 1 is removed, the first target replica in the ISR and
+    acceptable (2) leads. b-0: leader 1 stays, the replica set loses 3, so
+    ``triggerLeaderEpochBumpForReplicaReassignmentIfNeeded`` bumps the leader epoch. c-0: target
+    replica 4 is fenced and cannot join the ISR. d-0: no leader for the new replica to catch up
+    from. e-0: only adding, leader 1 stays, no epoch bump (counter to b-0)."""
+    s = cluster({"a": [part(0, [1, 2, 3], 1, [1, 2], adding=[3], removing=[1])],
+                 "b": [part(0, [1, 2, 3], 1, [1, 2, 3], removing=[3])],
+                 "c": [part(0, [1, 4], 1, [1], adding=[4])],
+                 "d": [part(0, [2, 3], -1, [2], adding=[3])],
+                 "e": [part(0, [1, 2, 3], 1, [1, 2], adding=[3])]}, kind="kraft", alive=(1, 2, 3), dead=(4,))
+    p, e = plan(s, Scenario(reassign_complete=True))
+    rule = "PartitionChangeBuilder (PartitionReassignmentReplicas)"
+    assert elections(p) == [("a-0", "reassign", 1, 2, True, False, rule), ("b-0", "reassign", 1, 1, True, False, rule),
+                            ("c-0", "reassign", 1, 1, False, False, rule), ("d-0", "reassign", -1, -1, False, False, rule),
+                            ("e-0", "reassign", 1, 1, True, False, rule)]
+    assert [e[k].reason for k in ("a-0", "b-0", "c-0", "d-0", "e-0")] == [
+        "leader 1 is removed: the first target replica of [2, 3] in the ISR and acceptable",
+        "leader 1 stays; the replica set shrinks, so the leader epoch is bumped",
+        "the reassignment to [1, 4] cannot complete: target replicas [4] are not alive and cannot join the ISR",
+        "the reassignment to [2, 3] cannot complete: the partition has no live leader for the new replicas to "
+        "catch up from",
+        "leader 1 stays"]
+    assert [(e[k].after.replicas, e[k].after.isr, e[k].after.leader_epoch) for k in ("a-0", "b-0", "e-0")] == [
+        ((2, 3), (2, 3), 6), ((1, 2), (1, 2), 6), ((1, 2, 3), (1, 2, 3), 5)]
+    assert all(e[k].before is s.topics[i].partitions[0] for i, k in enumerate(("a-0", "b-0", "c-0", "d-0", "e-0")))
