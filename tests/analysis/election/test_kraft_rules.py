@@ -350,15 +350,17 @@ def elections(p) -> list[tuple]:
     return [(e.partition, e.kind, e.before.leader, e.after.leader, e.elected, e.unclean, e.rule) for e in p.elections]
 
 
-@pytest.mark.parametrize("config,expected_u", [
+@pytest.mark.parametrize("config,expected_u,reason_u", [
     # the leaderless u-0 (its only ISR member 3 is fenced) gets the election the controller runs
     # for leaderless partitions: UNCLEAN, as the topic allows it, so the first acceptable replica
     pytest.param({"unclean.leader.election.enable": "true"},
-                 ("u-0", "offline", -1, 2, True, True, "PartitionChangeBuilder UNCLEAN"), id="unclean-on"),
+                 ("u-0", "offline", -1, 2, True, True, "PartitionChangeBuilder UNCLEAN"),
+                 "no ISR member is acceptable; UNCLEAN: the first acceptable replica in replica order", id="unclean-on"),
     # counter: ONLINE finds no valid leader: none elected
-    pytest.param({}, ("u-0", "offline", -1, -1, False, False, "PartitionChangeBuilder ONLINE"), id="unclean-off"),
+    pytest.param({}, ("u-0", "offline", -1, -1, False, False, "PartitionChangeBuilder ONLINE"),
+                 "no acceptable replica is in the ISR [3]; unclean leader election is not allowed", id="unclean-off"),
 ])
-def test_broker_failure_then_every_leaderless_partition_elects(config, expected_u) -> None:
+def test_broker_failure_then_every_leaderless_partition_elects(config, expected_u, reason_u) -> None:
     """``handleBrokerFenced`` (``generateLeaderAndIsrUpdates`` over the partitions with broker 1
     in their ISR): a-0, which 1 led alone, goes leaderless; f-0, which 1 follows, loses it from
     the ISR (an ISR update, leader 2 stays); b-0, without 1, is untouched. Then the leaderless
@@ -369,6 +371,9 @@ def test_broker_failure_then_every_leaderless_partition_elects(config, expected_
                  "u": [part(0, [3, 2], -1, [3])]}, kind="kraft", alive=(1, 2), dead=(3,), configs={"u": config})
     p, _ = plan(s, Scenario(fail=(1,)))
     assert elections(p) == [("a-0", "offline", 1, -1, False, False, "PartitionChangeBuilder ONLINE"), expected_u]
+    # a-0 is decided while 1 is being fenced (it leaves the live set after its partitions)
+    assert [e.reason for e in p.elections] == [
+        "no acceptable replica is in the ISR [1]; unclean leader election is not allowed", reason_u]
     assert [(u.key, u.before.isr, u.after.isr, u.reason) for u in p.isr_updates] == [
         (("f", 0), (2, 1), (2,), "broker 1 leaves the ISR (handleBrokerFenced)")]
 
@@ -430,3 +435,16 @@ def test_reassignment_completion_records_each_outcome() -> None:
     assert [(e[k].after.replicas, e[k].after.isr, e[k].after.leader_epoch) for k in ("a-0", "b-0", "e-0")] == [
         ((2, 3), (2, 3), 6), ((1, 2), (1, 2), 6), ((1, 2, 3), (1, 2, 3), 5)]
     assert all(e[k].before is s.topics[i].partitions[0] for i, k in enumerate(("a-0", "b-0", "c-0", "d-0", "e-0")))
+
+
+def test_preferred_election_that_only_clears_the_elr_keeps_a_valid_leader() -> None:
+    """``electPreferredLeader``: the preferred replica 1 is out of the ISR and the current leader
+    2 is valid, so it stays; the ISR [2,3] is at min ISR 2, so ``maybePopulateTargetElr`` clears
+    the stored ELR [1] and the builder writes that record (partition epoch + 1, no new leader).
+    Counter: the leader epoch does not move."""
+    s = cluster({"t": [part(0, [1, 2, 3], 2, [2, 3], elr=[1])]}, kind="kraft", alive=(1, 2, 3),
+                configs={"t": {"min.insync.replicas": "2"}}, features={ELR_FEATURE: 1})
+    _, e = plan(s, Scenario(preferred=(("t", 0),)), "4.0")
+    a = e["t-0"].after
+    assert (a.leader, a.elr, a.leader_epoch, a.version, e["t-0"].elected) == (2, (), 5, 8, False)
+    assert e["t-0"].reason == "leader 2 is still valid (in the ISR and acceptable)"
