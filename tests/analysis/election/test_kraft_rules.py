@@ -448,3 +448,59 @@ def test_preferred_election_that_only_clears_the_elr_keeps_a_valid_leader() -> N
     a = e["t-0"].after
     assert (a.leader, a.elr, a.leader_epoch, a.version, e["t-0"].elected) == (2, (), 5, 8, False)
     assert e["t-0"].reason == "leader 2 is still valid (in the ISR and acceptable)"
+
+
+@pytest.mark.parametrize("config,features,expected", [
+    # UNCLEAN (the topic allows it) finds no acceptable replica either: nothing about it refused
+    pytest.param({"unclean.leader.election.enable": "true"}, None, "no acceptable replica is in the ISR [1]",
+                 id="unclean-on-elr-off"),
+    # counter: ONLINE with ELR on: the fenced 1 leaves the ISR for the ELR (maybePopulateTargetElr),
+    # and the reason names both
+    pytest.param({}, {ELR_FEATURE: 1},
+                 "no acceptable replica is in the ISR [] or the ELR [1]; unclean leader election is not allowed",
+                 id="unclean-off-elr-on"),
+])
+def test_reason_of_a_fenced_sole_replica(config, features, expected) -> None:
+    s = cluster({"t": [part(0, [1], 1, [1])]}, kind="kraft", alive=(1, 2), configs={"t": config}, features=features)
+    _, e = plan(s, Scenario(fail=(1,)), "4.0")
+    assert (e["t-0"].after.leader, e["t-0"].reason) == (-1, expected)
+
+
+def test_min_isr_one_keeps_the_elr_empty() -> None:
+    """``maybePopulateTargetElr``: a target ISR of at least min ISR (the default 1) clears the ELR:
+    fencing follower 2 leaves ISR [1] and no ELR. Counter: min ISR 2 puts 2 in the ELR."""
+    for config, elr in (({}, ()), ({"min.insync.replicas": "2"}, (2,))):
+        s = cluster({"t": [part(0, [1, 2], 1, [1, 2])]}, kind="kraft", alive=(1, 2), configs={"t": config},
+                    features={ELR_FEATURE: 1})
+        p, _ = plan(s, Scenario(fail=(2,)), "4.0")
+        assert [(u.after.isr, u.after.elr) for u in p.isr_updates] == [((1,), elr)]
+
+
+@pytest.mark.parametrize("stored,config,expected", [
+    # canElectLastKnownLeader: ISR and ELR empty, one last known leader: elected, counted unclean
+    pytest.param(dict(last_known_elr=[3]), {}, (3, True, "the last known leader is elected (KIP-966 balanced "
+                                                         "recovery; counted unclean)"), id="last-known-leader"),
+    # counter: the ELR holds the fenced 3, so no last known leader; UNCLEAN takes the first
+    # acceptable replica
+    pytest.param(dict(elr=[3]), {"unclean.leader.election.enable": "true"},
+                 (1, True, "no ISR member is acceptable; UNCLEAN: the first acceptable replica in replica order"),
+                 id="unclean-with-empty-isr"),
+])
+def test_reason_of_an_election_with_an_empty_isr(stored, config, expected) -> None:
+    s = cluster({"t": [part(0, [1, 2, 3], -1, [], **stored)]}, kind="kraft", alive=(1, 2), dead=(3,),
+                configs={"t": config}, features={ELR_FEATURE: 1})
+    _, e = plan(s, Scenario(), "4.0")
+    assert (e["t-0"].after.leader, e["t-0"].unclean, e["t-0"].reason) == expected
+
+
+@pytest.mark.parametrize("isr,expected", [
+    # broker 0 is a valid id: electing it (record leader 0 >= 0) clears the last known ELR
+    pytest.param([0], (0, ()), id="leader-0-clears"),
+    # counter: nobody valid, leader stays -1: the last known ELR stays
+    pytest.param([], (-1, (1,)), id="no-leader-keeps"),
+])
+def test_last_known_leader_cleared_by_a_leader_with_id_0(isr, expected) -> None:
+    """``maybeUpdateLastKnownLeader``: cleared once the record names a leader (``leader >= 0``)."""
+    p = part(0, [0, 1], -1, isr, last_known_elr=[1], elr=[] if isr else [1])
+    res = run(p, E_ONLINE, acceptable=only(0), elr=True, min_isr=1)
+    assert (state(p, res).leader, state(p, res).last_known_elr) == expected
