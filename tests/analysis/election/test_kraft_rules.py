@@ -432,8 +432,9 @@ def test_reassignment_completion_records_each_outcome() -> None:
         "the reassignment to [2, 3] cannot complete: the partition has no live leader for the new replicas to "
         "catch up from",
         "leader 1 stays"]
-    assert [(e[k].after.replicas, e[k].after.isr, e[k].after.leader_epoch) for k in ("a-0", "b-0", "e-0")] == [
-        ((2, 3), (2, 3), 6), ((1, 2), (1, 2), 6), ((1, 2, 3), (1, 2, 3), 5)]
+    assert [(e[k].after.replicas, e[k].after.isr, e[k].after.leader_epoch, e[k].after.adding_replicas,
+             e[k].after.removing_replicas) for k in ("a-0", "b-0", "e-0")] == [
+        ((2, 3), (2, 3), 6, (), ()), ((1, 2), (1, 2), 6, (), ()), ((1, 2, 3), (1, 2, 3), 5, (), ())]
     assert all(e[k].before is s.topics[i].partitions[0] for i, k in enumerate(("a-0", "b-0", "c-0", "d-0", "e-0")))
 
 
