@@ -505,3 +505,18 @@ def test_last_known_leader_cleared_by_a_leader_with_id_0(isr, expected) -> None:
     p = part(0, [0, 1], -1, isr, last_known_elr=[1], elr=[] if isr else [1])
     res = run(p, E_ONLINE, acceptable=only(0), elr=True, min_isr=1)
     assert (state(p, res).leader, state(p, res).last_known_elr) == expected
+
+
+@pytest.mark.parametrize("p,target_isr,expected", [
+    # the partition keeps its leader 2 and the record only shrinks the ISR: the stale last known
+    # ELR is cleared (the partition has a leader and the record does not remove it)
+    pytest.param(part(0, [1, 2, 3], 2, [2, 3], last_known_elr=[1]), [2], (2, ()), id="kept-leader-clears"),
+    # counter: still leaderless and nothing to write: the last known leader stays for recovery
+    pytest.param(part(0, [1, 2, 3], -1, [], elr=[2], last_known_elr=[1]), None, (-1, (1,)), id="leaderless-keeps"),
+])
+def test_last_known_leader_cleared_only_while_there_is_a_leader(p, target_isr, expected) -> None:
+    """``maybeUpdateLastKnownLeader``: ``record.leader() >= 0 || (partition.leader != NO_LEADER
+    && record.leader() != NO_LEADER)`` clears the last known ELR."""
+    res = run(p, E_ONLINE, acceptable=only(2, 3) if target_isr else nobody, elr=True, min_isr=1,
+              target_isr=target_isr)
+    assert (state(p, res).leader, state(p, res).last_known_elr) == expected
