@@ -85,6 +85,32 @@ def test_java_hash_set_order_buckets_by_low_bits() -> None:
     assert java_hash_set_order([4, 3]) == [3, 4]
 
 
+@pytest.mark.parametrize("values,expected", [
+    # 12 entries: java.util.HashMap resizes only when ++size exceeds the threshold 16 * 0.75 = 12,
+    # so the table stays at 16 and 16 shares bucket 0 with 0 (inserted first)
+    pytest.param([16, *range(11)], [16, *range(11)], id="12-entries-stay-at-16"),
+    # counter: the 13th entry doubles the table to 32: 32 stays in bucket 0 with 0, 16 moves to
+    # bucket 16, after 1 … 10
+    pytest.param([32, *range(11), 16], [32, *range(11), 16], id="13th-entry-doubles-to-32"),
+    pytest.param([16, *range(12)], [*range(12), 16], id="13-entries-16-moves-to-bucket-16"),
+])
+def test_java_hash_set_order_resizes_past_three_quarters(values, expected) -> None:
+    """``HashMap.putVal``: ``if (++size > threshold) resize()``, threshold = capacity * 0.75,
+    capacity doubling from 16; the bucket is ``(n - 1) & hash``."""
+    assert java_hash_set_order(values) == expected
+
+
+@pytest.mark.parametrize("values,expected", [
+    # HashMap.hash spreads the high half down: 65536 ^ (65536 >>> 16) = 65537, bucket 1, after 0
+    pytest.param([65536, 0], [0, 65536], id="65536-in-bucket-1"),
+    # counter: in bucket 1 with 1, insertion order holds
+    pytest.param([65536, 1], [65536, 1], id="65536-shares-bucket-1-with-1"),
+])
+def test_java_hash_set_order_spreads_the_high_bits(values, expected) -> None:
+    """``HashMap.hash(key)``: ``(h = key.hashCode()) ^ (h >>> 16)``; ``Integer.hashCode`` is the value."""
+    assert java_hash_set_order(values) == expected
+
+
 # ---- the controller's events on a KRaft state -----------------------------------------------------
 
 def plan(state, scenario=Scenario(), version=None):

@@ -117,6 +117,17 @@ ELECTIONS = [
                  id="preferred-falls-back-to-next-valid"),
     pytest.param(part(0, [1, 2, 3], 2, [2]), E_PREFERRED, dict(acceptable=nobody), (-1, (2,), False),
                  id="preferred-no-valid-replica"),
+    # the fallback skips only the preferred replica (targetReplicas.stream().skip(1)): replicas[1]
+    # is the first candidate
+    pytest.param(part(0, [1, 2, 3], 3, [1, 2, 3]), E_PREFERRED, dict(acceptable=only(2)), (2, (1, 2, 3), False),
+                 id="preferred-falls-back-to-the-second-replica"),
+    # electPreferredLeader also ends with canElectLastKnownLeader: ELR on, ISR and ELR empty, one
+    # last known leader, elected unclean (ISR [leader]) whatever its acceptability
+    pytest.param(part(0, [1, 2, 3], -1, [], last_known_elr=[3]), E_PREFERRED, dict(elr=True, min_isr=2,
+                                                                                  acceptable=nobody),
+                 (3, (3,), True), id="preferred-last-known-leader-elected-unclean"),
+    pytest.param(part(0, [1, 2, 3], -1, [], last_known_elr=[3]), E_PREFERRED, dict(elr=False, acceptable=nobody),
+                 (-1, (), False), id="counter-preferred-last-known-leader-needs-elr"),
     # ONLINE: a valid current leader stays, even if it is not the preferred one
     pytest.param(part(0, [2, 1, 3], 1, [2, 1, 3]), E_ONLINE, dict(), (1, (2, 1, 3), False),
                  id="online-valid-current-leader-stays"),
@@ -331,3 +342,181 @@ def test_preferred_election_keeps_an_offline_partition_online() -> None:
     s = cluster({"t": [part(0, [1, 2, 3], 2, [2, 3])]}, kind="kraft", alive=(1, 3), dead=(2,))
     _, e = plan(s, Scenario(preferred=()))
     assert (e["t-0"].after.leader, e["t-0"].elected) == (3, True)
+
+
+# ---- the events' records: which partitions elect, the ISR updates, the answers --------------------
+
+def elections(p) -> list[tuple]:
+    return [(e.partition, e.kind, e.before.leader, e.after.leader, e.elected, e.unclean, e.rule) for e in p.elections]
+
+
+@pytest.mark.parametrize("config,expected_u,reason_u", [
+    # the leaderless u-0 (its only ISR member 3 is fenced) gets the election the controller runs
+    # for leaderless partitions: UNCLEAN, as the topic allows it, so the first acceptable replica
+    pytest.param({"unclean.leader.election.enable": "true"},
+                 ("u-0", "offline", -1, 2, True, True, "PartitionChangeBuilder UNCLEAN"),
+                 "no ISR member is acceptable; UNCLEAN: the first acceptable replica in replica order", id="unclean-on"),
+    # counter: ONLINE finds no valid leader: none elected
+    pytest.param({}, ("u-0", "offline", -1, -1, False, False, "PartitionChangeBuilder ONLINE"),
+                 "no acceptable replica is in the ISR [3]; unclean leader election is not allowed", id="unclean-off"),
+])
+def test_broker_failure_then_every_leaderless_partition_elects(config, expected_u, reason_u) -> None:
+    """``handleBrokerFenced`` (``generateLeaderAndIsrUpdates`` over the partitions with broker 1
+    in their ISR): a-0, which 1 led alone, goes leaderless; f-0, which 1 follows, loses it from
+    the ISR (an ISR update, leader 2 stays); b-0, without 1, is untouched. Then the leaderless
+    partitions get an election (``ReplicationControlManager``'s unclean elections of leaderless
+    partitions, ONLINE when the topic forbids them): u-0, led by nobody already, and not a-0 a
+    second time."""
+    s = cluster({"a": [part(0, [1], 1, [1])], "b": [part(0, [2, 3], 2, [2])], "f": [part(0, [2, 1], 2, [2, 1])],
+                 "u": [part(0, [3, 2], -1, [3])]}, kind="kraft", alive=(1, 2), dead=(3,), configs={"u": config})
+    p, _ = plan(s, Scenario(fail=(1,)))
+    assert elections(p) == [("a-0", "offline", 1, -1, False, False, "PartitionChangeBuilder ONLINE"), expected_u]
+    # a-0 is decided while 1 is being fenced (it leaves the live set after its partitions)
+    assert [e.reason for e in p.elections] == [
+        "no acceptable replica is in the ISR [1]; unclean leader election is not allowed", reason_u]
+    assert [(u.key, u.before.isr, u.after.isr, u.reason) for u in p.isr_updates] == [
+        (("f", 0), (2, 1), (2,), "broker 1 leaves the ISR (handleBrokerFenced)")]
+
+
+def test_controlled_shutdown_records_and_leaves_the_broker_not_online() -> None:
+    """``handleBrokerInControlledShutdown``: the broker leaves every ISR (f-0, which it follows:
+    an ISR update) and stays registered and unfenced but in controlled shutdown, so it is not
+    online afterwards (``LeaderAcceptor`` rejects it). Counter: 1 and 3 stay online."""
+    s = cluster({"f": [part(0, [1, 2], 1, [1, 2])]}, kind="kraft", alive=(1, 2, 3))
+    p, _ = plan(s, Scenario(shutdown=(2,)))
+    assert [(u.key, u.after.isr, u.reason) for u in p.isr_updates] == [
+        (("f", 0), (1,), "broker 2 leaves the ISR (handleBrokerInControlledShutdown)")]
+    assert p.online_after == frozenset({1, 3})
+
+
+def test_preferred_elections_answer_as_elect_leaders_does() -> None:
+    """``ReplicationControlManager.electLeader`` PREFERRED: a-0 is led by its preferred replica
+    (ELECTION_NOT_NEEDED, nothing written); b-0's preferred replica 3 is out of the ISR and the
+    leader valid, so the builder writes nothing (PREFERRED_LEADER_NOT_AVAILABLE); c-0's preferred
+    replica 2 is in the ISR and acceptable: elected."""
+    s = cluster({"a": [part(0, [1, 2], 1, [1, 2])], "b": [part(0, [3, 1], 1, [1])], "c": [part(0, [2, 1], 1, [1, 2])]},
+                kind="kraft", alive=(1, 2, 3))
+    p, e = plan(s, Scenario(preferred=(("a", 0), ("b", 0), ("c", 0))))
+    assert elections(p) == [("a-0", "preferred", 1, 1, False, False, "PartitionChangeBuilder PREFERRED"),
+                            ("b-0", "preferred", 1, 1, False, False, "PartitionChangeBuilder PREFERRED"),
+                            ("c-0", "preferred", 1, 2, True, False, "PartitionChangeBuilder PREFERRED")]
+    assert [e[k].reason for k in ("a-0", "b-0", "c-0")] == [
+        "ELECTION_NOT_NEEDED: the preferred replica 1 already leads",
+        "PREFERRED_LEADER_NOT_AVAILABLE: the preferred replica 3 is not in the ISR or not acceptable",
+        "the preferred replica 2 is in the ISR and acceptable"]
+    assert all(e[k].before is s.topics[i].partitions[0] for i, k in enumerate(("a-0", "b-0", "c-0")))
+
+
+def test_reassignment_completion_records_each_outcome() -> None:
+    """``PartitionReassignmentReplicas.maybeCompleteReassignment`` through ``build()``: the
+    adding replicas join the ISR; once ISR minus removing covers the target replicas the
+    reassignment completes. a-0: leader 1 is removed, the first target replica in the ISR and
+    acceptable (2) leads. b-0: leader 1 stays, the replica set loses 3, so
+    ``triggerLeaderEpochBumpForReplicaReassignmentIfNeeded`` bumps the leader epoch. c-0: target
+    replica 4 is fenced and cannot join the ISR. d-0: no leader for the new replica to catch up
+    from. e-0: only adding, leader 1 stays, no epoch bump (counter to b-0)."""
+    s = cluster({"a": [part(0, [1, 2, 3], 1, [1, 2], adding=[3], removing=[1])],
+                 "b": [part(0, [1, 2, 3], 1, [1, 2, 3], removing=[3])],
+                 "c": [part(0, [1, 4], 1, [1], adding=[4])],
+                 "d": [part(0, [2, 3], -1, [2], adding=[3])],
+                 "e": [part(0, [1, 2, 3], 1, [1, 2], adding=[3])]}, kind="kraft", alive=(1, 2, 3), dead=(4,))
+    p, e = plan(s, Scenario(reassign_complete=True))
+    rule = "PartitionChangeBuilder (PartitionReassignmentReplicas)"
+    assert elections(p) == [("a-0", "reassign", 1, 2, True, False, rule), ("b-0", "reassign", 1, 1, True, False, rule),
+                            ("c-0", "reassign", 1, 1, False, False, rule), ("d-0", "reassign", -1, -1, False, False, rule),
+                            ("e-0", "reassign", 1, 1, True, False, rule)]
+    assert [e[k].reason for k in ("a-0", "b-0", "c-0", "d-0", "e-0")] == [
+        "leader 1 is removed: the first target replica of [2, 3] in the ISR and acceptable",
+        "leader 1 stays; the replica set shrinks, so the leader epoch is bumped",
+        "the reassignment to [1, 4] cannot complete: target replicas [4] are not alive and cannot join the ISR",
+        "the reassignment to [2, 3] cannot complete: the partition has no live leader for the new replicas to "
+        "catch up from",
+        "leader 1 stays"]
+    assert [(e[k].after.replicas, e[k].after.isr, e[k].after.leader_epoch, e[k].after.adding_replicas,
+             e[k].after.removing_replicas) for k in ("a-0", "b-0", "e-0")] == [
+        ((2, 3), (2, 3), 6, (), ()), ((1, 2), (1, 2), 6, (), ()), ((1, 2, 3), (1, 2, 3), 5, (), ())]
+    assert all(e[k].before is s.topics[i].partitions[0] for i, k in enumerate(("a-0", "b-0", "c-0", "d-0", "e-0")))
+
+
+def test_preferred_election_that_only_clears_the_elr_keeps_a_valid_leader() -> None:
+    """``electPreferredLeader``: the preferred replica 1 is out of the ISR and the current leader
+    2 is valid, so it stays; the ISR [2,3] is at min ISR 2, so ``maybePopulateTargetElr`` clears
+    the stored ELR [1] and the builder writes that record (partition epoch + 1, no new leader).
+    Counter: the leader epoch does not move."""
+    s = cluster({"t": [part(0, [1, 2, 3], 2, [2, 3], elr=[1])]}, kind="kraft", alive=(1, 2, 3),
+                configs={"t": {"min.insync.replicas": "2"}}, features={ELR_FEATURE: 1})
+    _, e = plan(s, Scenario(preferred=(("t", 0),)), "4.0")
+    a = e["t-0"].after
+    assert (a.leader, a.elr, a.leader_epoch, a.version, e["t-0"].elected) == (2, (), 5, 8, False)
+    assert e["t-0"].reason == "leader 2 is still valid (in the ISR and acceptable)"
+
+
+@pytest.mark.parametrize("config,features,expected", [
+    # UNCLEAN (the topic allows it) finds no acceptable replica either: nothing about it refused
+    pytest.param({"unclean.leader.election.enable": "true"}, None, "no acceptable replica is in the ISR [1]",
+                 id="unclean-on-elr-off"),
+    # counter: ONLINE with ELR on: the fenced 1 leaves the ISR for the ELR (maybePopulateTargetElr),
+    # and the reason names both
+    pytest.param({}, {ELR_FEATURE: 1},
+                 "no acceptable replica is in the ISR [] or the ELR [1]; unclean leader election is not allowed",
+                 id="unclean-off-elr-on"),
+])
+def test_reason_of_a_fenced_sole_replica(config, features, expected) -> None:
+    s = cluster({"t": [part(0, [1], 1, [1])]}, kind="kraft", alive=(1, 2), configs={"t": config}, features=features)
+    _, e = plan(s, Scenario(fail=(1,)), "4.0")
+    assert (e["t-0"].after.leader, e["t-0"].reason) == (-1, expected)
+
+
+def test_min_isr_one_keeps_the_elr_empty() -> None:
+    """``maybePopulateTargetElr``: a target ISR of at least min ISR (the default 1) clears the ELR:
+    fencing follower 2 leaves ISR [1] and no ELR. Counter: min ISR 2 puts 2 in the ELR."""
+    for config, elr in (({}, ()), ({"min.insync.replicas": "2"}, (2,))):
+        s = cluster({"t": [part(0, [1, 2], 1, [1, 2])]}, kind="kraft", alive=(1, 2), configs={"t": config},
+                    features={ELR_FEATURE: 1})
+        p, _ = plan(s, Scenario(fail=(2,)), "4.0")
+        assert [(u.after.isr, u.after.elr) for u in p.isr_updates] == [((1,), elr)]
+
+
+@pytest.mark.parametrize("stored,config,expected", [
+    # canElectLastKnownLeader: ISR and ELR empty, one last known leader: elected, counted unclean
+    pytest.param(dict(last_known_elr=[3]), {}, (3, True, "the last known leader is elected (KIP-966 balanced "
+                                                         "recovery; counted unclean)"), id="last-known-leader"),
+    # counter: the ELR holds the fenced 3, so no last known leader; UNCLEAN takes the first
+    # acceptable replica
+    pytest.param(dict(elr=[3]), {"unclean.leader.election.enable": "true"},
+                 (1, True, "no ISR member is acceptable; UNCLEAN: the first acceptable replica in replica order"),
+                 id="unclean-with-empty-isr"),
+])
+def test_reason_of_an_election_with_an_empty_isr(stored, config, expected) -> None:
+    s = cluster({"t": [part(0, [1, 2, 3], -1, [], **stored)]}, kind="kraft", alive=(1, 2), dead=(3,),
+                configs={"t": config}, features={ELR_FEATURE: 1})
+    _, e = plan(s, Scenario(), "4.0")
+    assert (e["t-0"].after.leader, e["t-0"].unclean, e["t-0"].reason) == expected
+
+
+@pytest.mark.parametrize("isr,expected", [
+    # broker 0 is a valid id: electing it (record leader 0 >= 0) clears the last known ELR
+    pytest.param([0], (0, ()), id="leader-0-clears"),
+    # counter: nobody valid, leader stays -1: the last known ELR stays
+    pytest.param([], (-1, (1,)), id="no-leader-keeps"),
+])
+def test_last_known_leader_cleared_by_a_leader_with_id_0(isr, expected) -> None:
+    """``maybeUpdateLastKnownLeader``: cleared once the record names a leader (``leader >= 0``)."""
+    p = part(0, [0, 1], -1, isr, last_known_elr=[1], elr=[] if isr else [1])
+    res = run(p, E_ONLINE, acceptable=only(0), elr=True, min_isr=1)
+    assert (state(p, res).leader, state(p, res).last_known_elr) == expected
+
+
+@pytest.mark.parametrize("p,target_isr,expected", [
+    # the partition keeps its leader 2 and the record only shrinks the ISR: the stale last known
+    # ELR is cleared (the partition has a leader and the record does not remove it)
+    pytest.param(part(0, [1, 2, 3], 2, [2, 3], last_known_elr=[1]), [2], (2, ()), id="kept-leader-clears"),
+    # counter: still leaderless and nothing to write: the last known leader stays for recovery
+    pytest.param(part(0, [1, 2, 3], -1, [], elr=[2], last_known_elr=[1]), None, (-1, (1,)), id="leaderless-keeps"),
+])
+def test_last_known_leader_cleared_only_while_there_is_a_leader(p, target_isr, expected) -> None:
+    """``maybeUpdateLastKnownLeader``: ``record.leader() >= 0 || (partition.leader != NO_LEADER
+    && record.leader() != NO_LEADER)`` clears the last known ELR."""
+    res = run(p, E_ONLINE, acceptable=only(2, 3) if target_isr else nobody, elr=True, min_isr=1,
+              target_isr=target_isr)
+    assert (state(p, res).leader, state(p, res).last_known_elr) == expected

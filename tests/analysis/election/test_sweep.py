@@ -19,6 +19,7 @@ import pytest
 
 from kreplica.analysis.election.scenarios import Scenario, plan_elections
 from kreplica.analysis.election.sweep import NO_RACK, sweep
+from kreplica.model.cluster import Pending
 from kreplica.model.versions import parse_kafka_version
 from tests.builders.cluster import cluster, part
 
@@ -157,3 +158,81 @@ def test_sweep_agrees_with_plan_elections(kind, version, features) -> None:
             unclean = {e.partition for e in plan.elections if e.unclean} - offline
             expected = (offline, unclean, set(plan.under_min_isr_after))
             assert found.get(combo, (set(), set(), set())) == expected, combo
+
+
+# ---- the rule set, the unclean override, topics being deleted, new partitions, ELR -----------------
+
+@pytest.mark.parametrize("kind,version,rules,emulated", [
+    # no --kafka-version: ZooKeeper is emulated at 3.9, the last ZooKeeper controller (ZooKeeper
+    # mode is gone in 4.0); KRaft at the current version
+    pytest.param("zookeeper", None, "zookeeper", "3.9", id="zk-default-3.9"),
+    # counter: before 1.1 the PartitionLeaderSelector classes decide
+    pytest.param("zookeeper", "1.0", "zookeeper-legacy", "1.0", id="zk-1.0-legacy-selectors"),
+    pytest.param("kraft", "3.7", "kraft", "3.7", id="kraft"),
+])
+def test_the_sweep_names_the_rules_and_version_it_replayed(kind, version, rules, emulated) -> None:
+    s = cluster({"t": [part(0, [1, 2], 1, [1, 2])]}, kind=kind, alive=(1, 2))
+    result = sweep(s, 2, kafka_version=parse_kafka_version(version) if version else None)
+    assert (result.rules, result.kafka_version, result.max_failures) == (rules, parse_kafka_version(emulated), 2)
+
+
+@pytest.mark.parametrize("override,config,expected", [
+    # --unclean-allowed yes: an admin UNCLEAN election (KIP-460) elects outside the ISR even though
+    # the topic leaves unclean.leader.election.enable at its default (false since 0.11)
+    pytest.param("yes", {}, ((), ("t-0",), ()), id="yes-overrides-default-off"),
+    # --unclean-allowed no: the partition goes offline even though the topic allows unclean
+    pytest.param("no", UNCLEAN_ON, (("t-0",), (), ("t-0",)), id="no-overrides-topic-on"),
+])
+def test_unclean_override_beats_the_topic_config(override, config, expected) -> None:
+    # [1,2,3], ISR [1]: failing 1 leaves no ISR member (Election.leaderForOffline)
+    s = cluster({"t": [part(0, [1, 2, 3], 1, [1])]}, alive=(1, 2, 3), configs={"t": config})
+    (first, *_) = sweep(s, 1, unclean=override).results
+    assert (first.units, first.offline, first.unclean, first.under_min_isr) == ((1,), *expected)
+
+
+def test_a_topic_being_deleted_gets_no_election() -> None:
+    """``KafkaController.onReplicasBecomeOffline`` leaves out the partitions of topics queued for
+    deletion (``topicDeletionManager.isTopicQueuedUpForDeletion``): losing gone-0's leader takes
+    it offline. Counter: kept-0, the same shape, elects 2. Before any failure both have a live
+    leader, so neither is in the baseline; losing the follower 2 (or 3) harms neither."""
+    s = cluster({"gone": [part(0, [1, 2], 1, [1, 2])], "kept": [part(0, [1, 2], 1, [1, 2])]},
+                alive=(1, 2, 3), pending=Pending(topic_deletions=("gone",)))
+    result = sweep(s, 1)
+    assert (result.baseline_offline, result.baseline_under_min_isr) == ((), ())
+    assert rows(result) == [((1,), ("gone-0",), (), ("gone-0",))]
+
+
+def test_a_partition_without_state_gets_the_new_partition_election() -> None:
+    """No state znode (NewPartition): ``PartitionStateMachine.initializeLeaderAndIsrForPartitions``
+    makes the first live replica leader and the live replicas the ISR: never unclean. With min
+    ISR 2, losing one replica leaves two live (harmless), losing two leaves one (under min ISR),
+    losing all three leaves none (offline)."""
+    s = cluster({"t": [part(0, [1, 2, 3], -1, [], version=None)]}, alive=(1, 2, 3), configs={"t": MIN_ISR_2})
+    result = sweep(s, 3)
+    assert (result.baseline_offline, result.baseline_under_min_isr) == ((), ())
+    assert rows(result) == [
+        ((1, 2, 3), ("t-0",), (), ("t-0",)),
+        ((1, 2), (), (), ("t-0",)),
+        ((1, 3), (), (), ("t-0",)),
+        ((2, 3), (), (), ("t-0",)),
+    ]
+
+
+@pytest.mark.parametrize("features,expected", [
+    # ELR on: fencing 1 leaves ISR [2] < 3, so 1 joins the ELR beside 3; fencing 2 empties the
+    # ISR and the live ELR member 3 is a valid leader (isValidNewLeader): online, already under
+    # min ISR, so nothing new
+    pytest.param(ELR_ON, [((1, 2, 3), ("t-0",), (), ())], id="elr-on-elects-from-elr"),
+    # counter: ELR not finalized: the first fencing clears the ELR (maybeUpdateRecordElr), and
+    # with the ISR empty and unclean off nobody is valid: offline
+    pytest.param(None, [((1, 2), ("t-0",), (), ()), ((1, 2, 3), ("t-0",), (), ())], id="elr-off-offline"),
+])
+def test_kraft_live_elr_member_takes_over_when_the_isr_empties(features, expected) -> None:
+    """KIP-966 (``PartitionChangeBuilder.maybePopulateTargetElr``, ``isValidNewLeader``): [1,2,3],
+    ISR [1,2], min ISR 3, ELR [3] (3 was fenced when the ISR shrank below min ISR, and is back
+    but not caught up). Fence 1 then 2 (``handleBrokerFenced`` in id order)."""
+    s = cluster({"t": [part(0, [1, 2, 3], 1, [1, 2], elr=[3])]}, kind="kraft", alive=(1, 2, 3),
+                configs={"t": {"min.insync.replicas": "3"}}, features=features)
+    result = sweep(s, 3, kafka_version=parse_kafka_version("4.0"))
+    assert result.baseline_under_min_isr == ("t-0",)
+    assert rows(result) == expected
