@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from kreplica.formats.findings import Finding
 from kreplica.model.cluster.configs import DEFAULT_BROKER_ENTITY, MIN_INSYNC_REPLICAS, min_insync_replicas
 
-__all__ = ["DEFAULT_BROKER_ENTITY", "MIN_INSYNC_REPLICAS"]  # re-exported: the model's names
 #: ``LeaderConstants.NO_LEADER``: the partition has no leader.
 NO_LEADER = -1
 #: ``LeaderRecoveryState`` (KIP-704): the leader's log is whole (``RECOVERED``), or the leader was
