@@ -17,7 +17,7 @@ def rows_of(log) -> tuple[dict, list[dict], list[dict], list[dict]]:
     replica = tables.replica_row(key, "meta.properties", log)
     segments = [tables.segment_row(key, s.files, s.file_size, s.valid_bytes, s.stopped_by, len(s.findings),
                                    s.txn_index_below_base) for s in log.segments]
-    batches = [dict(zip(tables.BATCHES.names, tables.batch_row(key, b))) for s in log.segments for b in s.batches]
+    batches = [dict(zip(tables.BATCH_COLUMNS, tables.batch_row(key, b))) for s in log.segments for b in s.batches]
     markers = [tables.marker_row(key, s.path, m) for s in log.segments for m in s.markers.values()]
     return replica, segments, batches, markers
 

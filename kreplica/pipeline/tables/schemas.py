@@ -34,6 +34,9 @@ from kreplica.model.log.partition_log import PartitionLog, SmallFile, partition_
 #: The replica key every table carries.
 KEY_COLUMNS = ("broker", "log_dir", "topic", "partition")
 BATCH_FIELDS = RecordBatch._fields
+#: The ``batches`` table's columns, named without pyarrow: the key, then the header's fields with
+#: ``path`` named ``file``.
+BATCH_COLUMNS = KEY_COLUMNS + tuple("file" if f == "path" else f for f in BATCH_FIELDS)
 
 
 def _arrow_schemas() -> dict:
@@ -68,7 +71,7 @@ def _arrow_schemas() -> dict:
         "producer_epoch": pa.int16(), "base_sequence": pa.int32(), "is_transactional": pa.bool_(),
         "is_control": pa.bool_(), "delete_horizon_ms": pa.int64(), "after_break": pa.bool_(),
     }
-    BATCHES = pa.schema(KEY + [("file" if f == "path" else f, _BATCH_TYPES[f]) for f in BATCH_FIELDS])
+    BATCHES = pa.schema(KEY + [(c, _BATCH_TYPES["path" if c == "file" else c]) for c in BATCH_COLUMNS[len(KEY):]])
     MARKERS = pa.schema(KEY + [
         ("file", pa.string()), ("position", pa.int64()), ("offset", pa.int64()), ("producer_id", pa.int64()),
         ("producer_epoch", pa.int16()), ("control_type", pa.string()), ("coordinator_epoch", pa.int32()),
