@@ -73,7 +73,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
             "it after an unclean shutdown would truncate.",
             "kreplica inspect-log fixtures/damaged/crc-flip-0 -f text", exit_code=1),
         _ex("The records of offsets 20 to 22 as ndjson, keys and values as text.",
-            "kreplica inspect-log fixtures/logs/orders-0 --records --offsets 20:22 --payload utf8 -f ndjson"),
+            "kreplica inspect-log fixtures/logs/orders-0 --records --from 20 --to 22 --payload utf8 -f ndjson"),
     ),
     "inspect-index": (
         _ex("Check every index of a partition against its segments, one verdict line per index file.",

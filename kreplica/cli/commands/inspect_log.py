@@ -40,9 +40,13 @@ def _undecodable_note(groups, decode: Decode | None) -> str | None:
 
 
 def parse_offsets(text: str | None) -> tuple[int | None, int | None] | None:
-    """``A:B``, ``A:``, ``:B`` or ``N`` → inclusive bounds (an option callback)."""
+    """``A:B``, ``A:``, ``:B`` or ``N`` → inclusive bounds (the callback of ``--offsets``, the old
+    spelling of ``--from``/``--to``, kept as a hidden alias with a one-line note)."""
+    from kreplica.cli.runner import error_line
+
     if text is None:
         return None
+    error_line("kreplica: note: --offsets A:B is deprecated and will be removed: use --from A --to B")
     try:
         if ":" in text:
             low, _, high = text.partition(":")
@@ -57,9 +61,20 @@ def parse_offsets(text: str | None) -> tuple[int | None, int | None] | None:
     return first, last
 
 
-def _within_the_log(events: Iterator, first: int | None, last: int | None) -> Iterator:
+def _offset_range(offsets, first: int | None, last: int | None) -> tuple[int | None, int | None, str, str]:
+    """The inclusive bounds asked for, and the option each came from (for the messages): ``--from``
+    and ``--to``, or the old ``--offsets``."""
+    if offsets is not None:
+        return (*offsets, "--offsets", "--offsets")
+    if first is not None and last is not None and first > last:
+        raise UsageError(f"the range {first}..{last} is empty (--from above --to)", option="--from")
+    return first, last, "--from", "--to"
+
+
+def _within_the_log(events: Iterator, first: int | None, last: int | None,
+                    names: tuple[str, str] = ("--from", "--to")) -> Iterator:
     """The events unchanged, once a batch is listed; while none is, they are held, so that an
-    ``--offsets`` range wholly past the last offset read (or before the first) is exit 2 with
+    ``--from``/``--to`` range wholly past the last offset read (or before the first) is exit 2 with
     nothing printed, not an empty "OK" (:func:`~kreplica.cli.options.sources.check_point`). A range
     that falls in a gap (a compacted stretch) or that the other filters empty is answered."""
     from kreplica.analysis.inspect.inspect_log import SegmentSummary
@@ -78,12 +93,13 @@ def _within_the_log(events: Iterator, first: int | None, last: int | None) -> It
     read = [e for e in held if isinstance(e, SegmentSummary) and e.first_offset is not None]
     if read:
         span = EvidenceSpan("log", min(e.first_offset for e in read), max(e.last_offset for e in read), None, None)
-        check_point(span, "--offsets", position=first)
-        check_point(span, "--offsets", position=last)
+        check_point(span, names[0], position=first)
+        check_point(span, names[1], position=last)
     yield from held
 
 
-@app.command("inspect-log", cls=command(needs={"--decode": "--records"}),
+@app.command("inspect-log", cls=command(needs={"--decode": "--records"},
+                                        exclusive=[("--offsets", "--from"), ("--offsets", "--to")]),
              short_help="Read Kafka log segments exactly as Kafka does, report damage, judge recovery.")
 @runs_command
 def inspect_log(
@@ -98,9 +114,14 @@ def inspect_log(
         help="With --records: internal decodes the records of __consumer_offsets, __transaction_state, "
              "__share_group_state and __cluster_metadata (and KRaft .checkpoint snapshots), the topic "
              "taken from the partition directory's name; none lists them raw. Default: internal.")] = None,
+    first_offset: Annotated[Optional[int], typer.Option(
+        "--from", metavar="OFFSET", show_default=False,
+        help="List only batches and records from this offset on (inclusive; a batch that holds it is listed).")] = None,
+    last_offset: Annotated[Optional[int], typer.Option(
+        "--to", metavar="OFFSET", show_default=False,
+        help="List only batches and records up to this offset (inclusive).")] = None,
     offsets: Annotated[Optional[str], typer.Option(
-        "--offsets", metavar="A:B", callback=parse_offsets, help="List only batches and records within offsets A..B (inclusive; "
-                                         "either side may be left open).")] = None,
+        "--offsets", metavar="A:B", callback=parse_offsets, hidden=True)] = None,
     producer_id: Annotated[Optional[int], typer.Option(
         "--producer-id", help="List only batches of this producer id.")] = None,
     leader_epoch: Annotated[Optional[int], typer.Option(
@@ -140,7 +161,7 @@ def inspect_log(
     entry's is not a segment: given by name it is exit 2, in a directory it is skipped with a note.
 
     Exit status: 0 nothing wrong, 1 damage found (error findings), 2 bad usage or unreadable input
-    (an --offsets range wholly before or beyond the offsets read, a file that is not a segment),
+    (a --from/--to range wholly before or beyond the offsets read, a file that is not a segment),
     3 internal error.
     """
     from kreplica.analysis.inspect.inspect_log import InspectOptions, inspect_groups
@@ -149,7 +170,7 @@ def inspect_log(
     from kreplica.model.logdir.segments import find_segments
     from kreplica.report.results.inspect_log import InspectLogReport
 
-    first, last = offsets if offsets is not None else (None, None)
+    first, last, *names = _offset_range(offsets, first_offset, last_offset)
     options = InspectOptions(
         verify_crc=verify_crc, records=records, decode_internal=decode is not Decode.none, max_bytes=max_bytes,
         first_offset=first, last_offset=last,
@@ -166,5 +187,5 @@ def inspect_log(
     with byte_progress("inspect-log", sum(g.size for g in groups)) as advance:
         events = inspect_groups(groups, options, progress=advance)
         if first is not None or last is not None:
-            events = _within_the_log(events, first, last)
+            events = _within_the_log(events, first, last, tuple(names))
         return show(InspectLogReport(events, payload), output_format)

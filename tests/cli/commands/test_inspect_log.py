@@ -120,7 +120,7 @@ def test_filters_select_batches_but_not_totals() -> None:
     assert next(o for o in objs if o["type"] == "summary")["batches"] == 9
     pid = [o for o in ndjson(run("inspect-log", "-f", "ndjson", "--producer-id", "7001", path)) if o["type"] == "batch"]
     assert {b["producer_id"] for b in pid} == {7001} and len(pid) == 2
-    ranged = [o for o in ndjson(run("inspect-log", "-f", "ndjson", "--records", "--offsets", "5:9", path))
+    ranged = [o for o in ndjson(run("inspect-log", "-f", "ndjson", "--records", "--from", "5", "--to", "9", path))
               if o["type"] == "record"]
     assert [r["offset"] for r in ranged] == [5, 6, 7, 8, 9]
     markers = [o for o in ndjson(run("inspect-log", "-f", "ndjson", "--records", "--control", path))
@@ -151,6 +151,7 @@ def test_stdin_segment_matches_the_file() -> None:
 @pytest.mark.parametrize("args,needle", [
     pytest.param(["inspect-log", "/nonexistent/segment.log"], "/nonexistent/segment.log", id="missing-path"),
     pytest.param(["inspect-log", "--offsets", "x:y", str(LOGS)], "--offsets", id="bad-offsets"),
+    pytest.param(["inspect-log", "--from", "x", str(LOGS)], "--from", id="bad-from"),
     pytest.param(["inspect-log", "--format", "yaml", str(LOGS)], "--format", id="bad-format"),
 ])
 def test_bad_usage_and_unreadable_input_exit_2_with_one_line(args: list[str], needle: str) -> None:

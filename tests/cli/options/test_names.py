@@ -1,7 +1,7 @@
 """A mistake is never answered "OK" (issue 20, "Silent 'OK' on a mistake"). Across every command:
 
 * a point in time or position outside the evidence (``--at-zxid``, ``--at-offset``, ``--at-time``,
-  ``timeline --from/--to``, ``zk log --from/--to``, ``inspect-log --offsets``) is exit 2
+  ``timeline --from/--to``, ``zk log --from/--to``, ``inspect-log --from/--to``) is exit 2
   naming where the evidence begins or ends, instead of the final (or oldest) state passed off as
   the one asked for, or an empty listing;
 * a filter naming a partition, topic, broker or znode the evidence never mentions is exit 2 with
@@ -73,10 +73,10 @@ KRAFT_FIRST_TIME = "its first record is dated 2023-11-14T22:13:20.000Z"
     pytest.param(["plan-reassign", ZK, "rebalance", "--at-zxid", "0x999"], BEYOND_ZK, id="plan-reassign-zxid"),
     pytest.param(["plan-reassign", KRAFT, "rebalance", "--at-time", EARLY], KRAFT_FIRST_TIME,
                  id="plan-reassign-time"),
-    pytest.param(["inspect-log", ORDERS, "--offsets", "99999:"],
-                 "--offsets: offset 99999 is beyond the evidence, which ends at offset 49", id="inspect-log-late"),
-    pytest.param(["inspect-log", ORDERS, "--offsets", ":-1"], "before the evidence, which begins at offset 0",
-                 id="inspect-log-early"),
+    pytest.param(["inspect-log", ORDERS, "--from", "99999"],
+                 "--from: offset 99999 is beyond the evidence, which ends at offset 49", id="inspect-log-late"),
+    pytest.param(["inspect-log", ORDERS, "--to", "-1"], "--to: offset -1 is before the evidence, which begins at "
+                 "offset 0", id="inspect-log-early"),
 ])
 def test_a_point_outside_the_evidence_is_exit_2_naming_its_bounds(args, message) -> None:
     usage_error(run(*args, "-f", "ndjson"), message)
@@ -103,8 +103,9 @@ def test_zookeeper_snapshots_alone_cannot_place_a_time(tmp_path: Path) -> None:
     pytest.param(["cluster-state", KRAFT, "--at-offset", "9"], id="last-offset"),
     pytest.param(["timeline", ZK, "--from", "0x17", "--to", "0x1b"], id="timeline-window"),
     pytest.param(["zk", "log", ZK, "--from", "0xf", "--to", "0x1b"], id="log-window"),
-    pytest.param(["inspect-log", ORDERS, "--offsets", "49:"], id="inspect-log-last"),
-    pytest.param(["inspect-log", ORDERS, "--offsets", "3:", "--producer-id", "424242"], id="inspect-log-no-match"),
+    pytest.param(["inspect-log", ORDERS, "--from", "49"], id="inspect-log-last"),
+    pytest.param(["inspect-log", ORDERS, "--to", "0"], id="inspect-log-first"),
+    pytest.param(["inspect-log", ORDERS, "--from", "3", "--producer-id", "424242"], id="inspect-log-no-match"),
 ])
 def test_points_at_the_bounds_are_answered(args) -> None:
     result = run(*args, "-f", "ndjson")

@@ -100,7 +100,7 @@ def test_the_model_raises_the_usage_error_for_chroot() -> None:
     pytest.param(["epochs", ORDERS, "--kafka-version", "x"], "--kafka-version: ", id="kafka-version"),
     pytest.param(["epochs", ORDERS, "--hw", "nolabel"], "--hw: ", id="hw"),
     pytest.param(["diverge", ORDERS], "REPLICA: expected two or more replicas, got 1", id="one-replica"),
-    pytest.param(["inspect-log", "--offsets", "9:1", ORDERS], "--offsets: the range '9:1' is empty", id="offsets"),
+    pytest.param(["inspect-log", "--from", "9", "--to", "1", ORDERS], "--from: the range 9..1 is empty", id="from-to"),
     pytest.param(["offset-for-epoch", ORDERS], "--epoch: missing: give one of --epoch and --epochs-from",
                  id="no-epoch"),
 ])
@@ -347,6 +347,38 @@ def test_a_fleet_old_spelling_still_works(tmp_path: Path, old, new, args) -> Non
 def test_the_help_shows_only_the_new_spelling(command, old, new) -> None:
     shown = run(*command, "--help").stdout
     assert new in shown and f"{old} " not in shown and f"{old}\n" not in shown
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    pytest.param(["--offsets", "5:9"], ["--from", "5", "--to", "9"], id="both"),
+    pytest.param(["--offsets", "40:"], ["--from", "40"], id="open-end"),
+    pytest.param(["--offsets", ":3"], ["--to", "3"], id="open-start"),
+    pytest.param(["--offsets", "7"], ["--from", "7", "--to", "7"], id="one"),
+])
+def test_inspect_log_offsets_is_the_old_spelling_of_from_to(old, new) -> None:
+    """``--offsets A:B`` (one option for a range) lists what ``--from A --to B`` lists, with its
+    one-line note; the range vocabulary is ``--from``/``--to``, as in ``timeline`` and ``zk log``."""
+    was, now = run("inspect-log", ORDERS, "--records", *old, "-f", "ndjson"), run(
+        "inspect-log", ORDERS, "--records", *new, "-f", "ndjson")
+    assert was.exit_code == now.exit_code == 0 and was.stdout == now.stdout and now.stderr == ""
+    assert was.stderr.strip().splitlines() == [
+        "kreplica: note: --offsets A:B is deprecated and will be removed: use --from A --to B"]
+    assert "--offsets A:B" not in run("inspect-log", "--help").stdout
+
+
+def test_a_bad_old_offsets_range_is_its_note_and_one_error_line() -> None:
+    result = run("inspect-log", ORDERS, "--offsets", "9:1")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "kreplica: note: --offsets A:B is deprecated and will be removed: use --from A --to B",
+        "kreplica: error: --offsets: the range '9:1' is empty (first offset above last)"]
+
+
+def test_inspect_log_offsets_and_from_are_refused_together() -> None:
+    result = run("inspect-log", ORDERS, "--offsets", "1:4", "--to", "3")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines()[1:] == [
+        "kreplica: error: --offsets: excludes --to (given --offsets 1 4 and --to 3): give one of --offsets, --to"]
 
 
 def test_inspect_dir_keeps_its_own_shutdown() -> None:
