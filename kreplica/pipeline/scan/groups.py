@@ -7,7 +7,8 @@ replica here, and it is loaded by the loaders the single-partition commands use:
 by :func:`~kreplica.analysis.groups.state.partition_groups`), one ``group_offsets`` row per
 committed (and pending) offset; a ``__transaction_state`` replica as ``kreplica transactions``
 replays it (:func:`~kreplica.model.coordinator.transactions.replay_transaction_state`), one
-``transactions`` row per transactional id. Rows are per live replica (a ``-delete``, ``-future`` or
+``transactions`` row per transactional id. A ``__consumer_offsets`` replica with no offset gets one
+``group_offsets`` row with only its key and log end (:func:`replica_row`). Rows are per live replica (a ``-delete``, ``-future`` or
 ``-stray`` copy has none): replicas of one partition are not reconciled here. Evidence read
 through Spark (:mod:`.remote_scan`) has no segments in stage 1, and gets no rows.
 
@@ -42,6 +43,16 @@ def group_offset_row(key: tuple, committed: CommittedOffset, log_end_offset: int
     return row
 
 
+def replica_row(key: tuple, log_end_offset: int) -> dict:
+    """The one ``group_offsets`` row of a replica ``key`` that holds no offset (its groups deleted,
+    or none ever committed): every offset column null, so that its log end is seen when the
+    replicas of its partition are compared (:func:`committed_by_partition`)."""
+    row = dict(zip(("broker", "log_dir", "topic", "partition"), key))
+    row.update({_OFFSET_COLUMNS.get(f, f): None for f in _OFFSET_FIELDS})
+    row.update(coordinator_partition=key[3], pending=None, replica_log_end_offset=log_end_offset)
+    return row
+
+
 def committed_from_row(row: Mapping) -> CommittedOffset:
     """The :class:`CommittedOffset` a ``group_offsets`` row holds."""
     return CommittedOffset(**{f: row[_OFFSET_COLUMNS.get(f, f)] for f in _OFFSET_FIELDS})
@@ -71,9 +82,9 @@ def coordinator_rows(key: tuple, partition: PartitionDir, log_dir: LogDir, cps: 
         state = load_group_partition(partition, log_dir, coordinator_for(kafka_version), checkpoints=cps)
         answer = partition_groups([state], kafka_version, retention_minutes=default_retention_minutes(kafka_version))
         end = state.log_end_offset
-        for g in answer.chosen.groups:
-            yield from (("group_offsets", group_offset_row(key, o, end)) for o in g.offsets)
-            yield from (("group_offsets", group_offset_row(key, o, end, pending=True)) for o in g.pending_offsets)
+        rows = [group_offset_row(key, o, end) for g in answer.chosen.groups for o in g.offsets]
+        rows += [group_offset_row(key, o, end, pending=True) for g in answer.chosen.groups for o in g.pending_offsets]
+        yield from (("group_offsets", row) for row in rows or [replica_row(key, end)])
     elif topic == TRANSACTION_STATE:
         from kreplica.model.log.partition_log import read_partition_log
         from kreplica.model.coordinator.transactions import replay_transaction_state
@@ -85,8 +96,10 @@ def coordinator_rows(key: tuple, partition: PartitionDir, log_dir: LogDir, cps: 
 def committed_by_partition(rows: Iterable[Mapping]) -> dict[tuple[str, int], tuple[CommittedOffset, ...]]:
     """(topic, partition) -> the groups' committed offsets in it, from ``group_offsets`` rows
     (pending ones left out; module docstring for which replica answers, the replicas taken in
-    broker and log directory order). A replica with no row (no group offset at all) is not seen;
-    rows of a scan before ``replica_log_end_offset`` existed tie, and the first replica answers."""
+    broker and log directory order). A replica with no offset is one row with a null ``group``
+    (:func:`replica_row`), which answers with nothing; rows of a scan before
+    ``replica_log_end_offset`` existed tie, and the first replica answers (such a scan wrote no
+    row for a replica with no offset, which is then not seen)."""
     from kreplica.analysis.groups.replicas import answering_replica
 
     by_replica: dict[tuple, list[Mapping]] = {}
@@ -99,6 +112,6 @@ def committed_by_partition(rows: Iterable[Mapping]) -> dict[tuple[str, int], tup
     for replicas in by_partition.values():
         chosen = replicas[answering_replica([replica[0].get("replica_log_end_offset", -1) for replica in replicas])]
         for r in chosen:
-            if not r["pending"]:
+            if r["group"] is not None and not r["pending"]:
                 out.setdefault((r["committed_topic"], r["committed_partition"]), []).append(committed_from_row(r))
     return {k: tuple(v) for k, v in out.items()}

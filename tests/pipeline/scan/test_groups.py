@@ -68,6 +68,22 @@ def test_the_longest_log_answers_not_the_latest_commit(tmp_path) -> None:
     assert [(o.group, o.offset) for o in fleet] == [("g", 5)]
 
 
+def test_a_longest_log_with_no_offset_left_still_answers(tmp_path) -> None:
+    """Broker 1, the leader, committed ``g`` then deleted it (the tombstone at offset 1, log end 2):
+    it holds no offset at all. Broker 2 lags at log end 1 with the commit. The coordinator loads
+    the leader's log (``CoordinatorLoaderImpl.doLoad``): ``g`` has no committed offset, so the scan
+    must say broker 1's log exists and where it ends though it has no offset row (counter-case:
+    without broker 1, broker 2's commit answers)."""
+    entries = [[commit("g", "t", 0, 5)], [commit("g", "t", 0)]]
+    root = tmp_path / "fleet"
+    shutil.move(write(tmp_path, entries), root / "1" / "logs")
+    shutil.move(write(tmp_path, entries[:1]), root / "2" / "logs")
+    fleet, groups = _fleet(root), _groups(root)
+    assert fleet == groups == []
+    shutil.rmtree(root / "1")
+    assert [(o.group, o.offset) for o in _fleet(root)] == [("g", 5)] == [(o.group, o.offset) for o in _groups(root)]
+
+
 def test_rows_of_an_older_scan_tie_and_the_first_replica_answers(tmp_path) -> None:
     """A scan before ``replica_log_end_offset`` has no log ends to compare: the first replica in
     broker and log directory order answers (here the shorter one, broker 1)."""
