@@ -59,11 +59,13 @@ def test_text_is_the_reports_own_rendering() -> None:
     assert out.getvalue() == "two objects\n"
 
 
-@pytest.mark.parametrize("stream, expected", [
-    pytest.param(_Terminal(), "two objects\n", id="terminal-text"),
-    pytest.param(io.StringIO(), '{"type":"a","n":1}\n{"type":"b","s":"é"}\n', id="pipe-ndjson"),
+@pytest.mark.parametrize("make_stream, expected", [
+    pytest.param(_Terminal, "two objects\n", id="terminal-text"),
+    pytest.param(io.StringIO, '{"type":"a","n":1}\n{"type":"b","s":"é"}\n', id="pipe-ndjson"),
 ])
-def test_no_format_means_text_on_a_terminal_and_ndjson_elsewhere(stream, expected) -> None:
+def test_no_format_means_text_on_a_terminal_and_ndjson_elsewhere(make_stream, expected) -> None:
+    """(A new stream per run: a test run twice in one process, as mutmut's does, starts clean.)"""
+    stream = make_stream()
     write(Found(False), None, stream)
     assert stream.getvalue() == expected
 
