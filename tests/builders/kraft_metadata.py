@@ -81,10 +81,12 @@ SNAPSHOT_13 = [
 ]
 
 
-def history_batches(first_offset: int = 0):
+def history_batches(first_offset: int = 0, end_offset: int | None = None):
+    """The batches of :data:`HISTORY` whose base offset is at least ``first_offset`` and below
+    ``end_offset``."""
     offset = 0
     for epoch, records in HISTORY:
-        if offset >= first_offset:
+        if offset >= first_offset and (end_offset is None or offset < end_offset):
             if records[0][0] == "ctl":
                 yield kraft.build_control_batch([(r[1], r[2]) for r in records], base_offset=offset,
                                                 epoch=epoch, timestamp=1_700_000_000_000 + offset)

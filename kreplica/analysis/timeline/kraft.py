@@ -24,6 +24,14 @@ partitions whose ISR holds them, the ones ``generateLeaderAndIsrUpdates`` touche
 more than 10,000 ISRs has its changes split over several batches (``QuorumController``'s
 ``MAX_RECORDS_PER_BATCH``); only the last batch's are classified so.
 
+Offsets missing from the copy (``kraft_offset_gap``) are bridged by the snapshots the copy holds
+beyond them: each later snapshot the history reaches while records are missing replaces the
+image (as ``cluster-state --at`` starts from the newest snapshot at or before its point), and
+what differs between the two images is reported at the snapshot's last offset, the cause
+``unknown`` for a partition (the records that say why are missing), a broker ``registered``,
+``fenced``, ``unfenced`` or ``unregistered``, a partition ``created`` or ``deleted``
+(:func:`_bridge`).
+
 ``position`` is the record's offset in ``__cluster_metadata-0``; for the ``snapshot`` events, the
 last offset the snapshot holds, and its ``last_contained_log_timestamp`` as the time.
 """
@@ -38,6 +46,7 @@ from kreplica.analysis.timeline.events import (
     CREATED,
     DELETED,
     SNAPSHOT,
+    UNKNOWN,
     BrokerEvent,
     ChangeContext,
     ControllerEvent,
@@ -51,7 +60,7 @@ from kreplica.formats.findings import Finding
 from kreplica.formats.kraft import records as kraft
 from kreplica.model.cluster import PartitionState
 from kreplica.model.cluster.kraft_files import KraftFiles
-from kreplica.model.cluster.kraft_history import iter_kraft_records, kraft_start
+from kreplica.model.cluster.kraft_history import KraftStart, iter_kraft_records, kraft_start, load_snapshot
 from kreplica.model.cluster.kraft_image import BrokerDelta, KraftImage, PartitionDelta
 
 
@@ -211,6 +220,59 @@ def _snapshot_events(fold: ImageFold, position: int, time: int | None, label: st
     return out
 
 
+def _bridge(fold: ImageFold, snap: KraftStart, missing: tuple[int, int]) -> tuple[ImageFold, list]:
+    """The fold replaced by the image of ``snap``, a snapshot past offsets ``missing`` (first,
+    last) of the copy, and the events of what differs between the two, at the snapshot's last
+    offset and time; then the findings of its records."""
+    new = ImageFold()
+    refused = [x for rec in snap.records for x in apply_record(new, rec, True)]
+    at, time = snap.end_offset - 1, snap.time
+    held = f"as {snap.path.rsplit('/', 1)[-1]} holds it (offsets {missing[0]}..{missing[1]} are missing from the copy)"
+    events: list = []
+    old, img = fold.image, new.image
+    for b in sorted(old.brokers.keys() | img.brokers.keys()):
+        was, now = old.brokers.get(b), img.brokers.get(b)
+        if now is None:
+            change, epoch = "unregistered", was.broker_epoch
+            new.gone_at[b] = at
+        elif was is None or was.broker_epoch != now.broker_epoch:
+            change, epoch = ("fenced" if now.fenced else "registered"), now.broker_epoch
+        elif was.fenced != now.fenced:
+            change, epoch = ("fenced" if now.fenced else "unfenced"), now.broker_epoch
+        else:
+            continue
+        if change == "fenced":
+            new.gone_at[b] = at
+        events.append(BrokerEvent(b, change, at, time, epoch))
+    for b, gone in fold.gone_at.items():
+        new.gone_at.setdefault(b, gone)
+    if (old.controller, old.controller_epoch) != (img.controller, img.controller_epoch) and \
+            img.controller_epoch is not None:
+        events.append(ControllerEvent("elected" if img.controller is not None else "none", at, time,
+                                      img.controller, img.controller_epoch))
+    alive = new.alive()
+    for topic in sorted(old.topics.keys() | img.topics.keys()):
+        was_t, now_t = old.topics.get(topic), img.topics.get(topic)
+        was_ps = was_t.partitions if was_t is not None else {}
+        now_ps = now_t.partitions if now_t is not None else {}
+        for pid in sorted(was_ps.keys() | now_ps.keys()):
+            was, now = was_ps.get(pid), now_ps.get(pid)
+            key = (topic, pid)
+            if now is None:
+                events.append(PartitionEvent(topic, pid, at, time, None, _state(was), None, DELETED, None, held,
+                                             was.replicas))
+                continue
+            new.changed_at[key] = fold.changed_at.get(key, at)
+            before, after = (_state(was) if was is not None else None), _state(now)
+            if was is not None and before == after and was.replicas == now.replicas:
+                continue
+            new.changed_at[key] = at
+            events.append(PartitionEvent(topic, pid, at, time, None, before, after,
+                                         CREATED if was is None else UNKNOWN, None, held, now.replicas,
+                                         is_offline(after, alive)))
+    return new, events + refused
+
+
 def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, from_time: int | None = None,
                         to_offset: int | None = None, to_time: int | None = None,
                         watch: Callable[[int, KraftImage], None] | None = None,
@@ -225,8 +287,9 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
     a metadata transaction's records count as read at its End, where the image takes them.
     Records the image refuses or flags are findings in the stream, until a ``kraft_offset_gap``:
     past offsets missing from the copy, a record that names what the gap held cannot apply, and
-    the gap's finding already says why. ``watch``, when given, is
-    called with the offset reached and the image there: at the start, then after each record.
+    the gap's finding already says why; a later snapshot reached then bridges the gap
+    (:func:`_bridge`, the module docstring). ``watch``, when given, is called with the offset
+    reached and the image there: at the start, then after each record (and each snapshot bridged).
     """
     start, findings = kraft_start(files, from_offset=from_offset)
     yield from findings
@@ -246,17 +309,62 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
         yield from _snapshot_events(fold, start.end_offset - 1, start.time, start.path)
         started = True
     gapped = False   # past offsets missing from the copy, records fail for want of what they held
+    missing: tuple[int, int] | None = None   # the offsets of the last gap, while no snapshot bridged it
+    # one snapshot per end offset, the highest epoch's (the one cluster-state --at would start from)
+    bridges = sorted({e: path for e, _epoch, path in sorted(files.snapshots) if e > start.end_offset}.items())
+    held_below = start.end_offset   # the records below are in the snapshot the image is
+
+    def bridge(upto: int) -> Iterator:
+        """Replace the image by each complete snapshot whose last offset is at most ``upto``."""
+        nonlocal fold, gapped, missing, held_below, started, last_time
+        while bridges and bridges[0][0] - 1 <= upto:
+            e, path = bridges.pop(0)
+            if (to_offset is not None and e - 1 > to_offset) or missing is None:
+                continue
+            snap, found = load_snapshot(path)
+            yield from found
+            end.findings.extend(found)
+            if snap is None or (to_time is not None and snap.time is not None and snap.time > to_time):
+                continue
+            if not started and bounded and ((from_offset is not None and e - 1 > from_offset)
+                                            or (from_time is not None and snap.time is not None
+                                                and snap.time > from_time)):
+                yield from _snapshot_events(fold, end.end, last_time, f"the replay to offset {end.end}")
+                end.start = end.end
+                started = True
+            fold, events = _bridge(fold, snap, missing)
+            held_below = e
+            if e >= missing[1] + 1:
+                gapped, missing = False, None
+            for x in events:
+                if isinstance(x, Finding):
+                    end.findings.append(x)
+                    yield x
+                elif started or not bounded:
+                    yield x
+            end.end, last_time = e - 1, snap.time if snap.time is not None else last_time
+            if watch is not None:
+                watch(e - 1, fold.image)
+
     for item in _with_leaving(iter_kraft_records(files, start)):
         if isinstance(item, Finding):
-            gapped = gapped or item.kind == "kraft_offset_gap"
             end.findings.append(item)
             yield item
+            if item.kind == "kraft_offset_gap":
+                gapped = True
+                missing = (item.details["expected"], item.details["actual"] - 1)
+                bridges = [b for b in bridges if b[0] > missing[0]]
+                yield from bridge(missing[1])
             continue
         read, applied = item
         if applied is None:
             continue
         if (to_offset is not None and read.offset > to_offset) or (to_time is not None and read.timestamp > to_time):
             break
+        if missing is not None and bridges:
+            yield from bridge(read.offset)
+        if read.offset < held_below:
+            continue
         if not started and ((from_offset is not None and read.offset > from_offset)
                             or (from_time is not None and read.timestamp > from_time)):
             yield from _snapshot_events(fold, end.end, last_time, f"the replay to offset {end.end}")

@@ -11,8 +11,9 @@ KRaft logs reach 140,000 offsets, and each ``cluster-state --at`` replays from a
 checked at :data:`SAMPLES` points spread over it, its start and its end, to stay under a minute.
 Without transaction logs a ZooKeeper timeline goes snapshot to snapshot (its steps are not
 states ZooKeeper held), so those histories are checked at their end (the newest snapshot) only. A KRaft history
-is checked up to the first offsets missing from its copy (``kraft_offset_gap``): past them the
-two start from different snapshots and neither holds what the gap held. The KRaft controller is
+is checked on both sides of offsets missing from its copy (``kraft_offset_gap``): ``cluster-state``
+starts from the newest snapshot at or before X, and the timeline bridges the gap with the same
+snapshots (:func:`~kreplica.analysis.timeline.kraft._bridge`). The KRaft controller is
 compared where the fold has one: ``cluster-state`` alone falls back to
 ``quorum-state`` for the Raft leader when the records replayed name none.
 """
@@ -26,7 +27,6 @@ import pytest
 from kreplica.analysis.timeline.kraft import iter_kraft_timeline
 from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
 from kreplica.formats.errors import FormatError
-from kreplica.formats.findings import Finding
 from kreplica.model.cluster import cluster_state_from_kraft, cluster_state_from_zk, find_kraft_files
 from kreplica.model.cluster.zk_chroot import resolve_chroot
 from kreplica.model.zookeeper import find_zk_files
@@ -116,11 +116,12 @@ def test_kraft_cluster_state_is_the_fold_at_every_offset(source: Path) -> None:
     _oracle_note(source)
     files = find_kraft_files([source])
     reached: list[int] = []
-    gaps = [x.details["actual"] for x in iter_kraft_timeline(files, watch=lambda offset, _image: reached.append(offset))
-            if isinstance(x, Finding) and x.kind == "kraft_offset_gap"]
-    # past offsets missing from the copy the two start from different snapshots (cluster-state the
-    # newest below X, the timeline its first) and neither holds what the gap held
-    points = set(_points([o for o in reached if o >= 0 and (not gaps or o < gaps[0])]))
+    for _ in iter_kraft_timeline(files, watch=lambda offset, _image: reached.append(offset)):
+        pass
+    reached = [o for o in reached if o >= 0]
+    # and where the history jumps (a snapshot bridging a gap) and the offset after each jump
+    jumps = [k for k in range(1, len(reached)) if reached[k] != reached[k - 1] + 1]
+    points = set(_points(reached)) | {reached[j] for k in jumps for j in (k, k + 1) if j < len(reached)}
     if not points:
         pytest.skip("the metadata log holds no record")
     folded: dict[int, tuple[dict, bool]] = {}
