@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kreplica.analysis.log.index_verification import sanity_check, verify_offset_index, verify_time_index, verify_txn_index
+from kreplica.analysis.log.index_verification import (SanityVerdict, sanity_check, verify_offset_index, verify_time_index,
+                                                      verify_txn_index)
 from kreplica.formats.log.batch import CONTROL_ABORT, NewRecord
 from kreplica.formats.log.default_records import build_batch, build_control_record
 from kreplica.formats.findings import Finding
@@ -179,3 +180,136 @@ def test_inspect_index_cli_on_a_partition(tmp_path: Path, command: str) -> None:
     bad = CliRunner().invoke(app, [command, "-f", "ndjson", "--verify-only", str(part)])
     assert bad.exit_code == 1
     assert not any(json.loads(line)["type"] == "index_entry" for line in bad.stdout.splitlines())
+
+
+# --- mutation survivors (issue 27 §7): exact verdicts, findings and their boundaries ---------------------------
+
+def rows(items) -> list[tuple]:
+    """Every finding in full: kind, path, position, message, details (``Finding`` leaves details out of ==)."""
+    return [(f.kind, f.path, f.position, f.message, f.details) for f in findings_of(items)]
+
+
+def _offset_slots(*entries: tuple[int, int]) -> bytes:
+    """Raw (relative offset, position) slots, negative ones included (``build_offset_index`` refuses them)."""
+    return b"".join(struct.pack(">ii", rel, pos) for rel, pos in entries)
+
+
+def _time_slots(*entries: tuple[int, int]) -> bytes:
+    """Raw (timestamp, relative offset) slots."""
+    return b"".join(struct.pack(">qi", ts, rel) for ts, rel in entries)
+
+
+_OFFSET_LOW = ("Corrupt index found, index file (p.index) has non-zero size but the last offset is 999 which is less "
+               "than the base offset 1000.")
+_TIME_TS_LOW = (f"Corrupt time index found, time index file (p.timeindex) has non-zero size but the last timestamp is "
+                f"{TS} which is less than the first timestamp {TS + 10}")
+_TIME_OFFSET_LOW = ("Corrupt time index found, time index file (p.timeindex) has non-zero size but the last offset is "
+                    "999 which is less than the first offset 1000")
+
+
+@pytest.mark.parametrize("kind, raw, error", [
+    # OffsetIndex.sanityCheck: entries() != 0 && lastOffset < baseOffset, lastOffset = baseOffset +
+    # buffer.getInt((entries - 1) * 8) (signed) of the LAST slot; then length % 8
+    pytest.param("offset", _offset_slots((5, 331)), None, id="offset-last-above-base"),
+    pytest.param("offset", _offset_slots((0, 331)), None, id="offset-last-equal-base"),
+    pytest.param("offset", _offset_slots((5, 331), (-1, 662)), _OFFSET_LOW, id="offset-last-below-base"),
+    pytest.param("offset", _offset_slots((-1, 331), (5, 662)), None, id="offset-only-last-slot-counts"),
+    pytest.param("offset", _offset_slots((5, 331)) + b"\0\0\0",
+                 "Index file p.index is corrupt, found 11 bytes which is neither positive nor a multiple of 8.",
+                 id="offset-size"),
+    pytest.param("offset", b"", None, id="offset-empty"),
+    # TimeIndex.sanityCheck: last timestamp (getLong, signed) < first timestamp; last offset < baseOffset
+    # ("... less than the first offset"); length % 12 ("Time index file ... is corrupt")
+    pytest.param("time", _time_slots((TS, 0)), None, id="time-one-entry-at-base"),
+    pytest.param("time", _time_slots((TS, 0), (TS, 1)), None, id="time-last-equal-first"),
+    pytest.param("time", _time_slots((TS + 10, 0), (TS + 20, 1), (TS, 2)), _TIME_TS_LOW, id="time-last-below-first"),
+    pytest.param("time", _time_slots((TS + 10, 0), (TS, 1), (TS + 20, 2)), None, id="time-only-last-slot-counts"),
+    pytest.param("time", _time_slots((-1, 0), (TS, 1)), None, id="time-first-negative-signed"),
+    pytest.param("time", _time_slots((TS, 0), (TS + 1, -1)), _TIME_OFFSET_LOW, id="time-last-offset-below-base"),
+    pytest.param("time", _time_slots((TS, 0), (TS + 1, 1)) + b"\0" * 5,
+                 "Time index file p.timeindex is corrupt, found 29 bytes which is neither positive nor a multiple "
+                 "of 12.", id="time-size"),
+])
+def test_sanity_check_verdicts_are_kafkas(kind: str, raw: bytes, error: str | None) -> None:
+    """``OffsetIndex.sanityCheck`` / ``TimeIndex.sanityCheck`` (storage/.../log/OffsetIndex.java,
+    TimeIndex.java; messages as kafka/log/OffsetIndex.scala and TimeIndex.scala wrote them): the
+    verdict names the file and quotes Kafka's CorruptIndexException text; None when it passes."""
+    path = "p.index" if kind == "offset" else "p.timeindex"
+    assert sanity_check(kind, raw, path=path, base_offset=BASE) == SanityVerdict(path, error)
+
+
+def test_offset_entry_at_or_past_the_segment_end(tmp_path: Path) -> None:
+    """An entry's position must lie inside ``.log`` (Kafka's ``OffsetIndex.lookup`` hands it to
+    ``FileRecords.searchForOffsetFromPosition``): exactly the file size is already past the end;
+    one byte less is inside the last batch (mid-batch). Checked in a middle slot and the last."""
+    part, layout = segment(tmp_path)
+    size = table(part).file_size
+    (p4, _, l4), (p39, _, l39) = layout[4], layout[39]
+    raw = build_offset_index([(l4, p4), (l39 - 1, size), (l39, size - 1)], base_offset=BASE)
+    assert rows(verify_offset_index(raw, path="e.index", segment=table(part))) == [
+        ("index_position_regression", "e.index", 16, f"slot 2: position {size - 1} is not above the previous entry's "
+                                                     f"{size}", {"slot": 2, "segment_position": size - 1,
+                                                                 "previous_position": size}),
+        ("index_entry_mismatch", "e.index", 8, f"entry 1 (offset {l39 - 1}) points at byte {size}, at or past the end "
+                                               f"of the segment ({size} bytes)",
+         {"slot": 1, "offset": l39 - 1, "log_position": size}),
+        ("index_entry_mismatch", "e.index", 16, f"entry 2 (offset {l39}) points at byte {size - 1}, which is not the "
+                                                "start of a batch (mid-batch)",
+         {"slot": 2, "offset": l39, "log_position": size - 1}),
+    ]
+    # the same past-the-end entry as the last slot
+    last = build_offset_index([(l4, p4), (l39, size)], base_offset=BASE)
+    assert rows(verify_offset_index(last, path="e.index", segment=table(part))) == [
+        ("index_entry_mismatch", "e.index", 8, f"entry 1 (offset {l39}) points at byte {size}, at or past the end of "
+                                               f"the segment ({size} bytes)",
+         {"slot": 1, "offset": l39, "log_position": size})]
+
+
+def test_offset_entry_mid_batch_in_a_middle_slot(tmp_path: Path) -> None:
+    """``LogSegment.append`` indexes ``physicalPosition = log.sizeInBytes()`` before the append: a
+    batch start, never a byte inside one."""
+    part, layout = segment(tmp_path)
+    (p4, _, l4), (p8, _, l8), (p12, _, l12) = layout[4], layout[8], layout[12]
+    raw = build_offset_index([(l4, p4), (l8, p8 + 7), (l12, p12)], base_offset=BASE)
+    assert rows(verify_offset_index(raw, path="m.index", segment=table(part))) == [
+        ("index_entry_mismatch", "m.index", 8, f"entry 1 (offset {l8}) points at byte {p8 + 7}, which is not the start "
+                                               "of a batch (mid-batch)",
+         {"slot": 1, "offset": l8, "log_position": p8 + 7})]
+
+
+@pytest.mark.parametrize("chunk_end, listed, more", [
+    pytest.param(10, [1017, 1020, 1023, 1026, 1029], "", id="5-batches-all-listed"),
+    pytest.param(11, [1017, 1020, 1023, 1026, 1029], "…", id="6-batches-first-5-and-ellipsis"),
+])
+def test_offset_entry_not_reached_from_its_chunk(tmp_path: Path, chunk_end: int, listed: list[int], more: str) -> None:
+    """Entry (O, P): ``offsetIndex().append(largestOffset, physicalPosition)`` in ``LogSegment.append``
+    — O is the last offset of one of the batches appended from P up to the next entry's position.
+    O = 1018 is a base offset inside the chunk, never an append's largest offset. The message
+    lists the first five of those batch ends, with … when there are more."""
+    part, layout = segment(tmp_path)
+    (p2, _, l2), (p5, b5, l5), (pn, _, ln) = layout[2], layout[5], layout[chunk_end]
+    raw = build_offset_index([(l2, p2), (1018, p5), (ln, pn)], base_offset=BASE)
+    assert rows(verify_offset_index(raw, path="o.index", segment=table(part))) == [
+        ("index_entry_mismatch", "o.index", 8, f"entry 1 says offset 1018 is reached from byte {p5}, but the batches "
+                                               f"appended there end at offsets {listed}{more} (the batch at that byte "
+                                               f"holds {b5}-{l5})",
+         {"slot": 1, "offset": 1018, "log_position": p5})]
+
+
+@pytest.mark.parametrize("first, second, mismatched", [
+    # a follower's chunk [5, 8): its last offset is that of batch 7; batch 8 starts the next chunk
+    pytest.param((7, 5), (12, 8), [], id="chunk-last-batch"),
+    pytest.param((8, 5), (12, 8), [0], id="batch-at-next-entry-is-not-in-the-chunk"),
+    # a second entry at the same position (index_position_regression): the batch at P still counts
+    pytest.param((5, 5), (8, 5), [], id="next-entry-at-same-position"),
+    pytest.param((6, 5), (8, 5), [0], id="next-entry-at-same-position-wrong-offset"),
+])
+def test_offset_entry_chunk_bounds(tmp_path: Path, first: tuple[int, int], second: tuple[int, int],
+                                   mismatched: list[int]) -> None:
+    """``LogSegment.append(largestOffset, ...)`` at ``physicalPosition``: the entry's offset ends a
+    batch from P up to, not including, the next entry's position — and at least the batch at P."""
+    part, layout = segment(tmp_path)
+    raw = build_offset_index([(layout[first[0]][2], layout[first[1]][0]), (layout[second[0]][2], layout[second[1]][0])],
+                             base_offset=BASE)
+    fs = findings_of(verify_offset_index(raw, path="c.index", segment=table(part)))
+    assert [f.details["slot"] for f in fs if f.kind == "index_entry_mismatch"] == mismatched
