@@ -313,3 +313,111 @@ def test_offset_entry_chunk_bounds(tmp_path: Path, first: tuple[int, int], secon
                              base_offset=BASE)
     fs = findings_of(verify_offset_index(raw, path="c.index", segment=table(part)))
     assert [f.details["slot"] for f in fs if f.kind == "index_entry_mismatch"] == mismatched
+
+
+# batch i of segment(): offsets 1000+3i .. 1002+3i, timestamps TS+10i .. TS+10i+2
+@pytest.mark.parametrize("entries, expected", [
+    # first batch (no batch before it: the floor is RecordBatch.NO_TIMESTAMP, -1)
+    pytest.param([(TS + 2, 1002)], [], id="first-batch"),
+    pytest.param([(0, 1001)], [], id="first-batch-timestamp-0"),
+    pytest.param([(-2, 1001)], [(0, -2, 1001, TS + 2, -1)], id="first-batch-below-no-timestamp"),
+    # batch 5: the batches before reach TS+42, batch 5 itself TS+52
+    pytest.param([(TS + 2, 1002), (TS + 42, 1015)], [], id="equal-to-max-before-the-batch"),
+    pytest.param([(TS + 2, 1002), (TS + 41, 1015)], [(1, TS + 41, 1015, TS + 52, TS + 42)], id="below-max-before"),
+    pytest.param([(TS + 2, 1002), (TS + 52, 1017)], [], id="equal-to-max-through-the-batch"),
+    pytest.param([(TS + 2, 1002), (TS + 53, 1017)], [(1, TS + 53, 1017, TS + 52, TS + 42)], id="above-max-through"),
+])
+def test_time_entry_timestamp_bounds(tmp_path: Path, entries, expected) -> None:
+    """``TimeIndex`` (class comment): an entry (T, O) means "the biggest timestamp seen before O is T",
+    so T lies between the largest timestamp of the batches before O's batch and the largest through
+    it (O may be mid-batch before 3.8), both inclusive; an empty index's last entry is
+    ``TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset)``, so nothing before the first batch
+    is below -1."""
+    part, _ = segment(tmp_path)
+    raw = build_time_index(entries, base_offset=BASE)
+    assert rows(verify_time_index(raw, path="t.timeindex", segment=table(part))) == [
+        ("index_entry_mismatch", "t.timeindex", 12 * slot,
+         f"time index entry {slot} says {ts} is the largest timestamp up to offset {offset}, but the batches there "
+         f"reach {through} (and {before} before that batch)",
+         {"slot": slot, "offset": offset, "timestamp": ts, "batch_max_timestamp": through})
+        for slot, ts, offset, through, before in expected]
+
+
+def _no_batch(slot: int, ts: int, offset: int) -> tuple:
+    return ("index_entry_mismatch", "t.timeindex", 12 * slot,
+            f"time index entry {slot} names offset {offset}, which no batch of the segment holds",
+            {"slot": slot, "offset": offset, "timestamp": ts})
+
+
+def test_time_entries_naming_offsets_no_batch_holds(tmp_path: Path) -> None:
+    """A time index entry's offset is that of a record appended to this segment
+    (``LogSegment.append``: ``shallowOffsetOfMaxTimestamp``): above the last batch, or below the
+    first, no batch holds it; each such entry is reported and the ones after it still checked."""
+    part, _ = segment(tmp_path)
+    t = table(part)
+    above = build_time_index([(TS + 2, 1002), (TS + 10 ** 9, 1500), (TS + 10 ** 9 + 1, 1501)], base_offset=BASE)
+    assert rows(verify_time_index(above, path="t.timeindex", segment=t)) == [
+        _no_batch(1, TS + 10 ** 9, 1500), _no_batch(2, TS + 10 ** 9 + 1, 1501)]
+    # relative offset -1: offset 999, below the first batch (1000); the reader reports the negative
+    # slot first and the entry is still checked
+    below = _time_slots((TS, -1), (TS + 2, 2))
+    assert rows(verify_time_index(below, path="t.timeindex", segment=t)) == [
+        ("index_negative_entry", "t.timeindex", 0, "slot 0: negative relative offset -1",
+         {"slot": 0, "relative_offset": -1}),
+        _no_batch(0, TS, 999)]
+
+
+def test_time_entries_after_a_size_finding_are_still_checked(tmp_path: Path) -> None:
+    part, _ = segment(tmp_path)
+    raw = build_time_index([(TS + 2, 1002), (TS + 10 ** 9, 1500)], base_offset=BASE) + b"\0\0\0"
+    assert [(f.kind, f.position) for f in findings_of(verify_time_index(raw, path="t.timeindex",
+                                                                        segment=table(part)))] == [
+        ("index_size_not_multiple", 24), ("index_entry_mismatch", 12)]
+
+
+def test_time_entries_judged_in_offset_order_not_file_order(tmp_path: Path) -> None:
+    """``TimeIndex``: "the biggest timestamp seen before OFFSET" — before in offsets. Here the batch
+    at byte 0 holds offsets 1010-1012 (timestamps TS+500) and the next one 1000-1002 (TS+100, an
+    offset_regression): an entry (TS+100, 1002) is right, as no offset below 1002 has a larger
+    timestamp."""
+    part = tmp_path / "r-0"
+    part.mkdir()
+    data = build_batch([NewRecord(1010 + k, TS + 500, b"k", b"v") for k in range(3)], base_offset=1010)
+    data += build_batch([NewRecord(1000 + k, TS + 100, b"k", b"v") for k in range(3)], base_offset=1000)
+    (part / f"{BASE:020d}.log").write_bytes(data)
+    t = table(part)
+    assert [b.base_offset for b in t.batches] == [1010, 1000]
+    assert findings_of(verify_time_index(build_time_index([(TS + 100, 1002)], base_offset=BASE), path="r.timeindex",
+                                         segment=t)) == []
+    # (TS+100, 1011) too: in offsets 1010-1012 follows 1000-1002, whose TS+100 is the largest before it
+    assert rows(verify_time_index(build_time_index([(TS + 100, 1011)], base_offset=BASE), path="r.timeindex",
+                                  segment=t)) == []
+
+
+def test_txn_entries_against_abort_markers_in_full(tmp_path: Path) -> None:
+    """``TransactionIndex`` entries come from ``ProducerAppendInfo.appendEndTxnMarker``'s
+    ``CompletedTxn(producerId, currentTxnFirstOffset, offset of the marker, isAborted)``: last offset =
+    the ABORT marker's offset, of the same producer, first offset at or before it."""
+    part = _txn_segment(tmp_path)
+    t = table(part)
+    marker_pos = next(iter(t.markers))
+    # a second entry (byte 34) whose offset holds no marker
+    assert rows(verify_txn_index(build_txn_index([(9, BASE, BASE + 1, BASE + 2), (5, BASE, BASE + 5, 0)]), path="i",
+                                 segment=t)) == [
+        ("txn_index_mismatch", "i", 34, "aborted transaction of producer 5 ending at offset 1005 has no ABORT marker of "
+                                        "that producer at that offset in the segment",
+         {"producer_id": 5, "last_offset": 1005})]
+    # first offset above the marker: the reader's txn_index_inverted_range, then this module's finding
+    assert rows(verify_txn_index(build_txn_index([(9, BASE + 2, BASE + 1, BASE + 2)]), path="i", segment=t)) == [
+        ("txn_index_inverted_range", "i", 0, "first offset 1002 is above last offset 1001",
+         {"first_offset": 1002, "last_offset": 1001}),
+        ("txn_index_mismatch", "i", 0, "aborted transaction of producer 9 starts at 1002, after its ABORT marker at 1001",
+         {"producer_id": 9})]
+    # first offset = the marker's own offset is not after it
+    assert rows(verify_txn_index(build_txn_index([(9, BASE + 1, BASE + 1, BASE + 2)]), path="i", segment=t)) == []
+    missing = (f"the ABORT marker of producer 9 at offset 1001 (byte {marker_pos} of the segment) has no entry in the "
+               "transaction index: read_committed consumers would be served the aborted records as committed")
+    details = {"producer_id": 9, "marker_offset": 1001}
+    assert rows(verify_txn_index(b"", path=None, segment=t)) == [
+        ("txn_index_mismatch", f"{t.path} (no .txnindex)", 0, missing, details)]
+    assert rows(verify_txn_index(b"", path="i", segment=t)) == [("txn_index_mismatch", "i", 0, missing, details)]
