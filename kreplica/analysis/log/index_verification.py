@@ -68,11 +68,11 @@ def sanity_check(kind: str, buf, *, path: str, base_offset: int) -> SanityVerdic
                                            f"{first_ts}")
             if base_offset + last_rel < base_offset:
                 return SanityVerdict(path, f"Corrupt time index found, time index file ({path}) has non-zero size but "
-                                           f"the last offset is {base_offset + last_rel} which is less than the base "
+                                           f"the last offset is {base_offset + last_rel} which is less than the first "
                                            f"offset {base_offset}")
     if size % entry:
-        return SanityVerdict(path, f"Index file {path} is corrupt, found {size} bytes which is neither positive nor "
-                                   f"a multiple of {entry}.")
+        return SanityVerdict(path, f"{'Index' if kind == 'offset' else 'Time index'} file {path} is corrupt, found "
+                                   f"{size} bytes which is neither positive nor a multiple of {entry}.")
     return SanityVerdict(path, None)
 
 
