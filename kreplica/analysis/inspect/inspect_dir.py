@@ -149,13 +149,14 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
     reports = []
     for seg in log.segments:
         findings.extend(seg.findings)
+        open_at_start = frozenset(open_txns)
         for b in seg.kafka_batches:
             if b.producer_id >= 0 and b.is_transactional:
                 if b.is_control:
                     open_txns.pop(b.producer_id, None)
                 elif b.producer_id not in open_txns:
                     open_txns[b.producer_id] = OpenTransaction(b.producer_id, b.producer_epoch, b.base_offset)
-        counts = _verify_indexes(seg, findings)
+        counts = _verify_indexes(seg, findings, open_at_start)
         files = seg.files
         reports.append(SegmentReport(seg.path, seg.base_offset, seg.file_size, len(seg.batches), seg.first_offset,
                                      seg.last_offset, seg.valid_bytes, files.index, counts[0], files.timeindex,
@@ -227,7 +228,10 @@ def _without_checkpoint(restart: RestartVerdict) -> str:
             f"(from the recovery point on): its epoch cache would be {cache}")
 
 
-def _verify_indexes(seg: SegmentLog, findings: list[Finding]) -> tuple[int | None, int | None, int | None]:
+def _verify_indexes(seg: SegmentLog, findings: list[Finding],
+                    open_at_start: frozenset[int]) -> tuple[int | None, int | None, int | None]:
+    """The segment's indexes checked against it (``open_at_start``: the producers with a
+    transaction holding data open where it starts, for the transaction index); the entry counts."""
     counts: list[int | None] = [None, None, None]
     files = seg.files
     with mapped_indexes(files) as mapped:
@@ -241,7 +245,7 @@ def _verify_indexes(seg: SegmentLog, findings: list[Finding]) -> tuple[int | Non
                 elif isinstance(item, IndexEnd):
                     counts[slot] = item.entries
         path, buf = mapped.get("txnindex", (None, b""))
-        items = list(verify_txn_index(buf, path=path, segment=seg))
+        items = list(verify_txn_index(buf, path=path, segment=seg, open_at_start=open_at_start))
     counts[2] = sum(1 for i in items if not isinstance(i, Finding)) if files.txnindex else None
     findings.extend(i for i in items if isinstance(i, Finding))
     return counts[0], counts[1], counts[2]

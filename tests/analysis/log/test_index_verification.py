@@ -421,3 +421,68 @@ def test_txn_entries_against_abort_markers_in_full(tmp_path: Path) -> None:
     assert rows(verify_txn_index(b"", path=None, segment=t)) == [
         ("txn_index_mismatch", f"{t.path} (no .txnindex)", 0, missing, details)]
     assert rows(verify_txn_index(b"", path="i", segment=t)) == [("txn_index_mismatch", "i", 0, missing, details)]
+
+
+def _abort(offset: int, producer: int = 9) -> bytes:
+    return build_batch([build_control_record(offset, TS, CONTROL_ABORT, 1)], base_offset=offset,
+                       producer_id=producer, producer_epoch=0, is_transactional=True, is_control=True)
+
+
+def _txn_data(offset: int, producer: int = 9) -> bytes:
+    return build_batch([NewRecord(offset, TS, b"k", b"v")], base_offset=offset, producer_id=producer,
+                       producer_epoch=0, base_sequence=0, is_transactional=True)
+
+
+def _segment_of(tmp_path: Path, data: bytes) -> object:
+    part = tmp_path / "x-0"
+    part.mkdir()
+    (part / f"{BASE:020d}.log").write_bytes(data)
+    return table(part)
+
+
+@pytest.mark.parametrize(("data", "open_at_start", "flagged"), [
+    # data, then its abort, no entry: read_committed consumers would be served the data
+    pytest.param(lambda: _txn_data(BASE) + _abort(BASE + 1), None, [BASE + 1], id="with-data"),
+    # an abort right after the producer's previous marker: an empty transaction, which Kafka
+    # 2.8+ does not index (ProducerAppendInfo.appendEndTxnMarker, KAFKA-10702)
+    pytest.param(lambda: _txn_data(BASE) + _abort(BASE + 1) + _abort(BASE + 2), None, [BASE + 1], id="empty-after"),
+    # another producer's data does not make this producer's transaction non-empty
+    pytest.param(lambda: _txn_data(BASE, producer=5) + _abort(BASE + 1), frozenset(), [], id="other-producer"),
+    # the first item is the abort: its data may be in the segment before (not at hand: not flagged)
+    pytest.param(lambda: _abort(BASE), None, [], id="unknown-before"),
+    # ... and with the segments before known: open there, so the entry is missing
+    pytest.param(lambda: _abort(BASE), frozenset({9}), [BASE], id="open-before"),
+    # ... or not open there: an empty transaction
+    pytest.param(lambda: _abort(BASE), frozenset({5}), [], id="closed-before"),
+])
+def test_only_an_aborted_transaction_with_data_needs_an_entry(tmp_path: Path, data, open_at_start, flagged) -> None:
+    t = _segment_of(tmp_path, data())
+    found = findings_of(verify_txn_index(b"", path="i", segment=t, open_at_start=open_at_start))
+    assert [f.details["marker_offset"] for f in found] == flagged
+    assert all(f.kind == "txn_index_mismatch" and "read_committed" in f.message for f in found)
+
+
+def test_inspect_dir_carries_an_open_transaction_into_the_next_segment(tmp_path: Path) -> None:
+    """Data in segment 1, its abort in segment 2, no .txnindex entry: inspect-dir knows the
+    transaction was open where segment 2 starts, so the missing entry is found (counter-case:
+    an empty aborted transaction in segment 2 is not flagged)."""
+    import json
+
+    from tests.builders.usage import run
+
+    def partition(name: str, second: bytes) -> Path:
+        part = tmp_path / name / "x-0"
+        part.mkdir(parents=True)
+        (part / f"{BASE:020d}.log").write_bytes(_txn_data(BASE))
+        (part / f"{BASE + 1:020d}.log").write_bytes(second)
+        (part / f"{BASE + 1:020d}.txnindex").write_bytes(b"")
+        return part
+
+    def mismatches(part: Path) -> list:
+        out = run("inspect-dir", str(part), "-f", "ndjson").stdout
+        return [o["marker_offset"] for o in map(json.loads, out.splitlines())
+                if o.get("kind") == "txn_index_mismatch"]
+
+    assert mismatches(partition("spanning", _abort(BASE + 1))) == [BASE + 1]
+    ended = _abort(BASE + 1) + _abort(BASE + 2)
+    assert mismatches(partition("empty", ended)) == [BASE + 1]
