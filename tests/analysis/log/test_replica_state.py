@@ -133,3 +133,19 @@ def test_the_high_watermark(tmp_path: Path, hw, expected) -> None:
     """``Partition.createLog``: "No checkpointed highwatermark is found" → 0L."""
     log = replica_log(tmp_path, 1, BATCHES, hw=hw, checkpoint=[(0, 0), (1, 5), (3, 10)])
     assert replica_state(log).high_watermark == expected
+
+
+def test_a_replica_without_segments_ends_at_its_log_start(tmp_path: Path) -> None:
+    """``LogLoader.recoverLog``: no segment, so a new one is created at ``logStartOffsetCheckpoint``;
+    the log end is 50, not 0, and the epoch covering it is moved up to it (truncateFromStart)."""
+    from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint
+
+    log = replica_log(tmp_path, 1, BATCHES, hw=None, checkpoint=[(0, 0), (1, 5), (3, 10)])
+    for f in Path(log.path).glob("*.*index"):
+        f.unlink()
+    for f in Path(log.path).glob("*.log"):
+        f.unlink()
+    (tmp_path / "broker-1/log-start-offset-checkpoint").write_bytes(build_offset_checkpoint({("orders", 0): 50}))
+    state = replica_state(reread(tmp_path))
+    assert (state.log_start_offset, state.log_end_offset, state.batches) == (50, 50, [])
+    assert entries(state) == [(3, 50)]
