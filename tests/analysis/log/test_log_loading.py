@@ -5,11 +5,14 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from kreplica.analysis.log.log_loading import load_partition
 from kreplica.formats.log.batch import NewRecord
 from kreplica.formats.logdir.leader_epoch_checkpoint import build_leader_epoch_checkpoint
 from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint
 from kreplica.formats.log.default_records import build_batch
+from kreplica.formats.log.txn_index import build_txn_index
 from kreplica.model.logdir.log_dir import scan_log_dir, scan_partition_dir
 from kreplica.model.log.partition_log import read_partition_log
 from tests.conftest import FIXTURES
@@ -152,10 +155,6 @@ def test_a_negative_base_offset_refuses_the_load_and_every_command_reports_it(tm
 
 
 # -- every decision of LogLoader.load, with its counter-case (i27 §7) ----------------------------
-
-import pytest  # noqa: E402
-
-from kreplica.formats.log.txn_index import build_txn_index  # noqa: E402
 
 
 def seg(base: int, ext: str = "log") -> str:
