@@ -182,6 +182,9 @@ def load_partition(log: PartitionLog, *, shutdown: str | None = None,
                           "system.\")")
         cache.entries.clear()
         log_end = start_checkpoint
+    elif not segments:
+        # LogLoader.recoverLog: with no segment, a new one is created at the log start offset
+        log_end = start_checkpoint
     before_end = list(cache.entries)
     cache.truncate_from_end(log_end)
     for e in before_end:

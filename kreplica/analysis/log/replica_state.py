@@ -51,7 +51,7 @@ def replica_state(replica: PartitionLog, *, kafka_version: KafkaVersion = DEFAUL
     load dropped because it started at the log end comes back.
     """
     verdict = load_partition(replica, shutdown=shutdown, kafka_version=kafka_version)
-    leo = verdict.log_end_offset if replica.partition.segments else replica.log_end_offset
+    leo = verdict.log_end_offset
     batches = [b for b in replica.batches if b.last_offset < leo]
     legacy_only = bool(batches) and all(b.magic < 2 for b in batches)
     if legacy_only and kafka_version.has(Feature.NO_EPOCH_CACHE_FOR_LEGACY_FORMAT):

@@ -126,3 +126,126 @@ def test_batch_epoch_at_the_log_start_is_compared(tmp_path: Path) -> None:
 def test_absent_or_unreadable_checkpoint_is_not_compared(tmp_path: Path, content, findings) -> None:
     v = reconcile(tmp_path, content)
     assert summary(v) == findings and v.checkpoint is None
+
+
+# -- every field of each finding (the text is what `epochs` and `inspect-dir` print) ---------------
+
+CP = "broker-1/orders-0/leader-epoch-checkpoint"
+
+
+def checkpoint_bytes(entries) -> bytes:
+    """The file Kafka's ``CheckpointFile`` writes: version 0, the count, then ``epoch offset`` lines."""
+    return f"0\n{len(entries)}\n".encode() + b"".join(f"{e} {o}\n".encode() for e, o in entries)
+
+
+def line_position(entries, index: int) -> int:
+    """Byte position of entry ``index``'s line in :func:`checkpoint_bytes` (what a finding points at)."""
+    whole = checkpoint_bytes(entries)
+    return len(whole) - len(b"".join(f"{e} {o}\n".encode() for e, o in entries[index:]))
+
+
+def fields(tmp_path: Path, v) -> list[tuple]:
+    return [(f.kind, str(Path(f.path).relative_to(tmp_path)), f.position, f.message, f.severity, f.details)
+            for f in v.findings]
+
+
+@pytest.mark.parametrize("checkpoint, index, kind, message, severity, details", [
+    pytest.param([(0, 0), (3, 10), (1, 5)], 2, ORDER,
+                 "line 5 (1 5) does not follow (3 10): epochs and start offsets must both increase; the broker "
+                 "repairs this in memory (the later line wins and earlier conflicting entries are dropped)",
+                 ERROR, {"epoch": 1, "start_offset": 5}, id="out-of-order"),
+    pytest.param(LINEAGE + [(4, 20)], 3, BEYOND,
+                 "epoch 4 starts at offset 20, beyond the log end offset 15: the broker drops this entry on load "
+                 "(truncateFromEnd); the offsets it claims are not in this replica",
+                 ERROR, {"epoch": 4, "start_offset": 20, "log_end_offset": 15}, id="beyond-the-log-end"),
+    pytest.param(LINEAGE + [(4, 15)], 3, BEYOND,
+                 "epoch 4 starts at the log end offset 15 with no batches yet (a leader elected that has not "
+                 "written); the broker drops this entry on load (truncateFromEnd)",
+                 WARNING, {"epoch": 4, "start_offset": 15, "log_end_offset": 15}, id="at-the-log-end"),
+    pytest.param([(0, 0), (1, 3), (3, 10)], 1, MISMATCH,
+                 "epoch 1 starts at 3 in the checkpoint but at 5 in the batch headers (the log cleaner may have "
+                 "removed the batch that opened it)",
+                 WARNING, {"epoch": 1, "checkpoint_start_offset": 3, "batch_start_offset": 5}, id="earlier-start"),
+    pytest.param([(0, 0), (1, 7), (3, 10)], 1, MISMATCH,
+                 "epoch 1 starts at 7 in the checkpoint but at 5 in the batch headers",
+                 ERROR, {"epoch": 1, "checkpoint_start_offset": 7, "batch_start_offset": 5}, id="later-start"),
+    pytest.param([(0, 0), (1, 5), (2, 8), (3, 10)], 2, MISMATCH,
+                 "epoch 2 (from offset 8) has no batches in this replica: a leader elected without writing, or its "
+                 "batches were truncated",
+                 WARNING, {"epoch": 2, "checkpoint_start_offset": 8}, id="epoch-without-batches"),
+])
+def test_each_line_finding_names_the_checkpoint_line_and_says_what_a_restart_does(
+        tmp_path: Path, checkpoint, index, kind, message, severity, details) -> None:
+    """Rules: ``LeaderEpochFileCache.assign``/``maybeTruncateNonMonotonicEntries`` (epochs and start
+    offsets both increase), ``truncateFromEnd`` on the recovered log end; the finding points at the
+    offending line's byte in the file."""
+    v = reconcile(tmp_path, checkpoint_bytes(checkpoint))
+    assert fields(tmp_path, v) == [(kind, CP, line_position(checkpoint, index), message, severity, details)]
+
+
+@pytest.mark.parametrize("checkpoint, options, message, details", [
+    pytest.param([(0, 0), (1, 5)], {},
+                 "the checkpoint lacks epoch 3 (its batches start at offset 10) — newer than any checkpoint entry, "
+                 "as when the broker crashed before flushing the checkpoint; a clean restart would NOT restore it",
+                 {"epoch": 3, "start_offset": 10, "restored_on_restart": False}, id="newest-clean"),
+    pytest.param([(0, 0), (1, 5)], {"clean": False, "recovery_point": 0},
+                 "the checkpoint lacks epoch 3 (its batches start at offset 10) — newer than any checkpoint entry, "
+                 "as when the broker crashed before flushing the checkpoint; a unclean restart re-assigns it from "
+                 "the batches",
+                 {"epoch": 3, "start_offset": 10, "restored_on_restart": True}, id="newest-unclean-restored"),
+    pytest.param([(0, 0), (3, 10)], {},
+                 "the checkpoint lacks epoch 1 (its batches start at offset 5); a clean restart would NOT restore it",
+                 {"epoch": 1, "start_offset": 5, "restored_on_restart": False}, id="middle-clean"),
+])
+def test_a_stale_checkpoint_finding_points_at_the_file(tmp_path: Path, checkpoint, options, message,
+                                                       details) -> None:
+    """``LogSegment.recover`` assigns a batch's epoch only above the cache's latest (unclean restart);
+    a clean restart recovers nothing. The finding is about the file as a whole: position 0."""
+    v = reconcile(tmp_path, checkpoint_bytes(checkpoint), **options)
+    assert fields(tmp_path, v) == [(STALE, CP, 0, message, ERROR, details)]
+
+
+def test_the_same_epoch_on_two_lines_is_out_of_order(tmp_path: Path) -> None:
+    """Counter-case of an increasing epoch: ``LeaderEpochFileCache.isUpdateNeeded`` ignores a second
+    line for the latest epoch at a later offset, so the epoch must strictly increase."""
+    checkpoint = [(0, 0), (1, 5), (1, 7), (3, 10)]
+    v = reconcile(tmp_path, checkpoint_bytes(checkpoint))
+    # the line also disagrees with the batch headers (the file says 7), reported on its own
+    assert [(f.kind, f.position, f.details) for f in v.findings] == [
+        (ORDER, line_position(checkpoint, 2), {"epoch": 1, "start_offset": 7}),
+        (MISMATCH, line_position(checkpoint, 2), {"epoch": 1, "checkpoint_start_offset": 7, "batch_start_offset": 5})]
+    assert [tuple(e) for e in v.state.cache.entries] == LINEAGE
+
+
+@pytest.mark.parametrize("checkpoint, log_start, findings", [
+    # truncateFromStartAsyncFlush(7) rewrites epoch 1 (batches from 5, covering 7) to start at 7
+    pytest.param([(1, 7), (3, 10)], 7, [], id="first-entry-moved-to-the-log-start"),
+    # epoch 1's batches start exactly at the log start 5: Kafka would write (1, 5), never (0, 5)
+    pytest.param([(0, 5), (3, 10)], 5, [(MISMATCH, ERROR, 0), (STALE, ERROR, 1)],
+                 id="epoch-before-the-one-starting-at-the-log-start"),
+])
+def test_an_entry_moved_to_the_log_start_is_the_one_holding_that_offset(tmp_path: Path, checkpoint, log_start,
+                                                                        findings) -> None:
+    """``LeaderEpochFileCache.truncateFromStartAsyncFlush``: the last entry at or below the new log
+    start is kept, starting at it; an epoch whose batches begin at the log start is that entry."""
+    assert summary(reconcile(tmp_path, checkpoint, log_start=log_start)) == findings
+
+
+def test_a_malformed_checkpoint_finding_points_at_the_file(tmp_path: Path) -> None:
+    v = reconcile(tmp_path, b"0\n2\n0 0\n")
+    (f,) = v.findings
+    path = tmp_path / CP
+    assert (f.kind, f.path, f.position, f.severity) == ("checkpoint_malformed", str(path), 0, ERROR)
+    assert f.message == (f"leader-epoch-checkpoint cannot be read as Kafka reads it: {path}: byte 2: entry count: "
+                         f"Expected [2] entries in checkpoint file [{path}], but found only [1] (expected 2, got 1)")
+
+
+def test_the_kafka_version_given_decides_the_loaded_cache(tmp_path: Path) -> None:
+    """KAFKA-10432: a 2.1.1-2.6 broker's recovery never re-adds an epoch-0 entry, a current one does
+    (``LogSegment.recover`` → ``LeaderEpochFileCache.assign``)."""
+    from kreplica.model.versions import parse_kafka_version
+
+    log = replica_log(tmp_path, 1, [(0, 5, 0, "a"), (5, 5, 2, "a")], hw=None, checkpoint=None, clean=False,
+                      recovery_point=0)
+    assert [tuple(e) for e in reconcile_epochs(log, parse_kafka_version("2.5")).state.cache.entries] == [(2, 5)]
+    assert [tuple(e) for e in reconcile_epochs(log, DEFAULT_VERSION).state.cache.entries] == [(0, 0), (2, 5)]

@@ -115,3 +115,25 @@ def test_bad_marker_stops_recovery_after_the_marker_batch(key: bytes, refuses: b
     # validBytes is counted before producer state is updated, so the marker batch itself is kept
     assert v.valid_bytes == len(head) + len(marker)
     assert v.refuses_to_load is refuses
+
+
+@pytest.mark.parametrize("back_to, stops", [
+    # OffsetIndex.append: "Attempt to append an offset ... no larger than the last offset appended"
+    pytest.param(5, True, id="below-the-last-index-offset"),
+    pytest.param(39, True, id="equal-to-the-last-index-offset"),
+    pytest.param(40, False, id="counter-case-above-it"),
+])
+def test_invalid_offset_names_the_batch_where_recovery_stopped(back_to: int, stops: bool) -> None:
+    """LogLoader.recoverLog catches the InvalidOffsetException OffsetIndex.append throws in
+    LogSegment.recover and truncates the segment to its base offset; the walk stopped at the
+    batch whose last offset did not increase at an index point (the fifth, 1 record)."""
+    big = [build_batch(records(i * 10, 10, size=120), base_offset=i * 10, partition_leader_epoch=0) for i in range(4)]
+    last = build_batch(records(back_to, 1, size=120), base_offset=back_to, partition_leader_epoch=0)
+    data = b"".join(big) + last
+    v = recover(data, interval=500)
+    if stops:
+        assert (v.valid_bytes, v.stop_position) == (0, len(b"".join(big)))
+        assert v.stop_reason == (f"InvalidOffsetException: Attempt to append an offset ({back_to}) no larger than the "
+                                 "last offset appended (39); the segment is truncated to its base offset")
+    else:
+        assert (v.valid_bytes, v.stop_position, v.stop_reason) == (len(data), None, None)
