@@ -68,6 +68,15 @@ class _Load:
     refuses: bool = False
 
 
+def loaded_high_watermark(checkpointed: int | None, log_start_offset: int, log_end_offset: int) -> int:
+    """The high watermark a broker starts a loaded replica with: the checkpointed value (0 without
+    one, ``Partition.createLog``), held between the log start and the log end
+    (``UnifiedLog.updateHighWatermark``: below the log start it is the log start, at or past the
+    log end the log end)."""
+    hw = 0 if checkpointed is None else checkpointed
+    return min(max(hw, log_start_offset), log_end_offset)
+
+
 def load_partition(log: PartitionLog, *, shutdown: str | None = None,
                    kafka_version: KafkaVersion = DEFAULT_VERSION) -> RestartVerdict:
     """Emulate loading the partition after a clean or unclean shutdown (default: what the log

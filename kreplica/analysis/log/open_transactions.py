@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kreplica.analysis.log.log_loading import loaded_high_watermark
 from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, NO_PRODUCER_ID, RecordBatch
 from kreplica.model.log.log_cut import batches_until
 from kreplica.model.log.partition_log import PartitionLog
@@ -202,4 +203,4 @@ def _high_watermark(log: PartitionLog, end: int, at_time: int | None) -> int | N
     ``updateHighWatermark``); ``None`` without a checkpoint or at a point in the past."""
     if at_time is not None or log.high_watermark is None:
         return None
-    return min(max(log.high_watermark, log.log_start_offset), end)
+    return loaded_high_watermark(log.high_watermark, log.log_start_offset, end)

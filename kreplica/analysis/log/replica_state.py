@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kreplica.analysis.log.log_loading import RestartVerdict, load_partition
+from kreplica.analysis.log.log_loading import RestartVerdict, load_partition, loaded_high_watermark
 from kreplica.formats.log.batch import RecordBatch
 from kreplica.model.log.epoch_cache import UNDEFINED_EPOCH, EpochEntry, LeaderEpochCache, for_version
 from kreplica.model.log.partition_log import PartitionLog
@@ -72,5 +72,5 @@ def replica_state(replica: PartitionLog, *, kafka_version: KafkaVersion = DEFAUL
         if leader_epoch is not None and leader_epoch > (cache.latest_epoch if cache.latest_epoch is not None
                                                         else UNDEFINED_EPOCH):
             cache.assign(leader_epoch, leo)
-    hw = replica.high_watermark if replica.high_watermark is not None else 0
+    hw = loaded_high_watermark(replica.high_watermark, verdict.log_start_offset, leo)
     return ReplicaState(replica, batches, verdict.log_start_offset, leo, hw, cache, verdict)
