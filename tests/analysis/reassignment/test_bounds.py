@@ -253,11 +253,11 @@ RACKS_2 = {1: "a", 2: "a", 3: "a", 4: "b", 5: "b"}
 
 
 @pytest.mark.parametrize("replicas, action, kw, expected", [
-    # only the named topic changes its replication factor: t-0 (1,2,3) → 1 is 2 drops, u-0 keeps 3
-    pytest.param({"t": (1, 2, 3), "u": (1, 2, 3)}, "set-replication-factor",
+    # only the named topic changes its replication factor: t-0 (1,2,3) → 1 is 2 drops, u-0 keeps 2
+    pytest.param({"t": (1, 2, 3), "u": (1, 2)}, "set-replication-factor",
                  {"replication_factor": 1, "topics": ["t"]}, 2, id="rf-on-the-named-topic-only"),
-    pytest.param({"t": (1, 2, 3), "u": (1, 2, 3)}, "set-replication-factor",
-                 {"replication_factor": 1}, 4, id="rf-on-every-topic"),
+    pytest.param({"t": (1, 2, 3), "u": (1, 2)}, "set-replication-factor",
+                 {"replication_factor": 1}, 3, id="rf-on-every-topic"),
     # rf 4 over racks a:{1,2,3} b:{4,5}: ceil(4/2) = 2 per rack, (1,2,3,4) keeps 2 of a and 4
     pytest.param({"t": (1, 2, 3, 4)}, "rebalance", {}, 1, id="rack-a-holds-one-over-the-cap-of-two"),
     pytest.param({"t": (1, 2, 4, 5)}, "rebalance", {}, 0, id="two-per-rack-is-the-cap"),
