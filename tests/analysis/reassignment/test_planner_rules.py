@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.reassignment.planner import plan_reassignment
+from kreplica.analysis.reassignment.planner import (
+    LeaderChange,
+    Move,
+    PlanError,
+    generate_assignment,
+    plan_from_proposal,
+    plan_reassignment,
+)
 from kreplica.analysis.reassignment.request import build_request
 from kreplica.model.cluster.assignment import Assignment, PartitionReplicas
 from tests.builders.reassignment_shapes import assignment
@@ -138,3 +145,70 @@ def test_balancing_counts_moves_leaderships_only_from_a_broker_above_its_share(p
     plan = plan_reassignment(a, build_request(a, "add-brokers"))
     assert [(f"{m.topic}-{m.partition}", m.source, m.destination, m.reason) for m in plan.moves] == \
         [(moved, 2, 3, "replica_balance")]
+
+
+# -- a proposal as moves, and Kafka's --generate --------------------------------------------------
+def _changes(plan) -> list[tuple]:
+    return [(c.topic, c.partition, c.before, c.after, c.moves, c.leader_change) for c in plan.changes]
+
+
+@pytest.mark.parametrize("sizes, size_of", [
+    pytest.param({("t", 0): 10, ("t", 1): 20, ("t", 2): 30}, {0: 10, 1: 20, 2: 30}, id="sized"),
+    # a partition missing from the sizes has no size; no sizes at all: no bytes anywhere
+    pytest.param({("t", 0): 10}, {0: 10, 1: None, 2: None}, id="partly-sized"),
+    pytest.param(None, {0: None, 1: None, 2: None}, id="unsized"),
+])
+def test_a_proposal_pairs_leaving_and_arriving_replicas_in_list_order(sizes, size_of) -> None:
+    """plan_from_proposal: the k-th replica leaving pairs with the k-th arriving; a longer list
+    creates (source None), a shorter one drops (destination None, no bytes); the preferred leader
+    changes with reason ``leader_moved`` when the old one left the list, else the proposal's."""
+    a = assignment([1, 2, 3, 4], [PartitionReplicas("t", 0, (1, 2)), PartitionReplicas("t", 1, (1, 2, 3)),
+                                  PartitionReplicas("t", 2, (3, 4)), PartitionReplicas("t", 3, (1, 2))])
+    proposal = {("t", 0): (2, 3), ("t", 1): (2, 1), ("t", 2): (3, 4, 1)}
+    plan = plan_from_proposal(a, build_request(a, "rebalance"), proposal, "generate", sizes)
+    assert _changes(plan) == [
+        ("t", 0, (1, 2), (2, 3), (Move("t", 0, 1, 3, "generate", size_of[0]),),
+         LeaderChange("t", 0, 1, 2, "leader_moved")),
+        ("t", 1, (1, 2, 3), (2, 1), (Move("t", 1, 3, None, "generate", None),),
+         LeaderChange("t", 1, 1, 2, "generate")),
+        ("t", 2, (3, 4), (3, 4, 1), (Move("t", 2, None, 1, "generate", size_of[2]),), None),
+    ]
+    assert plan.after == {("t", 0): (2, 3), ("t", 1): (2, 1), ("t", 2): (3, 4, 1), ("t", 3): (1, 2)}
+
+
+def test_a_proposal_moving_two_replicas() -> None:
+    a = assignment([1, 2, 3, 4], [PartitionReplicas("t", 0, (1, 2))])
+    plan = plan_from_proposal(a, build_request(a, "rebalance"), {("t", 0): (3, 4)}, "generate", {("t", 0): 5})
+    assert plan.moves == (Move("t", 0, 1, 3, "generate", 5), Move("t", 0, 2, 4, "generate", 5))
+    assert plan.leader_changes == (LeaderChange("t", 0, 1, 3, "leader_moved"),)
+
+
+# AdminUtils.assignReplicasToBrokers with startIndex = shift = 0 (--generate's fixed start):
+# rack-unaware on 1,2,3,4: (1,2) (2,3); rack-aware on a:{1,2} b:{3,4} walks the rack-alternated
+# list 1,3,2,4 (getRackAlternatedBrokerList): (1,3) (3,2)
+@pytest.mark.parametrize("racks, after", [
+    pytest.param({1: "a", 2: "a", 3: "b", 4: "b"}, {("t", 0): (1, 3), ("t", 1): (3, 2)}, id="rack-aware"),
+    pytest.param(None, {("t", 0): (1, 2), ("t", 1): (2, 3)}, id="rack-unaware"),
+])
+def test_generate_is_kafkas_placement_with_the_targets_racks(racks, after) -> None:
+    a = assignment([1, 2, 3, 4], [PartitionReplicas("t", 0, (4, 1)), PartitionReplicas("t", 1, (1, 4))], racks)
+    sizes = {("t", 0): 10, ("t", 1): 20}
+    plan = plan_reassignment(a, build_request(a, "generate", start_index=0), sizes)
+    assert plan.after == after
+    assert all(m.reason == "generate" and m.bytes == sizes[(m.topic, m.partition)] for m in plan.moves)
+    assert len(plan.moves) == 3          # t-0 keeps 1, t-1 keeps nothing
+    assert plan.leader_changes[0] == LeaderChange("t", 0, 4, 1, "leader_moved")
+    if racks:
+        assert plan.moves[0] == Move("t", 0, 4, 3, "generate", 10)
+
+
+@pytest.mark.parametrize("topics, brokers, message", [
+    pytest.param(["nope"], [1, 2], "topic 'nope' is not in the source", id="unknown-topic"),
+    # AdminUtils refuses (InvalidReplicationFactorException); the topic is named first
+    pytest.param(["t"], [1], "t: replication factor: 2 larger than available brokers: 1", id="rf-above-brokers"),
+])
+def test_generate_refuses(topics, brokers, message) -> None:
+    a = assignment([1, 2], [PartitionReplicas("t", 0, (1, 2))])
+    with pytest.raises(PlanError) as exc:
+        generate_assignment(a, topics, brokers, None, seed=0)
+    assert str(exc.value) == message
