@@ -212,3 +212,66 @@ def test_generate_refuses(topics, brokers, message) -> None:
     with pytest.raises(PlanError) as exc:
         generate_assignment(a, topics, brokers, None, seed=0)
     assert str(exc.value) == message
+
+
+# -- which replica a lower replication factor drops (planner._drop_replicas) -----------------------
+def set_rf(a: Assignment, rf: int, sizes=None, topics=("t",)):
+    return plan_reassignment(a, build_request(a, "set-replication-factor", replication_factor=rf,
+                                              topics=list(topics)), sizes)
+
+
+RACKS_AB = {1: "a", 2: "a", 3: "b", 4: "b", REMOVED: "b"}
+
+
+@pytest.mark.parametrize("replicas, racks, sizes, after", [
+    # the rack holding most of the partition loses one first: rack a holds 1 and 2, so 2 goes,
+    # though broker 3 holds more replicas
+    pytest.param({"t-0": (1, 2, 3), **pads(b3=2)}, RACKS_AB, None, (1, 3), id="the-fullest-rack-first"),
+    pytest.param({"t-0": (1, 2, 3), **pads(b3=2)}, None, None, (1, 2), id="without-racks-the-most-loaded"),
+    pytest.param({"t-0": (1, 2, 3), **pads(b2=1)}, None, None, (1, 3), id="the-most-loaded-broker"),
+    # equal counts: the most bytes, then the highest id
+    pytest.param({"t-0": (1, 2, 3), **pads(b2=1, b3=1)}, None, {("pad2", 0): 100, ("pad3", 0): 5}, (1, 3),
+                 id="the-most-bytes"),
+    pytest.param({"t-0": (1, 2, 3), **pads(b2=1, b3=1)}, None, {("pad2", 0): 5, ("pad3", 0): 100}, (1, 2),
+                 id="the-most-bytes-counter-case"),
+    pytest.param({"t-0": (1, 2, 3)}, None, None, (1, 2), id="the-highest-id"),
+])
+def test_a_lower_replication_factor_drops(replicas, racks, sizes, after) -> None:
+    """Module docstring, step 1 / ``_drop_replicas``: a follower goes, the one whose rack holds
+    most of the partition, then on the most loaded broker (replicas, then bytes), then the
+    highest id; the preferred leader stays."""
+    plan = set_rf(layout(replicas, racks=racks), 2, sizes)
+    assert plan.after[("t", 0)] == after
+    assert plan.moves == (Move("t", 0, ({1, 2, 3} - set(after)).pop(), None, "replication_factor", None),)
+
+
+def test_a_lower_replication_factor_drops_the_replica_off_the_targets_first() -> None:
+    """A replica on a broker that is not a target is dropped rather than moved: (1,2,8) → (1,2)
+    with 8 dead is one drop, no copy."""
+    a = Assignment("assignment", "shape", (1, 2, 3), {1: None, 2: None, 3: None, 8: None},
+                   (PartitionReplicas("t", 0, (1, 2, 8)),))
+    plan = set_rf(a, 2)
+    assert plan.after == {("t", 0): (1, 2)}
+    assert plan.moves == (Move("t", 0, 8, None, "replication_factor", None),)
+
+
+@pytest.mark.parametrize("pad_1, pad_2, u_after", [
+    # leaderships when u-0's new leader is chosen: 1 has its pad and t-0's (2), 2 has its pad (1):
+    # 2 leads u-0
+    pytest.param(1, 1, (2, 1, 3), id="the-dropped-leaders-successor-counts-as-leader"),
+    # 1 (t-0's only) and 2 (its pad) tie: the first replica in the list, 1, leads
+    pytest.param(0, 1, (1, 3, 2), id="a-dropped-follower-was-no-leader"),
+])
+def test_leaderships_after_dropping_a_replica(pad_1, pad_2, u_after) -> None:
+    """t-0 (8,1) → rf 1 drops 8 (dead), so 1 becomes t-0's preferred leader; t-1 (3,2) → rf 1 drops
+    the follower 2, which takes no leadership from 2. u-0 (8,1,2) keeps rf 3: its leader's hole
+    goes to 3 (the only broker without u-0), which already leads 3 pads, so u-0's preferred
+    leadership goes to the replica with the fewest (``_choose_leader``, step 2)."""
+    parts = [PartitionReplicas("t", 0, (8, 1)), PartitionReplicas("t", 1, (3, 2)),
+             PartitionReplicas("u", 0, (8, 1, 2))]
+    parts += [PartitionReplicas("pad", k, (b,)) for k, b in enumerate([1] * pad_1 + [2] * pad_2 + [3] * 3)]
+    a = Assignment("assignment", "shape", (1, 2, 3), {1: None, 2: None, 3: None, 8: None}, tuple(parts))
+    plan = set_rf(a, 1)
+    assert (plan.after[("t", 0)], plan.after[("t", 1)], plan.after[("u", 0)]) == ((1,), (3,), u_after)
+    u = next(c for c in plan.changes if c.key == ("u", 0))
+    assert u.leader_change == LeaderChange("u", 0, 8, u_after[0], "leader_moved")
