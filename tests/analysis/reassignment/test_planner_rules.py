@@ -275,3 +275,39 @@ def test_leaderships_after_dropping_a_replica(pad_1, pad_2, u_after) -> None:
     assert (plan.after[("t", 0)], plan.after[("t", 1)], plan.after[("u", 0)]) == ((1,), (3,), u_after)
     u = next(c for c in plan.changes if c.key == ("u", 0))
     assert u.leader_change == LeaderChange("u", 0, 8, u_after[0], "leader_moved")
+
+
+# -- which replica a rack violation evicts (planner._evict_rack_excess) ----------------------------
+RACKS_ABC = {1: "a", 2: "a", 3: "b", 4: "c", REMOVED: "c"}
+
+
+@pytest.mark.parametrize("replicas, sizes, evicted", [
+    # every broker at its even share: the follower goes, the preferred leader stays
+    pytest.param({"t-0": (1, 2, 3), **pads(b4=1)}, None, 2, id="the-preferred-leader-last"),
+    pytest.param({"t-0": (2, 1, 3), **pads(b4=1)}, None, 1, id="the-preferred-leader-last-counter-case"),
+    # two followers in rack a at their share: the one with more bytes, then the higher id
+    pytest.param({"t-0": (3, 1, 2), **pads(b1=1, b2=1, b3=1, b4=2)}, {("pad1", 0): 100, ("pad2", 0): 5}, 1,
+                 id="the-most-bytes"),
+    pytest.param({"t-0": (3, 1, 2), **pads(b1=1, b2=1, b3=1, b4=2)}, {("pad1", 0): 5, ("pad2", 0): 100}, 2,
+                 id="the-most-bytes-counter-case"),
+    pytest.param({"t-0": (3, 1, 2), **pads(b1=1, b2=1, b3=1, b4=2)}, None, 2, id="the-highest-id"),
+])
+def test_a_rack_violation_evicts(replicas, sizes, evicted) -> None:
+    """Module docstring, step 1: rf 3 over racks a:{1,2} b:{3} c:{4} allows one replica per rack,
+    so one of t-0's two in rack a moves to rack c (broker 4), the preferred leader last."""
+    a = layout(replicas, racks=RACKS_ABC)
+    plan = plan_reassignment(a, build_request(a, "rebalance", brokers=(1, 2, 3, 4)), sizes)
+    assert [(m.topic, m.partition, m.source, m.destination, m.reason) for m in plan.moves
+            if m.reason == "rack_violation"] == [("t", 0, evicted, 4, "rack_violation")]
+
+
+def test_a_new_preferred_leader_is_chosen_before_the_other_holes_are_filled() -> None:
+    """u-0 (8,7,2) loses both 8 and 7: its leader slot is filled first, by 1 (fewest replicas),
+    which already leads a pad; 2 leads nothing, so 2 becomes the preferred leader at once
+    (``_choose_leader``, even while slot 1 still waits for its broker), then 3 takes slot 1."""
+    parts = [PartitionReplicas("u", 0, (8, 7, 2)), PartitionReplicas("pad", 0, (1,))]
+    parts += [PartitionReplicas("q", k, (3, 2)) for k in range(3)]
+    a = Assignment("assignment", "shape", (1, 2, 3), {1: None, 2: None, 3: None, 7: None, 8: None}, tuple(parts))
+    plan = plan_reassignment(a, build_request(a, "decommission", removed=(7, 8)))
+    assert plan.after[("u", 0)] == (2, 3, 1)
+    assert plan.leader_changes == (LeaderChange("u", 0, 8, 2, "leader_moved"),)
