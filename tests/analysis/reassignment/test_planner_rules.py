@@ -311,3 +311,18 @@ def test_a_new_preferred_leader_is_chosen_before_the_other_holes_are_filled() ->
     plan = plan_reassignment(a, build_request(a, "decommission", removed=(7, 8)))
     assert plan.after[("u", 0)] == (2, 3, 1)
     assert plan.leader_changes == (LeaderChange("u", 0, 8, 2, "leader_moved"),)
+
+
+def test_a_leader_evicted_then_returned_as_a_follower_still_counts_as_moved() -> None:
+    """p-0..p-2 (1,2,3) each hold two replicas in rack a (1:a 2:a 3:b 4:c, one per rack allowed):
+    1, furthest above its share, loses all three, and p-0's leadership goes elsewhere
+    (``leader_moved``); balancing counts later brings 1 back into p-0 as a follower. The change of
+    p-0's preferred leader is still the one its leader's move caused (REASONS["leader_moved"]),
+    recorded when it happened, not a later reorder's."""
+    parts = [PartitionReplicas("p", k, (1, 2, 3)) for k in range(3)]
+    parts += [PartitionReplicas("q1", k, (1,)) for k in range(3)] + [PartitionReplicas("q2", k, (2,)) for k in range(2)]
+    parts += [PartitionReplicas("q4", 0, (4,))]
+    a = Assignment("assignment", "shape", (1, 2, 3, 4), {1: "a", 2: "a", 3: "b", 4: "c"}, tuple(parts))
+    plan = plan_reassignment(a, build_request(a, "rebalance"))
+    p0 = next(c for c in plan.changes if c.key == ("p", 0))
+    assert (p0.after, p0.leader_change) == ((4, 1, 3), LeaderChange("p", 0, 1, 4, "leader_moved"))
