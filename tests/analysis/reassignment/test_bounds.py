@@ -6,6 +6,8 @@ even share must lose, the ``ceil`` shares going to the brokers holding the most)
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from kreplica.analysis.reassignment.bounds import (
@@ -16,9 +18,9 @@ from kreplica.analysis.reassignment.bounds import (
     lower_bound,
     summarize_plan,
 )
-from kreplica.analysis.reassignment.planner import plan_reassignment
+from kreplica.analysis.reassignment.planner import plan_from_proposal, plan_reassignment
 from kreplica.analysis.reassignment.request import build_request
-from kreplica.model.cluster.assignment import PartitionReplicas
+from kreplica.model.cluster.assignment import Assignment, PartitionReplicas
 from tests.builders.reassignment_shapes import assignment
 
 
@@ -139,3 +141,137 @@ def test_summary_of_a_decommission() -> None:
     assert sum(f.replicas_in for f in s.brokers) == 2 and sum(f.bytes_in for f in s.brokers) == 30
     # before: over every broker holding a replica; after: over the targets
     assert s.before.replicas == {1: 2, 2: 2, 3: 2} and s.after.replicas == {1: 3, 2: 3}
+
+
+# -- the summary, figure by figure ---------------------------------------------------------------
+# Layout for the summaries below: live brokers 1-3; broker 9 is dead but still holds two replicas
+# (rack "a" in the source); broker 4 is a target given with --brokers that holds nothing yet.
+# Broker 2 has no rack in the source and gets "b" from --racks, so the targets' racks are
+# 1:a 2:b 3:a 4:b (two racks: rf 2 allows one replica per rack).
+SUMMARY_PARTS = [PartitionReplicas("t", 0, (1, 9)), PartitionReplicas("t", 1, (9, 2)),
+                 PartitionReplicas("t", 2, (3, 1)), PartitionReplicas("t", 3, (2, 3)),
+                 PartitionReplicas("t", 4, (1, 3))]
+# t-2 has no size: its bytes count as 0, never as 1
+SUMMARY_SIZES = {("t", 0): 10, ("t", 1): 20, ("t", 3): 40, ("t", 4): 5}
+# the plan's lists (t-4 keeps its own): 9→4 twice, 1→2 (t-2), 2→1 (t-3)
+SUMMARY_PROPOSAL = {("t", 0): (1, 4), ("t", 1): (2, 4), ("t", 2): (3, 2), ("t", 3): (1, 3)}
+
+
+def _summary_source() -> Assignment:
+    return Assignment("assignment", "shape", (1, 2, 3), {1: "a", 2: None, 3: "a", 9: "a"},
+                      tuple(SUMMARY_PARTS))
+
+
+def _figures(s) -> dict[int, tuple]:
+    return {f.broker: (f.rack, f.target, f.replicas_before, f.replicas_after, f.leaders_before, f.leaders_after,
+                       f.bytes_before, f.bytes_after, f.replicas_in, f.replicas_out, f.bytes_in, f.bytes_out)
+            for f in s.brokers}
+
+
+def test_summary_figures_of_every_broker_with_sizes() -> None:
+    """Every broker holding a replica or live (9 dead but holding, 4 a target holding nothing) gets
+    a row; missing counts are 0, never None; bytes of an unsized partition count 0."""
+    a = _summary_source()
+    req = build_request(a, "rebalance", brokers=(1, 2, 3, 4), racks={2: "b", 4: "b"}, start_index=0)
+    plan = plan_from_proposal(a, req, SUMMARY_PROPOSAL, "generate", SUMMARY_SIZES)
+    s = summarize_plan(a, plan, SUMMARY_SIZES)
+    #                   rack tgt  r-before/after l-b/a  bytes b/a  r-in/out bytes in/out
+    assert _figures(s) == {
+        1: ("a", True, 3, 3, 2, 3, 15, 55, 1, 1, 40, 0),
+        2: ("b", True, 2, 2, 1, 1, 60, 20, 1, 1, 0, 40),     # rack from --racks, not the source's None
+        3: ("a", True, 3, 3, 1, 1, 45, 45, 0, 0, 0, 0),
+        4: ("b", True, 0, 2, 0, 0, 0, 30, 2, 0, 30, 0),
+        9: ("a", False, 2, 0, 1, 0, 30, 0, 0, 2, 0, 30),
+    }
+    assert (s.moves, s.bytes_moved, s.partitions_changed, s.leader_changes) == (4, 70, 4, 2)
+    assert s.before.replicas == {1: 3, 2: 2, 3: 3, 9: 2}
+    # racks of every broker with one count, the dead broker 9 (rack a) included: t-0 (1,9),
+    # t-2 (3,1), t-4 (1,3) put two replicas in rack a; after: t-1 (2,4) in b, t-3 and t-4 in a
+    assert (s.before.rack_violations, s.after.rack_violations) == (3, 3)
+    # per partition: t-0, t-1 lose the replica on 9, t-2 and t-4 one of their two in rack a
+    assert (s.lower_bound, s.leader_change_lower_bound) == (4, 1)
+    # Kafka's --generate (AdminUtils.assignReplicasToBrokers, rack-aware, startIndex=shift=0) on
+    # 1:a 2:b 3:a 4:b: the rack-alternated list is 1,2,3,4, giving t-0..t-4 (1,2) (2,3) (3,4)
+    # (4,1) (1,4) (the shift grows at partition 4): 6 new replicas, 10+20+0+2*40+5 bytes
+    assert (s.kafka_generate_moves, s.kafka_generate_bytes) == (6, 115)
+
+
+def test_summary_figures_without_sizes_or_racks() -> None:
+    """Without sizes every byte figure is None; planning without racks still shows each broker's
+    rack from the source; a seeded --generate draws (start, shift) from the seed given."""
+    a = _summary_source()
+    req = build_request(a, "rebalance", brokers=(1, 2, 3, 4), rack_aware=False, seed=5)
+    plan = plan_from_proposal(a, req, SUMMARY_PROPOSAL, "generate")
+    s = summarize_plan(a, plan, None)
+    assert _figures(s) == {
+        1: ("a", True, 3, 3, 2, 3, None, None, 1, 1, None, None),
+        2: (None, True, 2, 2, 1, 1, None, None, 1, 1, None, None),
+        3: ("a", True, 3, 3, 1, 1, None, None, 0, 0, None, None),
+        4: (None, True, 0, 2, 0, 0, None, None, 2, 0, None, None),
+        9: ("a", False, 2, 0, 1, 0, None, None, 0, 2, None, None),
+    }
+    assert (s.bytes_moved, s.before.rack_violations, s.after.rack_violations) == (None, 0, 0)
+    # seed 5 draws (startIndex, shift) = (2, 2) (random.Random(5), two randrange(4) calls):
+    # t-0..t-4 (3,2) (4,3) (1,4) (2,1) (3,4), so 2+2+1+1+1 new replicas (seed 0 would draw (3, 3): 6)
+    assert (s.kafka_generate_moves, s.kafka_generate_bytes) == (7, None)
+
+
+def test_summary_when_kafkas_generate_refuses() -> None:
+    """--generate keeps each topic's replication factor (3 here), which 2 target brokers cannot
+    hold (AdminUtils: "replication factor: 3 larger than available brokers: 2"): no comparison."""
+    a = assignment([1, 2, 3], parts((1, 2, 3), (2, 3, 1)))
+    plan = plan_reassignment(a, build_request(a, "set-replication-factor", brokers=(1, 2), replication_factor=2))
+    s = summarize_plan(a, plan, {("t", 0): 1, ("t", 1): 1})
+    assert (s.kafka_generate_moves, s.kafka_generate_bytes) == (None, None)
+
+
+def test_summary_counts_generate_moves_when_a_partition_has_another_replication_factor() -> None:
+    """ReassignPartitionsCommand.calculateAssignment places a topic with the replication factor of
+    its first partition: t-1 (1,3,4) gets (2,3) (startIndex=shift=0 on 1-4), one replica created
+    and two dropped, which pair into 2 changes."""
+    a = assignment([1, 2, 3, 4], parts((1, 2), (1, 3, 4)))
+    plan = plan_reassignment(a, build_request(a, "generate", start_index=0))
+    assert plan.after == {("t", 0): (1, 2), ("t", 1): (2, 3)}
+    s = summarize_plan(a, plan, {("t", 0): 7, ("t", 1): 100})
+    assert (s.kafka_generate_moves, s.kafka_generate_bytes) == (2, 100)
+
+
+def test_summary_and_bound_of_a_generate_request_with_a_rack_mix() -> None:
+    """Racks play no part in the bound of ``generate`` (replicas off the targets), so a mix of
+    brokers with and without racks is no error there, and the summary compares with Kafka's
+    rack-unaware placement: t-1 (9,1) → (2,3) is two new replicas."""
+    a = Assignment("assignment", "shape", (1, 2, 3), {1: "a", 2: None, 3: None},
+                   tuple(parts((1, 2), (9, 1))))
+    req = build_request(a, "generate", start_index=0)
+    assert lower_bound(a, req) == 1
+    s = summarize_plan(a, plan_from_proposal(a, req, {}, "generate"), None)
+    assert (s.moves, s.lower_bound, s.kafka_generate_moves, s.kafka_generate_bytes) == (0, 1, 2, None)
+    assert (s.before.rack_violations, s.after.rack_violations) == (0, 0)
+
+
+RACKS_2 = {1: "a", 2: "a", 3: "a", 4: "b", 5: "b"}
+
+
+@pytest.mark.parametrize("replicas, action, kw, expected", [
+    # only the named topic changes its replication factor: t-0 (1,2,3) → 1 is 2 drops, u-0 keeps 2
+    pytest.param({"t": (1, 2, 3), "u": (1, 2)}, "set-replication-factor",
+                 {"replication_factor": 1, "topics": ["t"]}, 2, id="rf-on-the-named-topic-only"),
+    pytest.param({"t": (1, 2, 3), "u": (1, 2)}, "set-replication-factor",
+                 {"replication_factor": 1}, 3, id="rf-on-every-topic"),
+    # rf 4 over racks a:{1,2,3} b:{4,5}: ceil(4/2) = 2 per rack, (1,2,3,4) keeps 2 of a and 4
+    pytest.param({"t": (1, 2, 3, 4)}, "rebalance", {}, 1, id="rack-a-holds-one-over-the-cap-of-two"),
+    pytest.param({"t": (1, 2, 4, 5)}, "rebalance", {}, 0, id="two-per-rack-is-the-cap"),
+    # rf 3 over 2 racks: cap 2, (1,2,4) is within it
+    pytest.param({"t": (1, 2, 4)}, "rebalance", {}, 0, id="two-in-rack-a-of-rf-3"),
+])
+def test_lower_bound_per_topic_and_per_rack(replicas, action, kw, expected) -> None:
+    a = assignment([1, 2, 3, 4, 5], [PartitionReplicas(t, 0, r) for t, r in replicas.items()], RACKS_2)
+    assert lower_bound(a, build_request(a, action, **kw)) == expected
+
+
+def test_lower_bound_counts_a_replaced_replica_in_its_new_rack() -> None:
+    """A replaced replica is kept in its replacement's rack: (1,3) with 3 → 4 keeps a (1) and
+    b (4), so only the replacement itself moves."""
+    a = assignment([1, 2, 3, 4], parts((1, 3)), {1: "a", 2: "b", 3: "a", 4: "b"})
+    req = dataclasses.replace(build_request(a, "rebalance", brokers=(1, 2, 4)), replace={3: 4})
+    assert lower_bound(a, req) == 1

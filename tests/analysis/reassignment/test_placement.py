@@ -51,6 +51,14 @@ def test_rack_alternated_list() -> None:
                  id="testGetRackAlternatedBrokerListAndAssignReplicasToBrokers"),
     pytest.param(RACKS_4, 4, 2, "0:[0,2] 1:[2,1] 2:[1,3] 3:[3,0]", id="4x2"),
     pytest.param(RACKS_4, 4, 3, "0:[0,2,1] 1:[2,1,3] 2:[1,3,0] 3:[3,0,2]", id="4x3"),
+    # racks a:{0,1} b:{2} c:{3}, alternated 0,2,3,1. Partition 2 (leader 3, rack c): 1 (a) is
+    # taken, 0 is skipped because rack a is used and not every rack is yet, then 2 (b)
+    pytest.param({0: "a", 1: "a", 2: "b", 3: "c"}, 4, 3, "0:[0,2,3] 1:[2,3,1] 2:[3,1,2] 3:[1,2,3]",
+                 id="a-used-rack-is-skipped"),
+    # rf 4: once every rack is used any rack will do, but never a broker already chosen: partition
+    # 2 walks 1, (0 skipped), 2, then 1 again (skipped: already a replica), then 0
+    pytest.param({0: "a", 1: "a", 2: "b", 3: "c"}, 4, 4, "0:[0,2,3,1] 1:[2,3,1,0] 2:[3,1,2,0] 3:[1,2,3,0]",
+                 id="a-used-broker-is-skipped"),
 ])
 def test_rack_aware_vectors(racks, n, rf, expected) -> None:
     assert assign_replicas_to_brokers(sorted(racks), n, rf, racks=racks, start=StartDraw(0, 0)) == _parse(expected)
@@ -80,3 +88,35 @@ def test_seeded_draws_are_reproducible() -> None:
 def test_kafka_refuses(brokers, n, rf, racks) -> None:
     with pytest.raises(PlacementError):
         assign_replicas_to_brokers(brokers, n, rf, racks=racks, start=StartDraw(0, 0))
+
+
+@pytest.mark.parametrize(("brokers", "n", "rf", "racks", "message"), [
+    # AdminUtils.assignReplicasToBrokers' checks ("Number of partitions must be larger than 0.",
+    # "Replication factor must be larger than 0.", "Replication factor: 3 larger than available
+    # brokers: 2."; "Not all brokers have rack information ..."), in kreplica's wording
+    pytest.param([1, 2], 0, 1, None, "number of partitions must be larger than 0", id="no-partitions"),
+    pytest.param([1, 2], 3, 0, None, "replication factor must be larger than 0", id="rf-0"),
+    pytest.param([1, 2], 3, 3, None, "replication factor: 3 larger than available brokers: 2", id="rf-above-brokers"),
+    pytest.param([1, 2, 3], 3, 2, {1: "a", 2: "b"},
+                 "not all brokers have rack information (no rack: [3]); give every broker a rack or plan without racks",
+                 id="some-without-rack"),
+])
+def test_kafkas_refusals_say_why(brokers, n, rf, racks, message) -> None:
+    with pytest.raises(PlacementError) as exc:
+        assign_replicas_to_brokers(brokers, n, rf, racks=racks, start=StartDraw(0, 0))
+    assert str(exc.value) == message
+
+
+def test_a_placement_needs_a_start_or_a_generator() -> None:
+    with pytest.raises(ValueError) as exc:
+        assign_replicas_to_brokers([1, 2], 1, 1)
+    assert str(exc.value) == "give a fixed start draw or a random generator"
+
+
+@pytest.mark.parametrize(("brokers", "rf", "expected"), [
+    # the boundaries Kafka accepts: one replica, and as many replicas as brokers
+    pytest.param([1, 2, 3], 1, {0: [1], 1: [2], 2: [3]}, id="rf-1"),
+    pytest.param([1, 2, 3], 3, {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}, id="rf-equals-brokers"),
+])
+def test_kafka_accepts(brokers, rf, expected) -> None:
+    assert assign_replicas_to_brokers(brokers, 3, rf, start=StartDraw(0, 0)) == expected

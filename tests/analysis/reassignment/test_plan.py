@@ -220,3 +220,55 @@ def test_a_goal_a_constraint_blocks_is_a_problem(racks, problems: bool) -> None:
     outcome = plan_reassign(_assignment(layout, racks=racks), "rebalance")
     assert bool(outcome.plan.warnings) is problems
     assert outcome.has_problems is problems
+
+
+# -- what else the outcome carries ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("max_bytes", "phase_count"), [
+    # each of the three changed partitions copies 100 bytes: a 150-byte cap holds one a phase
+    pytest.param(150, 3, id="cap-below-two-partitions"),
+    pytest.param(300, 1, id="cap-holds-all"),
+])
+def test_a_byte_cap_splits_phases(max_bytes: int, phase_count: int) -> None:
+    sizes = {k: 100 for k in CURRENT}
+    outcome = plan_reassign(_assignment(), "decommission", removed=[3], sizes=sizes, max_bytes=max_bytes)
+    assert len(outcome.phases) == phase_count
+    assert all(sum(c.bytes for c in p.changes) <= max_bytes for p in outcome.phases)
+
+
+def test_the_outcome_names_its_source() -> None:
+    outcome = plan_reassign(_assignment(kind="zookeeper"), "decommission", removed=[3])
+    assert (outcome.source, outcome.source_kind) == ("test", "zookeeper")
+
+
+@pytest.mark.parametrize(("u0", "throttled_u"), [
+    # an in-flight reassignment that only adds a replica (a replication factor going up) is in
+    # flight too: 2.6+ calculateProposedMoveMap throttles it (sources = replicas less adding)
+    pytest.param(P("u", 0, (2, 4, 1), adding=(1,), leader=2, isr=(2, 4)),
+                 {LEADER_THROTTLED_REPLICAS: "0:2,0:4", FOLLOWER_THROTTLED_REPLICAS: "0:1"}, id="adding-only"),
+    # and one that only removes a replica: its sources are every replica, nothing arrives (the
+    # topic still gets the follower config, empty: calculateFollowerThrottles puts every topic)
+    pytest.param(P("u", 0, (2, 4, 1), removing=(1,), leader=2, isr=(2, 4, 1)),
+                 {LEADER_THROTTLED_REPLICAS: "0:1,0:2,0:4", FOLLOWER_THROTTLED_REPLICAS: ""}, id="removing-only"),
+    pytest.param(P("u", 0, (2, 4), leader=2, isr=(2, 4)), None, id="not-in-flight"),
+])
+def test_in_flight_means_adding_or_removing(u0, throttled_u) -> None:
+    layout = {("t", 0): P("t", 0, (1, 3), leader=1, isr=(1, 3)), ("u", 0): u0}
+    outcome = plan_reassign(_assignment(layout, kind="zookeeper", live=(1, 2, 3, 4)), "decommission",
+                            removed=[3], kafka_version=parse_kafka_version("2.6"), throttle_rate=1000)
+    (t,) = outcome.throttles
+    assert dict(t.throttle.topics).get("u") == throttled_u
+
+
+def test_a_leader_the_targets_do_not_include_is_replaced_by_the_kraft_controller() -> None:
+    """u-0 is mid-reassignment away from 1, which still leads; the plan removes 1 and 4. The
+    plan counts the reassignment as complete, so the controller (KRaft: PartitionChangeBuilder
+    elects when the leader is not a live target replica) elects the first target replica in the
+    ISR, 2, instead of keeping the removed broker as leader."""
+    layout = {("u", 0): P("u", 0, (2, 4, 1), adding=(4,), removing=(1,), leader=1, isr=(2, 1))}
+    outcome = plan_reassign(_assignment(layout, kind="kraft", live=(1, 2, 3, 4, 5)), "decommission",
+                            removed=[1, 4])
+    (table,) = outcome.transitions
+    assert table.rows[0].leader == 1
+    assert table.rows[-1].leader == 2

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.reassignment.planner import plan_reassignment
+from kreplica.analysis.reassignment.planner import (
+    LeaderChange,
+    Move,
+    PlanError,
+    generate_assignment,
+    plan_from_proposal,
+    plan_reassignment,
+)
 from kreplica.analysis.reassignment.request import build_request
 from kreplica.model.cluster.assignment import Assignment, PartitionReplicas
 from tests.builders.reassignment_shapes import assignment
@@ -138,3 +145,184 @@ def test_balancing_counts_moves_leaderships_only_from_a_broker_above_its_share(p
     plan = plan_reassignment(a, build_request(a, "add-brokers"))
     assert [(f"{m.topic}-{m.partition}", m.source, m.destination, m.reason) for m in plan.moves] == \
         [(moved, 2, 3, "replica_balance")]
+
+
+# -- a proposal as moves, and Kafka's --generate --------------------------------------------------
+def _changes(plan) -> list[tuple]:
+    return [(c.topic, c.partition, c.before, c.after, c.moves, c.leader_change) for c in plan.changes]
+
+
+@pytest.mark.parametrize("sizes, size_of", [
+    pytest.param({("t", 0): 10, ("t", 1): 20, ("t", 2): 30}, {0: 10, 1: 20, 2: 30}, id="sized"),
+    # a partition missing from the sizes has no size; no sizes at all: no bytes anywhere
+    pytest.param({("t", 0): 10}, {0: 10, 1: None, 2: None}, id="partly-sized"),
+    pytest.param(None, {0: None, 1: None, 2: None}, id="unsized"),
+])
+def test_a_proposal_pairs_leaving_and_arriving_replicas_in_list_order(sizes, size_of) -> None:
+    """plan_from_proposal: the k-th replica leaving pairs with the k-th arriving; a longer list
+    creates (source None), a shorter one drops (destination None, no bytes); the preferred leader
+    changes with reason ``leader_moved`` when the old one left the list, else the proposal's."""
+    a = assignment([1, 2, 3, 4], [PartitionReplicas("t", 0, (1, 2)), PartitionReplicas("t", 1, (1, 2, 3)),
+                                  PartitionReplicas("t", 2, (3, 4)), PartitionReplicas("t", 3, (1, 2))])
+    proposal = {("t", 0): (2, 3), ("t", 1): (2, 1), ("t", 2): (3, 4, 1)}
+    plan = plan_from_proposal(a, build_request(a, "rebalance"), proposal, "generate", sizes)
+    assert _changes(plan) == [
+        ("t", 0, (1, 2), (2, 3), (Move("t", 0, 1, 3, "generate", size_of[0]),),
+         LeaderChange("t", 0, 1, 2, "leader_moved")),
+        ("t", 1, (1, 2, 3), (2, 1), (Move("t", 1, 3, None, "generate", None),),
+         LeaderChange("t", 1, 1, 2, "generate")),
+        ("t", 2, (3, 4), (3, 4, 1), (Move("t", 2, None, 1, "generate", size_of[2]),), None),
+    ]
+    assert plan.after == {("t", 0): (2, 3), ("t", 1): (2, 1), ("t", 2): (3, 4, 1), ("t", 3): (1, 2)}
+
+
+def test_a_proposal_moving_two_replicas() -> None:
+    a = assignment([1, 2, 3, 4], [PartitionReplicas("t", 0, (1, 2))])
+    plan = plan_from_proposal(a, build_request(a, "rebalance"), {("t", 0): (3, 4)}, "generate", {("t", 0): 5})
+    assert plan.moves == (Move("t", 0, 1, 3, "generate", 5), Move("t", 0, 2, 4, "generate", 5))
+    assert plan.leader_changes == (LeaderChange("t", 0, 1, 3, "leader_moved"),)
+
+
+# AdminUtils.assignReplicasToBrokers with startIndex = shift = 0 (--generate's fixed start):
+# rack-unaware on 1,2,3,4: (1,2) (2,3); rack-aware on a:{1,2} b:{3,4} walks the rack-alternated
+# list 1,3,2,4 (getRackAlternatedBrokerList): (1,3) (3,2)
+@pytest.mark.parametrize("racks, after", [
+    pytest.param({1: "a", 2: "a", 3: "b", 4: "b"}, {("t", 0): (1, 3), ("t", 1): (3, 2)}, id="rack-aware"),
+    pytest.param(None, {("t", 0): (1, 2), ("t", 1): (2, 3)}, id="rack-unaware"),
+])
+def test_generate_is_kafkas_placement_with_the_targets_racks(racks, after) -> None:
+    a = assignment([1, 2, 3, 4], [PartitionReplicas("t", 0, (4, 1)), PartitionReplicas("t", 1, (1, 4))], racks)
+    sizes = {("t", 0): 10, ("t", 1): 20}
+    plan = plan_reassignment(a, build_request(a, "generate", start_index=0), sizes)
+    assert plan.after == after
+    assert all(m.reason == "generate" and m.bytes == sizes[(m.topic, m.partition)] for m in plan.moves)
+    assert len(plan.moves) == 3          # t-0 keeps 1, t-1 keeps nothing
+    assert plan.leader_changes[0] == LeaderChange("t", 0, 4, 1, "leader_moved")
+    if racks:
+        assert plan.moves[0] == Move("t", 0, 4, 3, "generate", 10)
+
+
+@pytest.mark.parametrize("topics, brokers, message", [
+    pytest.param(["nope"], [1, 2], "topic 'nope' is not in the source", id="unknown-topic"),
+    # AdminUtils refuses (InvalidReplicationFactorException); the topic is named first
+    pytest.param(["t"], [1], "t: replication factor: 2 larger than available brokers: 1", id="rf-above-brokers"),
+])
+def test_generate_refuses(topics, brokers, message) -> None:
+    a = assignment([1, 2], [PartitionReplicas("t", 0, (1, 2))])
+    with pytest.raises(PlanError) as exc:
+        generate_assignment(a, topics, brokers, None, seed=0)
+    assert str(exc.value) == message
+
+
+# -- which replica a lower replication factor drops (planner._drop_replicas) -----------------------
+def set_rf(a: Assignment, rf: int, sizes=None, topics=("t",)):
+    return plan_reassignment(a, build_request(a, "set-replication-factor", replication_factor=rf,
+                                              topics=list(topics)), sizes)
+
+
+RACKS_AB = {1: "a", 2: "a", 3: "b", 4: "b", REMOVED: "b"}
+
+
+@pytest.mark.parametrize("replicas, racks, sizes, after", [
+    # the rack holding most of the partition loses one first: rack a holds 1 and 2, so 2 goes,
+    # though broker 3 holds more replicas
+    pytest.param({"t-0": (1, 2, 3), **pads(b3=2)}, RACKS_AB, None, (1, 3), id="the-fullest-rack-first"),
+    pytest.param({"t-0": (1, 2, 3), **pads(b3=2)}, None, None, (1, 2), id="without-racks-the-most-loaded"),
+    pytest.param({"t-0": (1, 2, 3), **pads(b2=1)}, None, None, (1, 3), id="the-most-loaded-broker"),
+    # equal counts: the most bytes, then the highest id
+    pytest.param({"t-0": (1, 2, 3), **pads(b2=1, b3=1)}, None, {("pad2", 0): 100, ("pad3", 0): 5}, (1, 3),
+                 id="the-most-bytes"),
+    pytest.param({"t-0": (1, 2, 3), **pads(b2=1, b3=1)}, None, {("pad2", 0): 5, ("pad3", 0): 100}, (1, 2),
+                 id="the-most-bytes-counter-case"),
+    pytest.param({"t-0": (1, 2, 3)}, None, None, (1, 2), id="the-highest-id"),
+])
+def test_a_lower_replication_factor_drops(replicas, racks, sizes, after) -> None:
+    """Module docstring, step 1 / ``_drop_replicas``: a follower goes, the one whose rack holds
+    most of the partition, then on the most loaded broker (replicas, then bytes), then the
+    highest id; the preferred leader stays."""
+    plan = set_rf(layout(replicas, racks=racks), 2, sizes)
+    assert plan.after[("t", 0)] == after
+    assert plan.moves == (Move("t", 0, ({1, 2, 3} - set(after)).pop(), None, "replication_factor", None),)
+
+
+def test_a_lower_replication_factor_drops_the_replica_off_the_targets_first() -> None:
+    """A replica on a broker that is not a target is dropped rather than moved: (1,2,8) → (1,2)
+    with 8 dead is one drop, no copy."""
+    a = Assignment("assignment", "shape", (1, 2, 3), {1: None, 2: None, 3: None, 8: None},
+                   (PartitionReplicas("t", 0, (1, 2, 8)),))
+    plan = set_rf(a, 2)
+    assert plan.after == {("t", 0): (1, 2)}
+    assert plan.moves == (Move("t", 0, 8, None, "replication_factor", None),)
+
+
+@pytest.mark.parametrize("pad_1, pad_2, u_after", [
+    # leaderships when u-0's new leader is chosen: 1 has its pad and t-0's (2), 2 has its pad (1):
+    # 2 leads u-0
+    pytest.param(1, 1, (2, 1, 3), id="the-dropped-leaders-successor-counts-as-leader"),
+    # 1 (t-0's only) and 2 (its pad) tie: the first replica in the list, 1, leads
+    pytest.param(0, 1, (1, 3, 2), id="a-dropped-follower-was-no-leader"),
+])
+def test_leaderships_after_dropping_a_replica(pad_1, pad_2, u_after) -> None:
+    """t-0 (8,1) → rf 1 drops 8 (dead), so 1 becomes t-0's preferred leader; t-1 (3,2) → rf 1 drops
+    the follower 2, which takes no leadership from 2. u-0 (8,1,2) keeps rf 3: its leader's hole
+    goes to 3 (the only broker without u-0), which already leads 3 pads, so u-0's preferred
+    leadership goes to the replica with the fewest (``_choose_leader``, step 2)."""
+    parts = [PartitionReplicas("t", 0, (8, 1)), PartitionReplicas("t", 1, (3, 2)),
+             PartitionReplicas("u", 0, (8, 1, 2))]
+    parts += [PartitionReplicas("pad", k, (b,)) for k, b in enumerate([1] * pad_1 + [2] * pad_2 + [3] * 3)]
+    a = Assignment("assignment", "shape", (1, 2, 3), {1: None, 2: None, 3: None, 8: None}, tuple(parts))
+    plan = set_rf(a, 1)
+    assert (plan.after[("t", 0)], plan.after[("t", 1)], plan.after[("u", 0)]) == ((1,), (3,), u_after)
+    u = next(c for c in plan.changes if c.key == ("u", 0))
+    assert u.leader_change == LeaderChange("u", 0, 8, u_after[0], "leader_moved")
+
+
+# -- which replica a rack violation evicts (planner._evict_rack_excess) ----------------------------
+RACKS_ABC = {1: "a", 2: "a", 3: "b", 4: "c", REMOVED: "c"}
+
+
+@pytest.mark.parametrize("replicas, sizes, evicted", [
+    # every broker at its even share: the follower goes, the preferred leader stays
+    pytest.param({"t-0": (1, 2, 3), **pads(b4=1)}, None, 2, id="the-preferred-leader-last"),
+    pytest.param({"t-0": (2, 1, 3), **pads(b4=1)}, None, 1, id="the-preferred-leader-last-counter-case"),
+    # two followers in rack a at their share: the one with more bytes, then the higher id
+    pytest.param({"t-0": (3, 1, 2), **pads(b1=1, b2=1, b3=1, b4=2)}, {("pad1", 0): 100, ("pad2", 0): 5}, 1,
+                 id="the-most-bytes"),
+    pytest.param({"t-0": (3, 1, 2), **pads(b1=1, b2=1, b3=1, b4=2)}, {("pad1", 0): 5, ("pad2", 0): 100}, 2,
+                 id="the-most-bytes-counter-case"),
+    pytest.param({"t-0": (3, 1, 2), **pads(b1=1, b2=1, b3=1, b4=2)}, None, 2, id="the-highest-id"),
+])
+def test_a_rack_violation_evicts(replicas, sizes, evicted) -> None:
+    """Module docstring, step 1: rf 3 over racks a:{1,2} b:{3} c:{4} allows one replica per rack,
+    so one of t-0's two in rack a moves to rack c (broker 4), the preferred leader last."""
+    a = layout(replicas, racks=RACKS_ABC)
+    plan = plan_reassignment(a, build_request(a, "rebalance", brokers=(1, 2, 3, 4)), sizes)
+    assert [(m.topic, m.partition, m.source, m.destination, m.reason) for m in plan.moves
+            if m.reason == "rack_violation"] == [("t", 0, evicted, 4, "rack_violation")]
+
+
+def test_a_new_preferred_leader_is_chosen_before_the_other_holes_are_filled() -> None:
+    """u-0 (8,7,2) loses both 8 and 7: its leader slot is filled first, by 1 (fewest replicas),
+    which already leads a pad; 2 leads nothing, so 2 becomes the preferred leader at once
+    (``_choose_leader``, even while slot 1 still waits for its broker), then 3 takes slot 1."""
+    parts = [PartitionReplicas("u", 0, (8, 7, 2)), PartitionReplicas("pad", 0, (1,))]
+    parts += [PartitionReplicas("q", k, (3, 2)) for k in range(3)]
+    a = Assignment("assignment", "shape", (1, 2, 3), {1: None, 2: None, 3: None, 7: None, 8: None}, tuple(parts))
+    plan = plan_reassignment(a, build_request(a, "decommission", removed=(7, 8)))
+    assert plan.after[("u", 0)] == (2, 3, 1)
+    assert plan.leader_changes == (LeaderChange("u", 0, 8, 2, "leader_moved"),)
+
+
+def test_a_leader_evicted_then_returned_as_a_follower_still_counts_as_moved() -> None:
+    """p-0..p-2 (1,2,3) each hold two replicas in rack a (1:a 2:a 3:b 4:c, one per rack allowed):
+    1, furthest above its share, loses all three, and p-0's leadership goes elsewhere
+    (``leader_moved``); balancing counts later brings 1 back into p-0 as a follower. The change of
+    p-0's preferred leader is still the one its leader's move caused (REASONS["leader_moved"]),
+    recorded when it happened, not a later reorder's."""
+    parts = [PartitionReplicas("p", k, (1, 2, 3)) for k in range(3)]
+    parts += [PartitionReplicas("q1", k, (1,)) for k in range(3)] + [PartitionReplicas("q2", k, (2,)) for k in range(2)]
+    parts += [PartitionReplicas("q4", 0, (4,))]
+    a = Assignment("assignment", "shape", (1, 2, 3, 4), {1: "a", 2: "a", 3: "b", 4: "c"}, tuple(parts))
+    plan = plan_reassignment(a, build_request(a, "rebalance"))
+    p0 = next(c for c in plan.changes if c.key == ("p", 0))
+    assert (p0.after, p0.leader_change) == ((4, 1, 3), LeaderChange("p", 0, 1, 4, "leader_moved"))
