@@ -547,3 +547,24 @@ def test_discarded_markers_reopen_their_transactions(tmp_path: Path, marker) -> 
     (plan,) = truncate(tmp_path, LEVEL, [follower], HW)
     assert outcome(plan) == ([], 5, [(5, 7)])
     assert plan.reopened_transactions == [(7000, 7, marker)]
+
+
+# -- a segment whose batches are out of offset order (offset_regression): ranges in offset order -----
+def test_still_divergent_ranges_in_offset_order(tmp_path: Path) -> None:
+    # the follower's segment holds 5-9 before 0-4, both other than the leader's: one range 0-9
+    from tests.builders.replicas import replica_log
+    leader = replica_log(tmp_path, 1, SAME, hw=10, checkpoint=[(0, 0)])
+    follower = replica_log(tmp_path, 2, [(5, 5, 0, "x"), (0, 5, 0, "x")], hw=10, checkpoint=[(0, 0)], segment_base=0)
+    (plan,) = plan_truncations([leader, follower], protocol=HW, kafka_version=ERA[HW])
+    assert plan.truncate_to == 10 and [(r.first, r.last) for r in plan.still_divergent] == [(0, 9)]
+
+
+def test_never_refetched_ranges_in_offset_order(tmp_path: Path) -> None:
+    # HW 7 cuts the follower's one batch 0-9 whole, its log end set to 7: the leader's 0-6 never come
+    # again; the leader's segment holds 3-6 before 0-2
+    from tests.builders.replicas import replica_log
+    leader = replica_log(tmp_path, 1, [(3, 4, 0, "a"), (0, 3, 0, "a"), (7, 3, 0, "a")], hw=10, checkpoint=[(0, 0)],
+                         segment_base=0)
+    follower = replica_log(tmp_path, 2, [(0, 10, 0, "a")], hw=7, checkpoint=[(0, 0)])
+    (plan,) = plan_truncations([leader, follower], protocol=HW, kafka_version=ERA[HW])
+    assert plan.truncate_to == 7 and [(r.first, r.last) for r in plan.never_refetched] == [(0, 6)]
