@@ -364,3 +364,26 @@ def test_headers_settle_it_without_the_records(tmp_path: Path, a, b, expected) -
     Path(lb.segments[0].path).unlink()
     d = compare(la, lb, "orders-0")
     assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == expected and d.records_unread is None
+
+
+# -- a log whose own batches overlap (offset_regression): the rules as written ------------------------
+@pytest.mark.parametrize("swap", [False, True], ids=["overlap-in-b", "overlap-in-a"])
+def test_headers_decide_only_on_offsets_two_batches_share(tmp_path: Path, swap) -> None:
+    # one side holds 0-0 and 5-9 (epoch 0); the other 0-6 (epoch 0) then 1-2 (epoch 1) again. The
+    # epoch-1 batch shares no offset with the batches of the first side, so the headers do not settle
+    # it ("two batches with a record at every offset share one whose per-record attributes differ");
+    # the records are unread: batches_differ
+    gap = replica_log(tmp_path, 1, [(0, 1, 0, "a"), (5, 5, 0, "a")], hw=None, checkpoint=None)
+    twice = replica_log(tmp_path, 2, [(0, 7, 0, "b"), (1, 2, 1, "b")], hw=None, checkpoint=None)
+    Path(twice.segments[0].path).unlink()
+    d = compare(*((twice, gap) if swap else (gap, twice)), "orders-0")
+    assert ranges(d) == [(0, 9, BATCHES_DIFFER)] and d.first_divergent_offset is None
+    assert twice.segments[0].path in d.records_unread
+
+
+def test_a_range_starts_at_the_first_batches_that_differ(tmp_path: Path) -> None:
+    # both hold 0-1 and 2-9 alike, then 3-4 again (offsets go backwards), other records there: only 3-4
+    la = replica_log(tmp_path, 1, [(0, 2, 0, "a"), (2, 8, 0, "a"), (3, 2, 0, "a")], hw=None, checkpoint=None)
+    lb = replica_log(tmp_path, 2, [(0, 2, 0, "a"), (2, 8, 0, "a"), (3, 2, 0, "z")], hw=None, checkpoint=None)
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([(3, 4, DIVERGENT)], 3, 3)
