@@ -568,3 +568,17 @@ def test_never_refetched_ranges_in_offset_order(tmp_path: Path) -> None:
     follower = replica_log(tmp_path, 2, [(0, 10, 0, "a")], hw=7, checkpoint=[(0, 0)])
     (plan,) = plan_truncations([leader, follower], protocol=HW, kafka_version=ERA[HW])
     assert plan.truncate_to == 7 and [(r.first, r.last) for r in plan.never_refetched] == [(0, 6)]
+
+
+def test_a_plan_names_the_leaders_partition(tmp_path: Path) -> None:
+    # a follower copied to a directory whose name is no partition's ("saved-copy"): the replicas are
+    # still compared (require_one_partition checks named partitions only); the plan is for orders-0
+    from kreplica.model.log.replica import read_replicas
+    from tests.builders.replicas import replica_log
+    leader = replica_log(tmp_path, 1, SAME, hw=10, checkpoint=[(0, 0), (1, 5)])
+    replica_log(tmp_path, 2, SAME, hw=10, checkpoint=[(0, 0), (1, 5)])
+    (tmp_path / "broker-2" / "orders-0").rename(tmp_path / "broker-2" / "saved-copy")
+    replicas = read_replicas([leader.path, str(tmp_path / "broker-2" / "saved-copy")], None, {})
+    assert [r.name for r in replicas] == ["orders-0", "saved-copy"]
+    (plan,) = plan_truncations(replicas, protocol=KIP279, kafka_version=ERA[KIP279])
+    assert (plan.partition, plan.follower, plan.truncate_to) == ("orders-0", "broker-2", 10)
