@@ -380,7 +380,7 @@ def test_diverging_epoch_with_an_offset_only_answer_is_out_of_range(tmp_path: Pa
 
 def test_diverging_epoch_with_an_empty_cache_sends_no_epoch(tmp_path: Path) -> None:
     # a Fetch carries lastFetchedEpoch only when the follower has one (AbstractFetcherThread
-    # latestEpoch); Partition.readRecords checks divergence only "if (lastFetchedEpoch.isPresent)":
+    # latestEpoch); Partition.readRecords checks divergence only in "lastFetchedEpoch.ifPresent { ... }":
     # at 2.0 (no KAFKA-6859 high-watermark path) the follower fetches from its log end 8, no round
     (plan,) = truncate(tmp_path, LEVEL, [NO_CHECKPOINT], DIVERGING, KafkaVersion(2, 0))
     assert outcome(plan) == ([], 8, []) and plan.out_of_range is None and plan.notes == []
