@@ -252,7 +252,8 @@ def _handle_out_of_range(plan: TruncationPlan, leader: ReplicaState, follower: R
 def _record_discards(plan: TruncationPlan, original: list[RecordBatch], follower: ReplicaState) -> None:
     """The batches the follower held and no longer does, the segments cut (the first discarded
     batch's segment at its position, later ones whole), and a note when the cut, made at a batch
-    boundary, takes offsets below the truncation point."""
+    boundary, takes offsets below the truncation point (not when the whole log goes:
+    ``truncateFullyAndStartAt`` restarts at the leader's log start, below which it fetches nothing)."""
     kept = {(b.path, b.position) for b in follower.batches}
     plan.discarded = [b for b in original if (b.path, b.position) not in kept]
     if not plan.discarded:
@@ -261,7 +262,7 @@ def _record_discards(plan: TruncationPlan, original: list[RecordBatch], follower
     plan.segments_cut.append((first.path, first.position))
     for seg in sorted({b.path for b in plan.discarded} - {first.path}):
         plan.segments_cut.append((seg, 0))
-    if first.base_offset < plan.truncate_to:
+    if first.base_offset < plan.truncate_to and plan.out_of_range != BELOW_LEADER_LOG_START:
         plan.notes.append(f"the batch holding offset {plan.truncate_to} starts at {first.base_offset}: Kafka cuts "
                           "at batch boundaries, so offsets below the truncation point go with it, and the log "
                           f"end is set to {plan.truncate_to}: the follower does not fetch them again")

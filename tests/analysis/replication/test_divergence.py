@@ -239,3 +239,151 @@ def test_a_segment_that_changed_since_it_was_read_is_not_read(tmp_path: Path) ->
         f.write(b"\0")
     d = compare(la, lb, "orders-0")
     assert ranges(d) == [(0, 9, BATCHES_DIFFER)] and "not the" in d.records_unread
+
+
+# -- mutation survivors (issue 27 §7): the walk's edges ---------------------------------------------
+def by_offset(tmp_path: Path, broker: int, batches: list[tuple], **options):
+    return replica_log(tmp_path, broker, batches, hw=None, checkpoint=None, timestamps_by_offset=True, **options)
+
+
+def compacted(tmp_path: Path, broker: int, first: int, last: int, kept: range, *, epoch: int = 0, tag: str = "a"):
+    """A replica holding one v2 batch ``first``-``last`` of which the cleaner kept the offsets ``kept``
+    (records as the generator's ``timestamps_by_offset`` writes them; none kept: the cleaner's empty
+    batch), read back as the commands read it."""
+    from kreplica.formats.log.batch import NewRecord
+    from kreplica.formats.log.default_records import build_batch
+    from kreplica.model.log.partition_log import read_partition_log
+    from kreplica.model.logdir.log_dir import scan_log_dir
+    from tests.builders.replicas import generator
+    gen = generator()
+    gen.replica(tmp_path, broker, [], hw=None, checkpoint=None, segment_base=first)
+    part = tmp_path / f"broker-{broker}" / "orders-0"
+    recs = [NewRecord(o, gen.TS + o * 1000, f"k{o}".encode(), f"{tag}-{o}".encode()) for o in kept]
+    data = build_batch(recs, base_offset=first, partition_leader_epoch=epoch, last_offset_delta=last - first,
+                       max_timestamp=gen.TS + last * 1000)
+    (part / f"{first:020d}.log").write_bytes(data)
+    gen.write_indexes(part)
+    log_dir = scan_log_dir(tmp_path / f"broker-{broker}")
+    return read_partition_log(log_dir.partitions[0], log_dir)
+
+
+def test_compare_all_names_the_partition_and_reads_nothing_for_identical_logs(tmp_path: Path) -> None:
+    a = replica_log(tmp_path, 1, BASE, hw=None, checkpoint=None)
+    b = replica_log(tmp_path, 2, BASE, hw=None, checkpoint=None)
+    (d,) = compare_all([a, b])
+    assert (d.partition, d.replicas, d.ranges, d.records_unread) == ("orders-0", (A, B), (), None)
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    # a's log starts at 3 (retention): 0-2 are b's only, below the later start, not where they part
+    pytest.param(BASE[1:], BASE, ([(0, 2, ONLY_B)], None, 10), id="a-starts-later"),
+    # an empty log: everything is the other's; nothing in common, from offset 0
+    pytest.param([], BASE, ([(0, 9, ONLY_B)], None, 0), id="a-empty"),
+    pytest.param(BASE, [], ([(0, 9, ONLY_A)], None, 0), id="b-empty"),
+])
+def test_compare_from_the_later_first_batch(tmp_path: Path, a, b, expected) -> None:
+    la = replica_log(tmp_path, 1, a, hw=None, checkpoint=None)
+    lb = replica_log(tmp_path, 2, b, hw=None, checkpoint=None)
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == expected
+
+
+def test_batches_out_of_offset_order_in_a_segment_are_walked_in_offset_order(tmp_path: Path) -> None:
+    # a's segment holds 5-9 before 0-4 (offset_regression): compared in offset order, the same batches
+    la = replica_log(tmp_path, 1, [(5, 5, 0, "a"), (0, 5, 0, "a")], hw=None, checkpoint=None, segment_base=0)
+    lb = replica_log(tmp_path, 2, [(0, 5, 0, "a"), (5, 5, 0, "a")], hw=None, checkpoint=None)
+    for d in (compare(la, lb, "orders-0"), compare(lb, la, "orders-0")):
+        assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([], None, 10)
+
+
+def test_records_are_compared_from_the_start_offset_itself(tmp_path: Path) -> None:
+    # the batches 3-3 and 4-4 against 3-4: only the record at 3, the first compared, differs
+    la = by_offset(tmp_path, 1, [(0, 3, 0, "a"), (3, 1, 1, "z"), (4, 1, 1, "a")])
+    lb = by_offset(tmp_path, 2, [(0, 3, 0, "a"), (3, 2, 1, "a")])
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([(3, 4, DIVERGENT)], 3, 3)
+
+
+def test_a_batch_starting_at_the_last_offset_of_the_other_side_joins_its_range(tmp_path: Path) -> None:
+    # b's 0-4 and a's 0-3 differ; a's 4-6 starts at 4, which b's batch holds: one range 0-6
+    la = replica_log(tmp_path, 1, [(0, 4, 0, "a"), (4, 3, 0, "a")], hw=None, checkpoint=None)
+    lb = replica_log(tmp_path, 2, [(0, 5, 1, "b")], hw=None, checkpoint=None)
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([(0, 6, DIVERGENT)], 0, 0)
+
+
+def test_the_range_grows_on_either_side_until_neither_does(tmp_path: Path) -> None:
+    # a 0-4 against b 0-2: b's 3-8 starts inside, then a's 7-9 starts inside that: one range 0-9
+    la = replica_log(tmp_path, 1, [(0, 5, 0, "a"), (7, 3, 0, "a")], hw=None, checkpoint=None)
+    lb = replica_log(tmp_path, 2, [(0, 3, 1, "b"), (3, 6, 1, "b")], hw=None, checkpoint=None)
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([(0, 9, DIVERGENT)], 0, 0)
+
+
+def test_a_divergent_range_ending_at_the_later_start_is_where_the_prefix_ends(tmp_path: Path) -> None:
+    # b starts at 5; a's batch 0-5 holds 5 as b's 5-5 does, with another record: divergent from 5
+    la = by_offset(tmp_path, 1, [(0, 6, 0, "a")])
+    lb = by_offset(tmp_path, 2, [(5, 1, 0, "z"), (6, 4, 0, "z")])
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([(0, 5, DIVERGENT), (6, 9, ONLY_B)], 5, 5)
+
+
+def test_a_compacted_batch_is_not_judged_by_its_headers(tmp_path: Path) -> None:
+    # a's one batch 0-9 kept only 0-4 (count 5 < lastOffsetDelta + 1): it has no record at 5-9, so
+    # b's epoch-1 batch there says nothing about a's records; read, a's are b's first five
+    la = compacted(tmp_path, 1, 0, 9, range(0, 5))
+    lb = by_offset(tmp_path, 2, BY_OFFSET)
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([(0, 4, SAME_RECORDS), (5, 9, ONLY_B)],
+                                                                         None, 5)
+
+
+def test_an_empty_batch_against_records_is_divergent(tmp_path: Path) -> None:
+    # the cleaner emptied a's batch 5-9; b holds records there: nothing in common from 5
+    la = compacted(tmp_path, 1, 5, 9, range(0))
+    lb = by_offset(tmp_path, 2, [(5, 5, 0, "a")])
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([(5, 9, DIVERGENT)], 5, 5)
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    # a's 0-4 (epoch 0) and b's 4-9 (epoch 1) share offset 4 only: other records there, unread
+    pytest.param([(0, 5, 0, "a"), (5, 5, 1, "a")], [(4, 6, 1, "a")], ([(0, 9, DIVERGENT)], 4, 4),
+                 id="one-offset-in-common"),
+    # against b's 0-5 (epoch 0), a's second of three batches is in epoch 1
+    pytest.param([(0, 2, 0, "a"), (2, 2, 1, "a"), (4, 2, 0, "a")], [(0, 6, 0, "a")], ([(0, 5, DIVERGENT)], 0, 0),
+                 id="second-batch-differs"),
+    # ... the third
+    pytest.param([(0, 2, 0, "a"), (2, 2, 0, "a"), (4, 2, 1, "a")], [(0, 6, 0, "a")], ([(0, 5, DIVERGENT)], 0, 0),
+                 id="third-batch-differs"),
+])
+def test_headers_settle_it_without_the_records(tmp_path: Path, a, b, expected) -> None:
+    # b's segment is gone: only the headers can tell, and they do (no records_unread)
+    la = replica_log(tmp_path, 1, a, hw=None, checkpoint=None)
+    lb = replica_log(tmp_path, 2, b, hw=None, checkpoint=None)
+    Path(lb.segments[0].path).unlink()
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == expected and d.records_unread is None
+
+
+# -- a log whose own batches overlap (offset_regression): the rules as written ------------------------
+@pytest.mark.parametrize("swap", [False, True], ids=["overlap-in-b", "overlap-in-a"])
+def test_headers_decide_only_on_offsets_two_batches_share(tmp_path: Path, swap) -> None:
+    # one side holds 0-0 and 5-9 (epoch 0); the other 0-6 (epoch 0) then 1-2 (epoch 1) again. The
+    # epoch-1 batch shares no offset with the batches of the first side, so the headers do not settle
+    # it ("two batches with a record at every offset share one whose per-record attributes differ");
+    # the records are unread: batches_differ
+    gap = replica_log(tmp_path, 1, [(0, 1, 0, "a"), (5, 5, 0, "a")], hw=None, checkpoint=None)
+    twice = replica_log(tmp_path, 2, [(0, 7, 0, "b"), (1, 2, 1, "b")], hw=None, checkpoint=None)
+    Path(twice.segments[0].path).unlink()
+    d = compare(*((twice, gap) if swap else (gap, twice)), "orders-0")
+    assert ranges(d) == [(0, 9, BATCHES_DIFFER)] and d.first_divergent_offset is None
+    assert twice.segments[0].path in d.records_unread
+
+
+def test_a_range_starts_at_the_first_batches_that_differ(tmp_path: Path) -> None:
+    # both hold 0-1 and 2-9 alike, then 3-4 again (offsets go backwards), other records there: only 3-4
+    la = replica_log(tmp_path, 1, [(0, 2, 0, "a"), (2, 8, 0, "a"), (3, 2, 0, "a")], hw=None, checkpoint=None)
+    lb = replica_log(tmp_path, 2, [(0, 2, 0, "a"), (2, 8, 0, "a"), (3, 2, 0, "z")], hw=None, checkpoint=None)
+    d = compare(la, lb, "orders-0")
+    assert (ranges(d), d.first_divergent_offset, d.common_prefix_end) == ([(3, 4, DIVERGENT)], 3, 3)

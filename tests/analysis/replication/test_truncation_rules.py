@@ -306,3 +306,279 @@ def test_committed_loss(tmp_path: Path, others, follower_hw, lost, holders) -> N
 ])
 def test_resolve_protocol(protocol, version, expected) -> None:
     assert resolve_protocol(protocol, version) == expected
+
+
+# -- getOffsetTruncationState row 2: a leader answering the offset only ------------------------------
+# AbstractFetcherThread.getOffsetTruncationState: leaderEpoch == UNDEFINED_EPOCH with a defined end
+# offset ("either leader or follower or both use inter-broker protocol version < IBP_2_0_IV0") gives
+# min(leader's offset, follower's LEO), truncation completed: one round, whatever the offset.
+# Emulated as --protocol kip279 --kafka-version 1.1: a 1.1 leader's endOffsetFor reports epoch -1.
+BEHIND_IN_EPOCH_1 = ([(0, 5, 0, "a"), (5, 3, 1, "a")], [(0, 0), (1, 5)], 5, {})   # LEO 8
+
+
+@pytest.mark.parametrize("follower, expected", [
+    # the 1.1 leader answers (-1, 10) for its latest epoch 1: min(10, LEO 13) = 10, completed
+    pytest.param(AHEAD, ([(1, -1, 10)], 10, [(10, 12)]), id="leader-offset-below-the-follower-end"),
+    # min(10, LEO 8) = 8: nothing to cut, completed all the same
+    pytest.param(BEHIND_IN_EPOCH_1, ([(1, -1, 10)], 8, []), id="follower-end-below-the-leader-offset"),
+])
+def test_kip279_follower_with_an_offset_only_answer_truncates_once(tmp_path: Path, follower, expected) -> None:
+    (plan,) = truncate(tmp_path, LEVEL, [follower], KIP279, KafkaVersion(1, 1))
+    assert outcome(plan) == expected and plan.out_of_range is None and plan.notes == []
+
+
+# -- row 1 after an unfinished round: the fetch offset has moved -------------------------------------
+# Leader {2@0, 4@6}, LEO 8. Follower {0@0, 1@3, 3@5}, LEO 7, HW 3.
+LEADER_2_4 = ([(0, 6, 2, "b"), (6, 2, 4, "b")], [(2, 0), (4, 6)], 8, {})
+OWN_0_1_3 = ([(0, 3, 0, "a"), (3, 2, 1, "x"), (5, 2, 3, "x")], [(0, 0), (1, 3), (3, 5)], 3, {})
+
+
+@pytest.mark.parametrize("version, expected", [
+    # asks 3 -> (2, 6); own endOffsetFor(2) = (1, 5): row 4, truncate to 5, not completed, and
+    # partitionStates is updated with fetch offset 5 (AbstractFetcherThread.maybeTruncate);
+    # asks 1 -> a 2.0 leader has nothing at or below epoch 1: (-1, -1), row 1 truncates to
+    # "partitionStates.stateValue(tp).fetchOffset" = 5, not the high watermark 3
+    pytest.param(KafkaVersion(2, 0), ([(3, 2, 6), (1, -1, -1)], 5, [(5, 6)]), id="2.0-row-1-at-the-moved-fetch-offset"),
+    # a 2.1+ leader echoes (1, 0) below its first epoch: own endOffsetFor(1) = (1, 5), row 5 min(5, 0, 5)
+    pytest.param(KafkaVersion(2, 7), ([(3, 2, 6), (1, 1, 0)], 0, [(0, 6)]), id="2.7-row-5-echoed-epoch"),
+])
+def test_kip279_second_round_after_an_unfinished_truncation(tmp_path: Path, version, expected) -> None:
+    (plan,) = truncate(tmp_path, LEADER_2_4, [OWN_0_1_3], KIP279, version)
+    assert outcome(plan) == expected and plan.out_of_range is None
+
+
+# -- the leader's own answer is that of the emulated version -----------------------------------------
+# Leader {3@5} from log start 5, LEO 10. Follower: one batch 0-9 in epoch 1, HW 7.
+LEADER_FROM_5 = ([(5, 5, 3, "b")], [(3, 5)], 10, {"log_start": 5})
+EPOCH_1_ONLY = ([(0, 10, 1, "a")], [(1, 0)], 7, {})
+
+
+@pytest.mark.parametrize("version, expected", [
+    # LeaderEpochFileCache.endOffsetFor at 2.0: epoch 1 below the first entry -> (-1, -1): row 1, HW 7,
+    # inside the batch 0-9, which goes whole
+    pytest.param(KafkaVersion(2, 0), ([(1, -1, -1)], 7, [(0, 9)]), id="2.0-leader-answers-undefined"),
+    # 2.1+: (1, 5), the epoch echoed with the first start offset; own endOffsetFor(1) = (1, 10): row 5
+    pytest.param(KafkaVersion(2, 7), ([(1, 1, 5)], 5, [(0, 9)]), id="2.7-leader-echoes-the-epoch"),
+])
+def test_leader_answers_below_its_first_epoch_as_its_version_does(tmp_path: Path, version, expected) -> None:
+    (plan,) = truncate(tmp_path, LEADER_FROM_5, [EPOCH_1_ONLY], KIP279, version)
+    assert outcome(plan) == expected and plan.out_of_range is None
+
+
+# -- diverging-epoch: what the leader's check answers ------------------------------------------------
+def test_diverging_epoch_with_an_offset_only_answer_is_out_of_range(tmp_path: Path) -> None:
+    # Partition.readRecords: "epochEndOffset.endOffset == UNDEFINED_EPOCH_OFFSET || epochEndOffset.leaderEpoch
+    # == UNDEFINED_EPOCH" throws OffsetOutOfRangeException; a 1.1 leader answers (-1, 10) for epoch 1.
+    # handleOutOfRangeError: the leader ends at 10 < 13, truncate to 10 (1.1: fatal with unclean off)
+    (plan,) = truncate(tmp_path, LEVEL, [AHEAD], DIVERGING, KafkaVersion(1, 1))
+    assert outcome(plan) == ([(1, -1, 10)], 10, [(10, 12)]) and plan.out_of_range == "above_leader_log_end"
+    assert plan.notes == [
+        "the leader has no end offset for epoch 1: OFFSET_OUT_OF_RANGE",
+        "fetching from 13 is out of range (the leader ends at 10): the follower truncates to the leader's log end; "
+        "a 0.10.1-2.0 follower exits instead when unclean.leader.election.enable is false"]
+
+
+def test_diverging_epoch_with_an_empty_cache_sends_no_epoch(tmp_path: Path) -> None:
+    # a Fetch carries lastFetchedEpoch only when the follower has one (AbstractFetcherThread
+    # latestEpoch); Partition.readRecords checks divergence only in "lastFetchedEpoch.ifPresent { ... }":
+    # at 2.0 (no KAFKA-6859 high-watermark path) the follower fetches from its log end 8, no round
+    (plan,) = truncate(tmp_path, LEVEL, [NO_CHECKPOINT], DIVERGING, KafkaVersion(2, 0))
+    assert outcome(plan) == ([], 8, []) and plan.out_of_range is None and plan.notes == []
+
+
+def test_diverging_epoch_end_offset_at_the_fetch_offset_in_the_same_epoch_is_no_divergence(tmp_path: Path) -> None:
+    # DeleteRecords moved the follower's log start to its log end 5: truncateFromStart(5) moves
+    # epoch 1 to 5, cache {1@5}. The new 4.0 leader registers epoch 2 at its log end 5 (KAFKA-7415):
+    # {0@0, 1@3, 2@5}. Fetch(5, lastFetchedEpoch 1): the leader's (1, 5) is neither "leaderEpoch <
+    # lastFetchedEpoch" nor "endOffset < fetchOffset" (Partition.readRecords): records follow, no
+    # truncation, the follower's cache is left as it is
+    leader = ([(0, 3, 0, "a"), (3, 2, 1, "a")], [(0, 0), (1, 3), (2, 5)], 5, {})
+    follower = ([(0, 3, 0, "a"), (3, 2, 1, "a")], [(0, 0), (1, 3)], 5, {"log_start": 5})
+    (plan,) = truncate(tmp_path, leader, [follower], DIVERGING)
+    assert outcome(plan) == ([(1, 1, 5)], 5, []) and plan.cache_after == ((1, 5),) and plan.out_of_range is None
+
+
+def test_diverging_epoch_rounds_stop_when_a_truncation_changes_nothing(tmp_path: Path) -> None:
+    # emulated at 2.0 (no echo below the first epoch): asks 3 -> (1, 8), 1 < 3 diverges; own
+    # endOffsetFor(1) is -1 (below {3@5}): row 3, min(8, 10) = 8. Asked again, the same answer and
+    # min(8, 8) = 8 leave the log end and epoch unchanged: the rounds stop (the module's rule: the
+    # leader would answer the same DivergingEpoch to every later fetch)
+    (plan,) = truncate(tmp_path, LEADER_1_4, [FROM_5], DIVERGING, KafkaVersion(2, 0))
+    assert outcome(plan) == ([(3, 1, 8), (3, 1, 8)], 8, [(5, 9)])
+    assert plan.cache_after == ((3, 5),) and [(r.first, r.last) for r in plan.never_refetched] == [(5, 7)]
+
+
+# -- KAFKA-7415: a 2.1+ leader registers its epoch at its log end when elected ------------------------
+# Both checkpoints hold 1@10; the leader's log ends at 10, so loading drops the entry
+# (truncateFromEnd); Partition.makeLeader on 2.1+ assigns (1, LEO 10) again.
+LEADER_EPOCH_1_AT_END = ([(0, 5, 0, "a"), (5, 5, 0, "a")], [(0, 0), (1, 10)], 10, {})
+AHEAD_IN_EPOCH_1 = ([(0, 5, 0, "a"), (5, 5, 0, "a"), (10, 2, 1, "x")], [(0, 0), (1, 10)], 5, {})
+
+
+@pytest.mark.parametrize("version, expected", [
+    # 2.0: the leader's cache is {0@0}; epoch 1 is above every entry -> (-1, -1): row 1, the HW 5
+    pytest.param(KafkaVersion(2, 0), ([(1, -1, -1)], 5, [(5, 11)]), id="2.0-no-entry-for-epoch-1"),
+    # 2.1: {0@0, 1@10}: the latest epoch answers the LEO 10; own (1, 12): row 5 min(12, 10, 12)
+    pytest.param(KafkaVersion(2, 1), ([(1, 1, 10)], 10, [(10, 11)]), id="2.1-leader-registers-epoch-1"),
+])
+def test_leader_registers_its_epoch_at_its_log_end(tmp_path: Path, version, expected) -> None:
+    (plan,) = truncate(tmp_path, LEADER_EPOCH_1_AT_END, [AHEAD_IN_EPOCH_1], KIP279, version)
+    assert outcome(plan) == expected
+
+
+# -- the follower's log start against the leader's (handleOutOfRangeError) ----------------------------
+def test_follower_ending_at_the_leaders_log_start_is_not_out_of_range(tmp_path: Path) -> None:
+    # Leader {2@5} from log start 5, LEO 10. Follower {0@0, 1@5}, LEO 8, HW 6. Asks 1: the leader echoes
+    # (1, 5); own (1, 8): row 5, 5. The fetch from 5 is in range: handleOutOfRangeError truncates fully only
+    # "if (leaderStartOffset > replicaEndOffset)".
+    # Committed loss: the batch 5-5 starts below the follower's HW 6 and holds the leader's log start 5, so
+    # it is not retention's (last offset 5 is not below 5); 6-7 starts at the HW, not below it.
+    leader = ([(5, 5, 2, "b")], [(2, 5)], 10, {"log_start": 5})
+    follower = ([(0, 5, 0, "a"), (5, 1, 1, "x"), (6, 2, 1, "x")], [(0, 0), (1, 5)], 6, {})
+    (plan,) = truncate(tmp_path, leader, [follower], KIP279)
+    assert outcome(plan) == ([(1, 1, 5)], 5, [(5, 7)]) and plan.out_of_range is None
+    assert plan.cache_after == ((0, 0),) and plan.notes == []
+    assert plan.committed_loss and (plan.committed_loss_offsets.first, plan.committed_loss_offsets.last) == (5, 5)
+    assert plan.still_divergent == [] and plan.heals
+
+
+def test_follower_below_the_leaders_log_start_starts_over_there(tmp_path: Path) -> None:
+    # Leader {0@5, 2@8} from log start 5. Follower {0@0, 1@3}, LEO 7, HW 7. Asks 1 -> (0, 8); own
+    # endOffsetFor(0) = (0, 3): row 5, min(3, 8, 7) = 3; the fetch from 3 is below the leader's log start:
+    # truncateFullyAndStartAt(5) (UnifiedLog: leaderEpochCache clearAndFlush). The batch 0-2 lies below the
+    # leader's log start (retention: not counted); 3-6 starts below the HW 7: committed loss.
+    leader = ([(5, 3, 0, "a"), (8, 2, 2, "b")], [(0, 5), (2, 8)], 10, {"log_start": 5})
+    follower = ([(0, 3, 0, "a"), (3, 4, 1, "x")], [(0, 0), (1, 3)], 7, {})
+    (plan,) = truncate(tmp_path, leader, [follower], KIP279)
+    assert outcome(plan) == ([(1, 0, 8)], 5, [(0, 6)]) and plan.out_of_range == "below_leader_log_start"
+    assert plan.cache_after == () and plan.follower_log_end_after == 5
+    assert plan.notes == [
+        "the follower's log end 3 is below the leader's log start 5: it deletes its whole log and restarts at 5 "
+        "(truncateFullyAndStartAt)",
+        "offsets below 5 were deleted by retention on the leader; they are not counted as lost committed data"]
+    assert plan.committed_loss and (plan.committed_loss_offsets.first, plan.committed_loss_offsets.last) == (3, 6)
+
+
+# -- notes, exactly as printed ---------------------------------------------------------------------
+OUT_OF_RANGE_NOTE = ("fetching from 13 is out of range (the leader ends at 10): the follower truncates to the "
+                     "leader's log end")
+
+
+@pytest.mark.parametrize("version, notes", [
+    pytest.param(KafkaVersion(0, 10, 2), [OUT_OF_RANGE_NOTE + "; a 0.10.1-2.0 follower exits instead when "
+                                          "unclean.leader.election.enable is false"], id="0.10.2"),
+    # KAFKA-7414 (2.1): never fatal, nothing added
+    pytest.param(KafkaVersion(2, 1), [OUT_OF_RANGE_NOTE], id="2.1"),
+])
+def test_out_of_range_above_the_leader_note(tmp_path: Path, version, notes) -> None:
+    (plan,) = truncate(tmp_path, LEVEL, [AHEAD_HW_ABOVE_LEADER], HW, version)
+    assert plan.notes == notes
+
+
+def test_empty_cache_note(tmp_path: Path) -> None:
+    (plan,) = truncate(tmp_path, LEVEL, [NO_CHECKPOINT], KIP279, KafkaVersion(2, 7))
+    assert plan.notes == ["the follower's epoch cache is empty: a 2.1+ follower sends no OffsetForLeaderEpoch "
+                          "request (KAFKA-6859) and truncates to its high watermark"]
+
+
+LEGACY = ([(0, 5, 0, "a"), (5, 5, 0, "a")], None, 5, {"legacy": True})
+
+
+@pytest.mark.parametrize("protocol, version, notes", [
+    # KAFKA-7897 (2.1.1): a pre-v2 log has no epoch cache; an epoch protocol falls back to the HW, and says so
+    pytest.param(KIP279, KafkaVersion(2, 7), ["the follower's log has no epoch cache (pre-v2 message format): "
+                                              "high-watermark truncation applies"], id="kip279-falls-back"),
+    pytest.param(DIVERGING, KafkaVersion(4, 0), ["the follower's log has no epoch cache (pre-v2 message format): "
+                                                 "high-watermark truncation applies"], id="diverging-falls-back"),
+    # the hw protocol is high-watermark truncation anyway: no note
+    pytest.param(HW, KafkaVersion(3, 9), [], id="hw-says-nothing"),
+])
+def test_follower_without_an_epoch_cache(tmp_path: Path, protocol, version, notes) -> None:
+    (plan,) = truncate(tmp_path, LEVEL, [LEGACY], protocol, version)
+    assert outcome(plan) == ([], 5, [(5, 9)]) and plan.notes == notes
+
+
+@pytest.mark.parametrize("hw, notes, truncate_to", [
+    # no replication-offset-checkpoint entry: the high watermark is 0 (Partition/Replica default)
+    pytest.param(None, ["the follower's high watermark is unknown (no replication-offset-checkpoint entry): "
+                        "Kafka uses 0"], 0, id="unknown-hw"),
+    pytest.param(5, [], 5, id="known-hw"),
+])
+def test_plan_identity_and_unknown_high_watermark(tmp_path: Path, hw, notes, truncate_to) -> None:
+    (plan,) = truncate(tmp_path, LEVEL, [(SAME, [(0, 0), (1, 5)], hw, {})], HW, KafkaVersion(2, 7))
+    assert (plan.partition, plan.leader, plan.follower, plan.protocol, plan.kafka_version) == (
+        "orders-0", "broker-1", "broker-2", "hw", "2.7.0")
+    assert plan.notes == notes and plan.truncate_to == truncate_to
+
+
+# -- what a cut takes: segments, kept ranges, transactions ------------------------------------------
+def test_segments_cut_first_at_a_position_later_ones_whole(tmp_path: Path) -> None:
+    # LocalLog.truncateTo: the segment holding the target is cut at the batch (LogSegment.truncateTo),
+    # every later segment deleted whole. Follower: segment 0 holds 0-2 and 3-4, segment 5 holds 5-7; HW 3.
+    from tests.builders.replicas import generator, replica_log
+    generator().replica(tmp_path, 2, [(0, 3, 0, "a"), (3, 2, 1, "x")], hw=3, checkpoint=[(0, 0), (1, 3)])
+    follower = replica_log(tmp_path, 2, [(5, 3, 1, "x")], hw=3, checkpoint=[(0, 0), (1, 3)])
+    leader = replica_log(tmp_path, 1, *LEVEL[:1], hw=10, checkpoint=LEVEL[1])
+    (plan,) = plan_truncations([leader, follower], protocol=HW, kafka_version=ERA[HW])
+    at_3 = next(b for b in follower.batches if b.base_offset == 3)
+    seg_5 = next(b.path for b in follower.batches if b.base_offset == 5)
+    assert at_3.position > 0 and seg_5 != at_3.path and Path(seg_5).name == "00000000000000000005.log"
+    assert plan.segments_cut == [(at_3.path, at_3.position), (seg_5, 0)]
+    assert [(r.first, r.last) for r in plan.ranges] == [(3, 7)]
+
+
+@pytest.mark.parametrize("follower, expected", [
+    # the follower's batch 0-5 holds offset 5, the leader's log start: the leader holds 5 otherwise
+    pytest.param(([(0, 6, 0, "x"), (6, 4, 0, "x")], [(0, 0)], 10, {}), [(0, 9)], id="batch-ending-at-the-log-start"),
+    # the batch 0-4 lies wholly below the leader's log start: out of its reach, left out
+    pytest.param(([(0, 5, 0, "x"), (5, 5, 0, "x")], [(0, 0)], 10, {}), [(5, 9)], id="batch-below-the-log-start"),
+])
+def test_still_divergent_from_the_leaders_log_start(tmp_path: Path, follower, expected) -> None:
+    leader = ([(5, 5, 0, "a")], [(0, 5)], 10, {"log_start": 5})
+    (plan,) = truncate(tmp_path, leader, [follower], HW)
+    assert plan.truncate_to == 10 and plan.discarded == []
+    assert [(r.first, r.last) for r in plan.still_divergent] == expected
+
+
+@pytest.mark.parametrize("marker", ["commit", "abort"])
+def test_discarded_markers_reopen_their_transactions(tmp_path: Path, marker) -> None:
+    # the HW 5 cuts a transaction of producer 7000 (5-6) and its marker at 7: the marker's type is kept
+    follower = ([(0, 5, 0, "a"), (5, 2, 1, "txn1"), (7, 1, 1, marker)], [(0, 0), (1, 5)], 5, {})
+    (plan,) = truncate(tmp_path, LEVEL, [follower], HW)
+    assert outcome(plan) == ([], 5, [(5, 7)])
+    assert plan.reopened_transactions == [(7000, 7, marker)]
+
+
+# -- a segment whose batches are out of offset order (offset_regression): ranges in offset order -----
+def test_still_divergent_ranges_in_offset_order(tmp_path: Path) -> None:
+    # the follower's segment holds 5-9 before 0-4, both other than the leader's: one range 0-9
+    from tests.builders.replicas import replica_log
+    leader = replica_log(tmp_path, 1, SAME, hw=10, checkpoint=[(0, 0)])
+    follower = replica_log(tmp_path, 2, [(5, 5, 0, "x"), (0, 5, 0, "x")], hw=10, checkpoint=[(0, 0)], segment_base=0)
+    (plan,) = plan_truncations([leader, follower], protocol=HW, kafka_version=ERA[HW])
+    assert plan.truncate_to == 10 and [(r.first, r.last) for r in plan.still_divergent] == [(0, 9)]
+
+
+def test_never_refetched_ranges_in_offset_order(tmp_path: Path) -> None:
+    # HW 7 cuts the follower's one batch 0-9 whole, its log end set to 7: the leader's 0-6 never come
+    # again; the leader's segment holds 3-6 before 0-2
+    from tests.builders.replicas import replica_log
+    leader = replica_log(tmp_path, 1, [(3, 4, 0, "a"), (0, 3, 0, "a"), (7, 3, 0, "a")], hw=10, checkpoint=[(0, 0)],
+                         segment_base=0)
+    follower = replica_log(tmp_path, 2, [(0, 10, 0, "a")], hw=7, checkpoint=[(0, 0)])
+    (plan,) = plan_truncations([leader, follower], protocol=HW, kafka_version=ERA[HW])
+    assert plan.truncate_to == 7 and [(r.first, r.last) for r in plan.never_refetched] == [(0, 6)]
+
+
+def test_a_plan_names_the_leaders_partition(tmp_path: Path) -> None:
+    # a follower copied to a directory whose name is no partition's ("saved-copy"): the replicas are
+    # still compared (require_one_partition checks named partitions only); the plan is for orders-0
+    from kreplica.model.log.replica import read_replicas
+    from tests.builders.replicas import replica_log
+    leader = replica_log(tmp_path, 1, SAME, hw=10, checkpoint=[(0, 0), (1, 5)])
+    replica_log(tmp_path, 2, SAME, hw=10, checkpoint=[(0, 0), (1, 5)])
+    (tmp_path / "broker-2" / "orders-0").rename(tmp_path / "broker-2" / "saved-copy")
+    replicas = read_replicas([leader.path, str(tmp_path / "broker-2" / "saved-copy")], None, {})
+    assert [r.name for r in replicas] == ["orders-0", "saved-copy"]
+    (plan,) = plan_truncations(replicas, protocol=KIP279, kafka_version=ERA[KIP279])
+    assert (plan.partition, plan.follower, plan.truncate_to) == ("orders-0", "broker-2", 10)
