@@ -209,3 +209,115 @@ def test_plan_elect_adapter() -> None:
     fresh = found[0].behaviours
     assert {(b.outcome.action, b.outcome.records_skipped) for b in fresh} == {(CONTINUES, 8)}
     assert fresh[-1].outcome.validation.end_offset == 120
+
+
+# -- issue 27 §7: the adapters' decisions the mutation run found untested --------------------------
+def plan_elect(replicas, *, old: int = 1, new: int = 2, unclean: bool = True, kafka_version=None):
+    from kreplica.analysis.consumers.elections import leader_change_impacts
+    from kreplica.model.versions import DEFAULT_VERSION
+
+    return leader_change_impacts(("orders", 0), old, new, replicas, committed_offsets(1), leader_epoch=4,
+                                 unclean=unclean, kafka_version=kafka_version or DEFAULT_VERSION)
+
+
+@pytest.mark.parametrize("old, new, brokers", [
+    pytest.param(1, 2, (1,), id="the new leader's replica missing"),
+    pytest.param(1, 2, (2,), id="the old leader's replica missing"),
+    pytest.param(2, 2, (1, 2), id="the leader does not change"),
+])
+def test_plan_elect_adapter_needs_both_replicas_and_a_change(old, new, brokers) -> None:
+    assert plan_elect({b: orders(b) for b in brokers}, old=old, new=new) == []
+
+
+def test_plan_elect_adapter_names_a_clean_election_and_loads_the_leader_as_its_version() -> None:
+    """A clean election is "the election of broker N at epoch E"; the new leader is loaded as the
+    cluster's Kafka version (a 2.2 leader serves no OffsetsForLeaderEpoch v3: KIP-320 needs 2.3)."""
+    from kreplica.model.versions import KafkaVersion
+
+    v2_2 = KafkaVersion(2, 2)
+    found = plan_elect({1: orders(1), 2: orders(2)}, unclean=False, kafka_version=v2_2)
+    assert {i.event for i in found} == {"the election of broker 2 at epoch 4"}
+    assert {i.leader.kafka_version for i in found} == {v2_2}
+    assert all(b.outcome.validation is None for i in found for b in i.behaviours)
+
+
+def _commit(offset: int, *, epoch: int | None = None, at: int = 1_700_000_000_000) -> CommittedOffset:
+    return CommittedOffset("g", "orders", 0, offset, epoch, "", at, None, 0, 7, "broker-1", 3 if epoch is not None else 2)
+
+
+def _unclean(tmp_path, offsets, *, third: bool = False, event_time=None, kafka_version=None):
+    """Broker 2 led epoch 1 and wrote 100-119; broker 1, elected uncleanly at epoch 2, held
+    ``new_batches``; with ``third``, broker 3 followed broker 1 and holds 100-109 of epoch 2 it wrote since."""
+    from kreplica.analysis.consumers.elections import election_loss_impacts
+    from kreplica.model.versions import DEFAULT_VERSION
+    from tests.builders.replicas import replica_log
+
+    old = replica_log(tmp_path, 2, [(0, 100, 0, "a"), (100, 20, 1, "b")], hw=120, checkpoint=[(0, 0), (1, 100)])
+    new = replica_log(tmp_path, 1, [(0, 100, 0, "a"), *offsets["new"]], hw=None, checkpoint=offsets["epochs"])
+    replicas = {1: new, 2: old}
+    if third:
+        replicas[3] = replica_log(tmp_path, 3, [(0, 100, 0, "a"), (100, 10, 2, "c")], hw=None,
+                                  checkpoint=[(0, 0), (2, 100)])
+    return election_loss_impacts(("orders", 0), 2, 1, replicas, offsets["commits"], leader_epoch=2,
+                                 first_lost_offset=100, end_offset=120, event_time=event_time,
+                                 kafka_version=kafka_version or DEFAULT_VERSION)
+
+
+def test_timeline_adapter_takes_the_later_log_end_from_another_replica_of_the_new_lineage(tmp_path) -> None:
+    """``new_leader(later=...)``: broker 1's files end where it was elected (100), broker 3 (its
+    follower, epochs 0@0 2@100 as broker 1 registered them, KAFKA-7415) shows 100-109 written since;
+    broker 2, the lost replica, is another lineage and is not a later copy. A commit at 105
+    without epoch is above the log end at the election: 5 reused offsets, all seen in broker 3."""
+    found = _unclean(tmp_path, {"new": [], "epochs": [(0, 0)], "commits": [_commit(105)]}, third=True)
+    (i,) = found
+    assert (i.leader.log_end_offset, i.leader.later_log_end, i.reused_offsets, i.reused_seen) == (100, 110, 5, 5)
+    without = _unclean(tmp_path / "2", {"new": [], "epochs": [(0, 0)], "commits": [_commit(105)]})
+    assert (without[0].leader.later_log_end, without[0].reused_seen) == (None, None)
+
+
+def test_timeline_adapter_loads_the_leader_as_its_version(tmp_path) -> None:
+    from kreplica.model.versions import KafkaVersion
+
+    v2_2 = KafkaVersion(2, 2)
+    (i,) = _unclean(tmp_path, {"new": [], "epochs": [(0, 0)], "commits": [_commit(105, epoch=1)]}, kafka_version=v2_2)
+    assert i.leader.kafka_version == v2_2
+    assert all(b.outcome.validation is None for b in i.behaviours)
+
+
+@pytest.mark.parametrize("event_time, expected", [
+    pytest.param(1_700_000_000_001, (LOST_REPLICA, 5), id="committed before the election: broker 2's records"),
+    pytest.param(1_700_000_000_000, (None, 5), id="committed at the election time: either history"),
+    pytest.param(None, (None, 5), id="no election time: either history"),
+])
+def test_timeline_adapter_dates_a_commit_by_the_election_time(tmp_path, event_time, expected) -> None:
+    """Broker 1 held its own 100-109 (epoch 0, written before broker 2 led epoch 1): a commit at 105
+    without epoch is below both log ends, so only its time tells whose 104 it read: made before
+    the unclean election, on broker 2's history."""
+    (i,) = _unclean(tmp_path, {"new": [(100, 10, 0, "d")], "epochs": [(0, 0)], "commits": [_commit(105)]},
+                    event_time=event_time)
+    assert i.leader.log_end_offset == 110
+    assert (i.read_from, i.consumed_and_lost) == expected
+
+
+def test_truncate_plan_adapter_takes_the_partition_from_the_leader(tmp_path) -> None:
+    """``replicas[0]`` leads and names the partition: a follower copied to a directory that names
+    none (``require_one_partition`` lets it through) still truncates the leader's ``orders-0``;
+    without the leader's name there is no partition to join groups with."""
+    import shutil
+
+    from kreplica.analysis.consumers.truncation import truncation_impacts
+    from kreplica.analysis.replication.truncation import plan_truncations
+    from kreplica.model.logdir.log_dir import find_log_dirs
+    from kreplica.model.versions import DEFAULT_VERSION, Protocol
+
+    copy = tmp_path / "broker-2-copy"
+    shutil.copytree(SCENARIO / "broker-2" / "orders-0", copy)
+    (copy_dir,) = find_log_dirs([str(copy)])
+    follower = read_partition_log(copy_dir.partitions[0], copy_dir, label="broker-2")
+    assert (orders(1).key, follower.key) == (("orders", 0), None)
+    logs = [orders(1), follower]
+    plans = plan_truncations(logs, protocol=Protocol.DIVERGING_EPOCH, kafka_version=DEFAULT_VERSION)
+    found = truncation_impacts(plans, logs, committed_offsets(1))
+    assert summary(found)[:3] == [("audit", True, LOST_REPLICA, 18), ("billing", True, LOST_REPLICA, 15),
+                                  ("search", True, None, 10)]
+    assert truncation_impacts(plans, logs[::-1], committed_offsets(1)) == []
