@@ -515,3 +515,12 @@ def test_a_later_copy_must_end_past_the_log_end(tmp_path: Path) -> None:
     legacy = replica_log(tmp_path / "l", 4, [(0, 120, -1, "a")], hw=120, checkpoint=None, legacy=True)
     assert new_leader(log, later=[same]).later_log_end is None
     assert new_leader(log, later=[legacy]).later_log_end is None
+
+
+def test_a_commit_of_the_new_leader_that_producers_reached_continues_skipping_nothing() -> None:
+    """Before KIP-320 the fetch at 115, which producers wrote past on the new leader first, is
+    served (``LocalLog.read``: only an offset above the log end is out of range); the commit carries
+    the new leader's epoch 2, so the group read the new leader's records up to it: none skipped,
+    none re-read."""
+    got = next_fetch(committed(115, 2), LOST, LEADER, client_version=V2_2, auto_offset_reset=NONE, writes_first=True)
+    assert outcome(got) == (CONTINUES, None, None, 115, 0, 0, 0)

@@ -245,7 +245,7 @@ def _commit(offset: int, *, epoch: int | None = None, at: int = 1_700_000_000_00
     return CommittedOffset("g", "orders", 0, offset, epoch, "", at, None, 0, 7, "broker-1", 3 if epoch is not None else 2)
 
 
-def _unclean(tmp_path, offsets, *, third: bool = False, event_time=None, kafka_version=None):
+def _unclean(tmp_path, offsets, *, third: bool = False, event_time=None, kafka_version=None, third_options=None):
     """Broker 2 led epoch 1 and wrote 100-119; broker 1, elected uncleanly at epoch 2, held
     ``new_batches``; with ``third``, broker 3 followed broker 1 and holds 100-109 of epoch 2 it wrote since."""
     from kreplica.analysis.consumers.elections import election_loss_impacts
@@ -257,7 +257,7 @@ def _unclean(tmp_path, offsets, *, third: bool = False, event_time=None, kafka_v
     replicas = {1: new, 2: old}
     if third:
         replicas[3] = replica_log(tmp_path, 3, [(0, 100, 0, "a"), (100, 10, 2, "c")], hw=None,
-                                  checkpoint=[(0, 0), (2, 100)])
+                                  **(third_options or {"checkpoint": [(0, 0), (2, 100)]}))
     return election_loss_impacts(("orders", 0), 2, 1, replicas, offsets["commits"], leader_epoch=2,
                                  first_lost_offset=100, end_offset=120, event_time=event_time,
                                  kafka_version=kafka_version or DEFAULT_VERSION)
@@ -321,3 +321,36 @@ def test_truncate_plan_adapter_takes_the_partition_from_the_leader(tmp_path) -> 
     assert summary(found)[:3] == [("audit", True, LOST_REPLICA, 18), ("billing", True, LOST_REPLICA, 15),
                                   ("search", True, None, 10)]
     assert truncation_impacts(plans, logs[::-1], committed_offsets(1)) == []
+
+
+@pytest.mark.parametrize("version, later", [
+    pytest.param("2.5", None, id="2.5 recovers broker 3 without epoch 0: another lineage"),
+    pytest.param("3.9", 110, id="a current broker re-adds epoch 0: the same lineage"),
+])
+def test_timeline_adapter_loads_the_later_copies_as_its_version(tmp_path, version, later) -> None:
+    """KAFKA-10432: broker 3 without a leader-epoch-checkpoint, recovered from offset 0 after an
+    unclean shutdown: a 2.1.1-2.6 broker's ``LogSegment.recover`` never re-adds the epoch-0 entry
+    (cache 2@100), a current one does (0@0 2@100, which holds broker 1's 0@0 2@100)."""
+    from kreplica.model.versions import parse_kafka_version
+
+    (i,) = _unclean(tmp_path, {"new": [], "epochs": [(0, 0)], "commits": [_commit(105)]}, third=True,
+                    kafka_version=parse_kafka_version(version),
+                    third_options={"checkpoint": None, "clean": False, "recovery_point": 0})
+    assert (i.leader.log_end_offset, i.leader.later_log_end) == (100, later)
+
+
+def test_truncate_plan_loads_the_leader_as_its_version() -> None:
+    """``truncate-plan --kafka-version 2.2``: the leader is a 2.2 broker, which serves no
+    OffsetsForLeaderEpoch v3 (``OffsetFetcherUtils.hasUsableOffsetForLeaderEpochVersion``), so no
+    client validates; billing (epoch 1, at 115 past the log end 110) gets OFFSET_OUT_OF_RANGE, or
+    continues when producers wrote past 115 first, and no client seeks to the divergence point."""
+    from kreplica.analysis.consumers.truncation import analyze_truncations
+    from kreplica.model.versions import KafkaVersion, Protocol
+
+    v2_2 = KafkaVersion(2, 2)
+    found = analyze_truncations([orders(1), orders(2)], protocol=Protocol.KIP279, kafka_version=v2_2,
+                                committed=lambda: committed_offsets(1)).impacts
+    assert {i.leader.kafka_version for i in found} == {v2_2}
+    billing = by_group(found)["billing"]
+    assert {b.outcome.validation for b in billing.behaviours} == {None}
+    assert {b.outcome.action for b in billing.behaviours} == {RESETS, FAILS, CONTINUES}
