@@ -11,6 +11,7 @@ import pytest
 from kreplica.analysis.groups.offset_fit import check_offsets
 from kreplica.analysis.groups.replicas import choose_replica, compare_replicas
 from kreplica.analysis.groups.state import partition_groups
+from kreplica.formats.log.batch import CONTROL_COMMIT
 from kreplica.model.coordinator.replay import NEW_COORDINATOR
 from kreplica.model.coordinator.sources import DataReplica
 from kreplica.model.versions import KafkaVersion
@@ -127,3 +128,34 @@ def test_groups_asked_for_narrow_groups_disagreements_and_offset_checks(tmp_path
     assert [f.details["group"] for f in every.fit] == ["g", "h"] and every.has_errors
     assert [g.group for g in only.chosen.groups] == ["h"]
     assert [d.group for d in only.disagreements] == ["h"] and [f.details["group"] for f in only.fit] == ["h"]
+
+
+# -- issue 27 §7: what a disagreement carries, and which offsets are the same one ------------------
+P, Q = 7000, 7001   # transactional producers
+
+
+def test_an_offset_disagreement_shows_each_replica_s_commit(tmp_path) -> None:
+    leader = replica(tmp_path, BASE + [[commit("g", "t", 0, 9)]], "broker-1")
+    follower = replica(tmp_path, BASE, "broker-2")
+    (d,) = compare_replicas([follower, leader])[1]
+    assert d.values == (("broker-2", {"offset": 5, "leader_epoch": None, "metadata": "", "record_offset": 1}),
+                        ("broker-1", {"offset": 9, "leader_epoch": None, "metadata": "", "record_offset": 3}))
+
+
+def test_pending_commits_are_told_apart_by_producer(tmp_path) -> None:
+    """``OffsetMetadataManager``: pending transactional offsets are held per producer id, so a
+    replica holding Q's commit besides P's disagrees on Q's only."""
+    both = replica(tmp_path, BASE + [{"records": [commit("g", "t", 0, 7)], "producer_id": P},
+                                     {"records": [commit("g", "t", 0, 8)], "producer_id": Q}], "broker-1")
+    one = replica(tmp_path, BASE + [{"records": [commit("g", "t", 0, 7)], "producer_id": P}], "broker-2")
+    (d,) = compare_replicas([both, one])[1]
+    assert (d.field, d.values[0][1]["offset"], d.values[1]) == ("pending_offset", 8, ("broker-2", None))
+
+
+def test_a_committed_offset_is_the_same_whichever_producer_wrote_it(tmp_path) -> None:
+    """A committed offset is keyed by its partition (``offsets`` of the group): the same commit
+    applied by a COMMIT marker on one replica and written plain on the other is no disagreement."""
+    txn = replica(tmp_path, BASE + [{"records": [commit("g", "t", 0, 9)], "producer_id": P},
+                                    {"marker": CONTROL_COMMIT, "producer_id": P}], "broker-1")
+    plain = replica(tmp_path, BASE + [[commit("g", "t", 0, 9)]], "broker-2")
+    assert compare_replicas([txn, plain])[1] == ()
