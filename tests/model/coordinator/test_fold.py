@@ -64,3 +64,27 @@ def test_both_fold_implementations_are_reachable() -> None:
     assert key_fold.FOLD_IMPLEMENTATION in ("compiled", "python")
     if key_fold.FOLD_IMPLEMENTATION == "compiled":
         assert type(key_fold.new_table()).__name__ == "KeyTable"
+
+
+def test_a_record_the_compiled_fold_does_not_frame_is_read_by_the_reference_reader(tmp_path: Path) -> None:
+    """A CreateTime stamp past Long.MAX_VALUE: Kafka's DefaultRecord.readFrom adds the timestamp
+    delta to the base timestamp as a Java long (it wraps); the compiled fold refuses to frame
+    the record (FOLD_FRAMING) and the fold reads the rest of the section with the reference
+    reader (``GroupFold._framing``), which gives the plain replay's records, offsets and stamps."""
+    import struct
+
+    from kreplica.formats.checksums import crc32c
+    from kreplica.formats.log.default_records import ATTRIBUTES_OFFSET, CRC_OFFSET
+    from tests.builders.groups import load_dir, offsets, write
+
+    log_dir = write(tmp_path, [[commit("g", "t", 0, 1), commit("g", "t", 1, 2), commit("g", "t", 2, 3)]])
+    segment = next((log_dir / "__consumer_offsets-0").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    base = (1 << 63) - 1500          # record 1 at +1000 fits, record 2 at +2000 wraps
+    struct.pack_into(">qq", data, 27, base, base + 1000)       # baseTimestamp, maxTimestamp
+    struct.pack_into(">I", data, CRC_OFFSET, crc32c(bytes(data[ATTRIBUTES_OFFSET:])))
+    segment.write_bytes(bytes(data))
+    for coordinator in (OLD_COORDINATOR, NEW_COORDINATOR):
+        state = load_dir(log_dir, coordinator)                   # plain, compiled fold and pure fold agree
+        assert (state.findings, offsets(state)) == ((), {("g", "t", 0): 1, ("g", "t", 1): 2, ("g", "t", 2): 3})
+        assert (state.records, state.replayed_to, state.newest_timestamp) == (3, 2, base + 1000)

@@ -1,0 +1,39 @@
+"""SOURCE paths of ``kreplica groups`` resolved (:func:`kreplica.model.coordinator.sources.find_group_sources`):
+a path that holds no ``__consumer_offsets`` partition is refused naming that path (README,
+``kreplica groups``: exit 2 with one line ``PATH: reason``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.formats.mapped import EvidenceError
+from kreplica.model.coordinator.sources import find_group_sources
+from tests.builders.groups import commit, write
+from tests.conftest import FIXTURES
+
+
+def _segment(tmp_path) -> str:
+    return str(next((write(tmp_path, [[commit("g", "t", 0, 1)]]) / "__consumer_offsets-0").glob("*.log")))
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    pytest.param(_segment, "is a file, not a broker log directory or a __consumer_offsets-N directory (kreplica "
+                 "inspect-log reads segment files)", id="a-file"),
+    pytest.param(lambda _t: str(FIXTURES / "logs" / "orders-0"), "is a partition of topic orders, not of "
+                 "__consumer_offsets: give a broker log directory or a __consumer_offsets-N directory",
+                 id="data-partition"),
+])
+def test_a_path_refused_is_named(tmp_path, path, reason) -> None:
+    raw = path(tmp_path)
+    with pytest.raises(EvidenceError) as refused:
+        find_group_sources([raw])
+    assert (refused.value.path, refused.value.reason) == (raw, reason)
+    assert str(refused.value) == f"{raw}: {reason}"
+
+
+def test_no_offsets_partition_names_the_first_path(tmp_path) -> None:
+    logs = str(FIXTURES / "logs")
+    with pytest.raises(EvidenceError) as refused:
+        find_group_sources([logs])
+    assert refused.value.path == logs
+    assert refused.value.reason.startswith("holds no __consumer_offsets partition (partitions found: ")
