@@ -88,3 +88,28 @@ def test_a_record_the_compiled_fold_does_not_frame_is_read_by_the_reference_read
         state = load_dir(log_dir, coordinator)                   # plain, compiled fold and pure fold agree
         assert (state.findings, offsets(state)) == ((), {("g", "t", 0): 1, ("g", "t", 1): 2, ("g", "t", 2): 3})
         assert (state.records, state.replayed_to, state.newest_timestamp) == (3, 2, base + 1000)
+
+
+def test_a_log_append_time_batch_cut_by_damage_counts_the_broker_stamp(tmp_path: Path) -> None:
+    """A LogAppendTime batch: every record is stamped with the batch's max timestamp
+    (DefaultRecordBatch: ``timestampType == LOG_APPEND_TIME``); the records before a record that
+    does not read are replayed and counted at that stamp, by the fold as by the plain replay."""
+    import struct
+
+    from kreplica.formats.checksums import crc32c
+    from kreplica.formats.log.default_records import ATTRIBUTES_OFFSET, CRC_OFFSET
+    from tests.builders.groups import TS, kinds, load_dir, offsets, write
+
+    first = commit("g", "t", 0, 1)
+    log_dir = write(tmp_path, [[first, commit("g", "t", 1, 2)]])
+    segment = next((log_dir / "__consumer_offsets-0").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    data[data.index(first[1]) + len(first[1]) + 1] = 0x7F      # the second record's length: far too long
+    (attributes,) = struct.unpack_from(">h", data, ATTRIBUTES_OFFSET)
+    struct.pack_into(">h", data, ATTRIBUTES_OFFSET, attributes | 0x08)   # timestamp type LogAppendTime
+    struct.pack_into(">q", data, 35, TS + 777_000)                        # maxTimestamp: the broker's stamp
+    struct.pack_into(">I", data, CRC_OFFSET, crc32c(bytes(data[ATTRIBUTES_OFFSET:])))
+    segment.write_bytes(bytes(data))
+    state = load_dir(log_dir, NEW_COORDINATOR)
+    assert (kinds(state), offsets(state)) == (["invalid_record"], {("g", "t", 0): 1})
+    assert (state.records, state.replayed_to, state.newest_timestamp) == (1, 0, TS + 777_000)

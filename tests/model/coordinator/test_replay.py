@@ -588,3 +588,12 @@ def test_a_share_group_is_shown_with_its_name_and_protocol_type(tmp_path) -> Non
     """ShareGroup: protocol type "share"."""
     (g,) = load(tmp_path, list(SHARE), NEW_COORDINATOR).groups
     assert (g.group, g.protocol, g.protocol_type, g.generation) == ("sg", "share", "share", 2)
+
+
+def test_an_assignment_tombstone_leaves_the_member_without_partitions(tmp_path) -> None:
+    """replay(ConsumerGroupCurrentMemberAssignmentKey) tombstone: the member stays, at
+    LEAVE_GROUP_MEMBER_EPOCH with no assigned partitions, until its own tombstone."""
+    (g,) = load(tmp_path, consumer_group() + [cg(8, None, "m1")], NEW_COORDINATOR).groups
+    (m,) = g.members
+    assert (m.member_id, m.member_epoch, m.assignment) == ("m1", -1, ())
+    assert g.state == "Reconciling"
