@@ -597,3 +597,15 @@ def test_an_assignment_tombstone_leaves_the_member_without_partitions(tmp_path) 
     (m,) = g.members
     assert (m.member_id, m.member_epoch, m.assignment) == ("m1", -1, ())
     assert g.state == "Reconciling"
+
+
+def test_a_share_members_metadata_and_assignment_are_shown(tmp_path) -> None:
+    """ShareGroupMember.Builder.updateWith: the member metadata value (client id, host,
+    subscription) and the current assignment value (member epoch, assigned partitions)."""
+    names = {"topics": [{"topic_id": TOPIC_ID, "topic_name": "orders", "num_partitions": 2, "partition_metadata": []}]}
+    entries = [*SHARE, cg(9, names, group="sg"), current(14, "s1", epoch=2, group="sg")]
+    (g,) = load(tmp_path, entries, NEW_COORDINATOR).groups
+    (m,) = g.members
+    assert (m.member_id, m.client_id, m.client_host, m.subscribed_topics) == ("s1", "sc", "/h", ("orders",))
+    assert (m.member_epoch, m.assignment) == (2, (("orders", (0, 1)),))
+    assert g.subscribed_topics == ("orders",)
