@@ -37,3 +37,19 @@ def test_no_offsets_partition_names_the_first_path(tmp_path) -> None:
         find_group_sources([logs])
     assert refused.value.path == logs
     assert refused.value.reason.startswith("holds no __consumer_offsets partition (partitions found: ")
+
+
+def test_consumer_offsets_paths_keeps_every_path_that_holds_group_evidence(tmp_path) -> None:
+    """Each path is judged on its own: a ``__consumer_offsets-N`` directory, a log directory
+    holding one; not a log directory without one, nor one whose only such directory is a
+    partition Kafka deleted (``UnifiedLog.logDeleteDirName``: ``<topic>-<n>.<id>-delete``), nor
+    a path that cannot be listed; the order of the paths is kept."""
+    from kreplica.model.coordinator.sources import consumer_offsets_paths
+
+    holder = write(tmp_path, [[commit("g", "t", 0, 1)]], partition=3)
+    partition = str(write(tmp_path, [[commit("g", "t", 0, 1)]]) / "__consumer_offsets-0")
+    deleted = tmp_path / "deleted"
+    (deleted / "__consumer_offsets-7.0f5e1c4b9a7d4e0c8f3b2a1d6c5e4f3a-delete").mkdir(parents=True)
+    missing = str(tmp_path / "no-such-dir")
+    paths = [partition, str(FIXTURES / "logs"), missing, str(deleted), str(holder)]
+    assert consumer_offsets_paths(paths) == [partition, str(holder)]
