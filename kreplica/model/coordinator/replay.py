@@ -522,8 +522,9 @@ def _epoch(state: _GroupState, key: Mapping, value: Mapping | None) -> None:
         raise ReplayRefused(f"Received a tombstone record to delete group {key['group_id']} but the target "
                             f"assignment still has {len(state.targets)} members.")
     elif state.assignment_epoch != -1:
-        raise ReplayRefused(f"Received a tombstone record to delete group {key['group_id']} but did not receive "
-                            "ConsumerGroupTargetAssignmentMetadataValue tombstone.")
+        raise ReplayRefused(f"Received a tombstone record to delete group {key['group_id']} but "
+                            + ("target assignment epoch in invalid." if state.kind == SHARE
+                               else "did not receive ConsumerGroupTargetAssignmentMetadataValue tombstone."))
 
 
 def _partition_metadata(state: _GroupState, key: Mapping, value: Mapping | None) -> None:

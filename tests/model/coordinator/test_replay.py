@@ -441,6 +441,13 @@ _SKIPS = "; the coordinator's replay fails here, kreplica skips the record"
     pytest.param([cg(3, {"epoch": 1}), cg(3)], "offset 1: consumer_group_metadata of group 'cg': Received a "
                  "tombstone record to delete group cg but did not receive ConsumerGroupTargetAssignmentMetadataValue "
                  "tombstone.", id="group-tombstone-initial-assignment-epoch"),
+    # replay(ShareGroupMetadataKey) tombstone: Kafka's words for a share group differ (its typo kept)
+    pytest.param([cg(11, {"epoch": 2}, group="sg"), cg(11, None, group="sg")], "offset 1: share_group_metadata of "
+                 "group 'sg': Received a tombstone record to delete group sg but target assignment epoch in invalid.",
+                 id="share-group-tombstone-assignment-epoch"),
+    pytest.param([cg(11, {"epoch": 2}, group="sg"), smeta(), cg(11, None, group="sg")],
+                 "offset 2: share_group_metadata of group 'sg': Received a tombstone record to delete group sg but the "
+                 "group still has 1 members.", id="share-group-tombstone-members"),
     # replay(ConsumerGroupTargetAssignmentMetadataKey) tombstone while members are targeted
     pytest.param([cg(3, {"epoch": 1}), target(), cg(6)], "offset 2: consumer_group_target_assignment_metadata of "
                  "group 'cg': Received a tombstone record to delete target assignment of cg but the assignment still "
