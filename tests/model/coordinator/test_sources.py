@@ -1,6 +1,6 @@
 """SOURCE paths of ``kreplica groups`` resolved (:func:`kreplica.model.coordinator.sources.find_group_sources`):
-a path that holds no ``__consumer_offsets`` partition is refused naming that path (README,
-``kreplica groups``: exit 2 with one line ``PATH: reason``)."""
+a path that holds no ``__consumer_offsets`` partition is refused naming that path (the command
+prints ``kreplica: error: PATH: reason`` on one line and exits 2: tests/cli/commands/test_groups.py)."""
 
 from __future__ import annotations
 
