@@ -494,7 +494,8 @@ def test_a_refused_replay_says_kafkas_words(tmp_path, entries, message) -> None:
     pytest.param([cg(5, None, "m1")], [], id="member-tombstone-no-group"),
     pytest.param([cg(3)], [], id="group-tombstone-no-group"),
     # ... and one of a member the group does not have (UnknownMemberIdException caught)
-    pytest.param([cg(3, {"epoch": 1}), cg(5, None, "m9")], [("cg", "consumer", "Empty")], id="member-tombstone-no-member"),
+    pytest.param([cg(3, {"epoch": 1}), cg(5, None, "m9")], [("cg", "consumer", "Empty")],
+                 id="member-tombstone-no-member"),
     # a target member's tombstone without its record: removeTargetAssignment, nothing to remove
     pytest.param([cg(3, {"epoch": 1}), cg(7, None, "m9")], [("cg", "consumer", "Empty")], id="target-tombstone-none"),
     # a partition metadata tombstone keeps the group (setSubscriptionMetadata(emptyMap()))
