@@ -617,3 +617,68 @@ def test_a_share_members_metadata_and_assignment_are_shown(tmp_path) -> None:
     assert (m.member_id, m.client_id, m.client_host, m.subscribed_topics) == ("s1", "sc", "/h", ("orders",))
     assert (m.member_epoch, m.assignment) == (2, (("orders", (0, 1)),))
     assert g.subscribed_topics == ("orders",)
+
+
+# -- batches edited after writing: stamps and control keys ------------------------------------------
+
+
+def _edit_batch(log_dir, index: int, edit) -> None:
+    """Edit batch ``index`` of the partition's segment in place (``edit(bytearray)`` of that
+    batch's bytes), then reseal its CRC-32C, as a broker's own write would leave it."""
+    segment = next((log_dir / "__consumer_offsets-0").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    pos = 0
+    for _ in range(index):
+        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    end = pos + 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    batch = bytearray(data[pos:end])
+    edit(batch)
+    struct.pack_into(">I", batch, CRC_OFFSET, crc32c(bytes(batch[ATTRIBUTES_OFFSET:])))
+    data[pos:end] = batch
+    segment.write_bytes(bytes(data))
+
+
+def _stamped(base: int):
+    """A batch edit: its records stamped from ``base`` on (baseTimestamp; maxTimestamp moved alike)."""
+    def edit(batch: bytearray) -> None:
+        old_base, old_max = struct.unpack_from(">qq", batch, 27)
+        struct.pack_into(">qq", batch, 27, base, base + old_max - old_base)
+    return edit
+
+
+@BOTH
+def test_a_marker_the_loader_cannot_read_is_a_finding_and_ends_nothing(tmp_path, coordinator) -> None:
+    """ControlRecordType.parse throws on a control key of a negative version ("Invalid version
+    found for control record"): the loader fails there; kreplica says so and skips the marker,
+    so the transaction stays open."""
+    log_dir = write(tmp_path, [txn(commit("g", "t", 0, 5)), marker(CONTROL_COMMIT)])
+    _edit_batch(log_dir, 1, lambda b: struct.pack_into(">h", b, 66, -1))   # the control key's version
+    state = load_dir(log_dir, coordinator)
+    (finding,) = state.findings
+    position = finding.position
+    assert (finding.kind, finding.details, position > 0) == ("coordinator_replay_error", {"offset": 1}, True)
+    assert finding.message == ("offset 1: a control record the loader cannot read (its key is not a control record "
+                               "key: ControlRecordType.parse needs 4 bytes of a non-negative version); the coordinator "
+                               "fails to load the partition, kreplica skips it")
+    assert pending(state) == {("g", "t", 0, P): 5} and offsets(state) == {}
+    assert (state.replayed_to, state.records) == (1, 2)
+
+
+def test_a_marker_past_the_point_ends_the_replay(tmp_path) -> None:
+    """--at-time replays a prefix of the log (module docstring): after a marker stamped past the
+    point, a later record stamped before it is not replayed."""
+    log_dir = write(tmp_path, [[commit("g", "t", 0, 1)], marker(CONTROL_COMMIT, Q), [commit("g", "t", 1, 2)]])
+    _edit_batch(log_dir, 2, _stamped(TS))
+    state = load_dir(log_dir, NEW_COORDINATOR, ReplayPoint(at_time=TS + 500))
+    assert offsets(state) == {("g", "t", 0): 1}
+    assert (state.replayed_to, state.records, state.newest_timestamp) == (0, 1, TS)
+
+
+def test_a_cut_batch_keeps_the_newest_stamp_of_the_batches_before(tmp_path) -> None:
+    """newest_timestamp is the newest stamp replayed (GroupPartitionState): a batch cut by the
+    point whose records are stamped before an earlier batch's leaves that earlier stamp."""
+    log_dir = write(tmp_path, [[commit("g", "t", 0, 1)], [commit("g", "t", 1, 2), commit("g", "t", 1, 3)]])
+    _edit_batch(log_dir, 1, _stamped(TS - 5000))
+    state = load_dir(log_dir, NEW_COORDINATOR, ReplayPoint(at_offset=1))
+    assert offsets(state) == {("g", "t", 0): 1, ("g", "t", 1): 2}
+    assert (state.replayed_to, state.records, state.newest_timestamp) == (1, 2, TS)
