@@ -498,6 +498,9 @@ def test_a_refused_replay_says_kafkas_words(tmp_path, entries, message) -> None:
                  id="member-tombstone-no-member"),
     # a target member's tombstone without its record: removeTargetAssignment, nothing to remove
     pytest.param([cg(3, {"epoch": 1}), cg(7, None, "m9")], [("cg", "consumer", "Empty")], id="target-tombstone-none"),
+    # a resolved regex's tombstone without its record: removeResolvedRegularExpression, nothing to remove
+    pytest.param([cg(3, {"epoch": 1}), [record(16, {"group_id": "cg", "regular_expression": "x.*"})]],
+                 [("cg", "consumer", "Empty")], id="regex-tombstone-none"),
     # a partition metadata tombstone keeps the group (setSubscriptionMetadata(emptyMap()))
     pytest.param([cg(3, {"epoch": 1}), cg(4)], [("cg", "consumer", "Empty")], id="partition-tombstone-keeps"),
     # share groups: replay(ShareGroupMetadataKey) tombstone after the target epoch's tombstone
