@@ -685,3 +685,13 @@ def test_a_cut_batch_keeps_the_newest_stamp_of_the_batches_before(tmp_path) -> N
     state = load_dir(log_dir, NEW_COORDINATOR, ReplayPoint(at_offset=1))
     assert offsets(state) == {("g", "t", 0): 1, ("g", "t", 1): 2}
     assert (state.replayed_to, state.records, state.newest_timestamp) == (1, 2, TS)
+
+
+def test_a_transactional_batch_cut_by_the_point_ends_the_replay(tmp_path) -> None:
+    """As a marker past the point: a transactional batch (replayed record by record) cut at
+    --at-time ends the replay; a later record stamped before the point is not replayed."""
+    log_dir = write(tmp_path, [txn(commit("g", "t", 0, 5), commit("g", "t", 1, 6)), [commit("g", "t", 2, 7)]])
+    _edit_batch(log_dir, 1, _stamped(TS))
+    state = load_dir(log_dir, NEW_COORDINATOR, ReplayPoint(at_time=TS + 500))
+    assert (offsets(state), pending(state)) == ({}, {("g", "t", 0, P): 5})
+    assert (state.replayed_to, state.records) == (0, 1)

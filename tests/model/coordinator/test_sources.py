@@ -16,12 +16,24 @@ def _segment(tmp_path) -> str:
     return str(next((write(tmp_path, [[commit("g", "t", 0, 1)]]) / "__consumer_offsets-0").glob("*.log")))
 
 
+def _unnamed(tmp_path) -> str:
+    """Segments in a directory whose name is no ``<topic>-<n>``: a partition of no known topic."""
+    import shutil
+
+    folder = tmp_path / "copied-segments"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "logs" / "orders-0" / "00000000000000000000.log", folder)
+    return str(folder)
+
+
 @pytest.mark.parametrize(("path", "reason"), [
     pytest.param(_segment, "is a file, not a broker log directory or a __consumer_offsets-N directory (kreplica "
                  "inspect-log reads segment files)", id="a-file"),
     pytest.param(lambda _t: str(FIXTURES / "logs" / "orders-0"), "is a partition of topic orders, not of "
                  "__consumer_offsets: give a broker log directory or a __consumer_offsets-N directory",
                  id="data-partition"),
+    pytest.param(lambda t: _unnamed(t), "is a partition directory, not of __consumer_offsets: give a broker log "
+                 "directory or a __consumer_offsets-N directory", id="segments-in-a-directory-of-no-partition-name"),
 ])
 def test_a_path_refused_is_named(tmp_path, path, reason) -> None:
     raw = path(tmp_path)
