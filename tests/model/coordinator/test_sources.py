@@ -65,3 +65,41 @@ def test_consumer_offsets_paths_keeps_every_path_that_holds_group_evidence(tmp_p
     missing = str(tmp_path / "no-such-dir")
     paths = [partition, str(FIXTURES / "logs"), missing, str(deleted), str(holder)]
     assert consumer_offsets_paths(paths) == [partition, str(holder)]
+
+
+def test_data_partition_bounds_read_the_checkpoints(tmp_path) -> None:
+    """(log start, log end, recorded end) of a data partition: the log start offset is the
+    checkpoint's or the first segment's base, whichever is later (``UnifiedLog``'s
+    logStartOffset, as assemble_partition_log computes it); the recorded end is the largest of
+    the log end, the high watermark (replication-offset-checkpoint) and the recovery point."""
+    import shutil
+
+    from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint
+    from kreplica.model.coordinator.sources import data_partition_bounds
+    from kreplica.model.logdir.log_dir import read_checkpoints, scan_log_dir
+
+    root = tmp_path / "broker-1"
+    shutil.copytree(FIXTURES / "groups" / "broker-1", root)
+    for name, offsets in (("log-start-offset-checkpoint", {("orders", 0): 5}),
+                          ("replication-offset-checkpoint", {("orders", 0): 40, ("orders", 1): 3}),
+                          ("recovery-point-offset-checkpoint", {("orders", 0): 20})):
+        (root / name).write_bytes(build_offset_checkpoint(offsets))
+    log_dir = scan_log_dir(root)
+    cps = read_checkpoints(log_dir)
+    bounds = {p.name: data_partition_bounds(p, cps) for p in log_dir.partitions if p.name.startswith("orders")}
+    assert bounds == {"orders-0": (5, 30, 40), "orders-1": (0, 12, 12)}
+
+
+def test_the_group_evidence_span_bounds_every_replica(tmp_path) -> None:
+    """group_evidence_span: the first offset and time of any replica read, the last of any (a
+    point outside is refused: "is before the evidence", "is beyond the evidence")."""
+    from kreplica.model.coordinator.replay import NEW_COORDINATOR
+    from kreplica.model.coordinator.sources import group_evidence_span
+    from kreplica.model.evidence_span import EvidenceSpan
+    from tests.builders.groups import TS, load
+
+    entries = [[commit("g", "t", 0, n)] for n in range(3)]           # offsets 0-2, stamped TS + o * 1000
+    whole = load(tmp_path, entries, NEW_COORDINATOR)
+    later = load(tmp_path, entries, NEW_COORDINATOR, log_start=1)
+    assert group_evidence_span([later, whole]) == EvidenceSpan("log", 0, 2, TS, TS + 2000)
+    assert group_evidence_span([later]) == EvidenceSpan("log", 1, 2, TS + 1000, TS + 2000)
