@@ -48,7 +48,30 @@ def test_no_offsets_partition_names_the_first_path(tmp_path) -> None:
     with pytest.raises(EvidenceError) as refused:
         find_group_sources([logs])
     assert refused.value.path == logs
-    assert refused.value.reason.startswith("holds no __consumer_offsets partition (partitions found: ")
+    assert refused.value.reason == ("holds no __consumer_offsets partition (partitions found: compacted-0, "
+                                    "legacy-v0-0, legacy-v1-0, metrics-0, orders-0, payments-0): give the log "
+                                    "directories of the brokers that hosted the group coordinators")
+
+
+@pytest.mark.parametrize(("names", "shown"), [
+    pytest.param((), "none", id="none"),
+    # at most 8 names, sorted
+    pytest.param([f"a-{n}" for n in (8, 0, 1, 2, 3, 4, 5, 6, 7)], "a-0, a-1, a-2, a-3, a-4, a-5, a-6, a-7",
+                 id="first-eight"),
+])
+def test_no_offsets_partition_names_what_was_found(tmp_path, names, shown) -> None:
+    import shutil
+
+    root = tmp_path / "broker"
+    root.mkdir()
+    (root / "meta.properties").write_text("version=0\nbroker.id=1\n")
+    for name in names:
+        (root / name).mkdir()
+        shutil.copy(FIXTURES / "logs" / "orders-0" / "00000000000000000000.log", root / name)
+    with pytest.raises(EvidenceError) as refused:
+        find_group_sources([str(root)])
+    assert refused.value.reason == (f"holds no __consumer_offsets partition (partitions found: {shown}): give the "
+                                    "log directories of the brokers that hosted the group coordinators")
 
 
 def test_consumer_offsets_paths_keeps_every_path_that_holds_group_evidence(tmp_path) -> None:
