@@ -198,3 +198,24 @@ def test_image_partition_lookup(tmp_path, topic, partition, leader):
             image.apply(item)
     p = image.partition(topic, partition)
     assert (p.leader if p is not None else None) == leader
+
+
+@pytest.mark.parametrize("record, broker, epoch, text", [
+    pytest.param("FenceBrokerRecord", 1, 9, "tries to fence broker 1, which has broker epoch 10, not 9",
+                 id="fence-stale-epoch"),
+    pytest.param("UnfenceBrokerRecord", 5, 3, "tries to unfence broker 5, which was not registered",
+                 id="unfence-unregistered"),
+    pytest.param("FenceBrokerRecord", 1, 10, None, id="fence-registered-epoch-applies"),
+])
+def test_fence_record_refusal_text(tmp_path, record, broker, epoch, text):
+    """``ClusterDelta.replay(FenceBrokerRecord / UnfenceBrokerRecord)`` goes through
+    ``getBrokerOrThrow(id, epoch, "fence" / "unfence")``: the refusal names the action; the
+    record with the registered epoch applies, its event carrying the record's epoch."""
+    records = [*_REGISTERED, (record, 0, {"id": broker, "epoch": epoch})]
+    files = _write(tmp_path, records)
+    cs = cluster_state_from_kraft(files)
+    assert [(f.message, f.details) for f in cs.findings] == ([] if text is None else [(
+        f"{record} at offset 2 {text}; Kafka's metadata loader refuses it", {"offset": 2, "broker_id": broker})])
+    events = [(e.event, e.position, e.broker_epoch) for e in _timeline(files) if isinstance(e, BrokerEvent)]
+    assert events[-1] == (("fenced", 2, 10) if text is None else ("unfenced", 1, 10))
+    assert cs.broker(1).fenced is (text is None)
