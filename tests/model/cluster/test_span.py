@@ -152,3 +152,24 @@ def test_kraft_empty_segment_spans_nothing(tmp_path: Path) -> None:
     d = _meta_dir(tmp_path)
     (d / "00000000000000000000.log").write_bytes(b"")
     assert kraft_span(find_kraft_files([d])) == EvidenceSpan("kraft", None, None, None, None)
+
+
+def test_zookeeper_snapshot_at_zxid_0_bounds_the_span(tmp_path: Path) -> None:
+    """``snapshot.0`` (the empty tree a fresh ensemble writes, ``FileTxnSnapLog``) is a state at
+    zxid 0; only snapshots whose name gives no zxid (-1) are left out."""
+    _snapshot(tmp_path, 0)
+    assert evidence_span([tmp_path]) == EvidenceSpan("zookeeper", 0, 0, None, None)
+
+
+def test_zookeeper_log_alone_not_from_the_first_transaction(tmp_path: Path) -> None:
+    """A log that starts later than the ensemble's first transaction, with no snapshot before
+    it, gives no state to start from (first position unknown), but its last zxid and times."""
+    d = tmp_path / "version-2"
+    d.mkdir()
+    (d / "log.5").write_bytes(_entries([5, 6]))
+    assert evidence_span([tmp_path]) == EvidenceSpan("zookeeper", None, 6, T0, T0 + 1000)
+
+
+def test_zookeeper_empty_log_alone_spans_nothing(tmp_path: Path) -> None:
+    (tmp_path / "log.8").write_bytes(b"")              # a crash before the header was written
+    assert evidence_span([tmp_path]) == EvidenceSpan("zookeeper", None, None, None, None)
