@@ -300,3 +300,33 @@ def test_image_applied_state_of_a_topic_it_has_no_assignment_for(topic_applied, 
         image.apply("/brokers/topics/u", b.t.nodes["/brokers/topics/u"])
     assert image.apply(path, b.t.nodes[path]) == ("state", ("u", 0))
     assert [f.details["znode"] for f in image.state("s", {"zxid": 1}).findings] == ([path] if named else [])
+
+
+_ISR = "/isr_change_notification/isr_change_0000000004"
+
+
+@pytest.mark.parametrize("steps, pending, named", [
+    pytest.param([b"{not json"], [{"name": "isr_change_0000000004", "partitions": []}], [_ISR],
+                 id="unreadable-listed-with-no-partitions-and-named"),
+    pytest.param([b"{not json", None], [], [], id="unreadable-then-deleted-forgotten"),
+    pytest.param([None], [], [], id="deleted-never-held"),
+    pytest.param([json.dumps({"version": 1, "partitions": [{"topic": "t", "partition": 0}]}).encode()],
+                 [{"name": "isr_change_0000000004", "partitions": [{"topic": "t", "partition": 0}]}], [],
+                 id="readable"),
+])
+def test_image_isr_change_notification(steps, pending, named):
+    """``/isr_change_notification/isr_change_<seq>`` (ZkData ``IsrChangeNotificationSequenceZNode``):
+    pending while the znode exists, its partitions when it decodes (none, and the znode named
+    in a ``kafka_invalid_znode`` finding, when it does not); once deleted (the controller
+    deletes what it processed) it is neither pending nor named."""
+    from types import SimpleNamespace
+
+    from kreplica.model.cluster import ZkImage
+
+    image = ZkImage("", {S1: 1})
+    for data in steps:
+        node = None if data is None else SimpleNamespace(data=data)
+        assert image.apply(_ISR, node) == ("isr_change", "isr_change_0000000004")
+    cs = image.state("s", {"zxid": 1})
+    assert [dict(n) for n in cs.pending.isr_change_notifications] == pending
+    assert [f.details["znode"] for f in cs.findings] == named
