@@ -175,8 +175,8 @@ def test_remove_of_an_unknown_topic_is_refused(tmp_path, topic_id, refused):
     files = _write(tmp_path, records)
     cs = cluster_state_from_kraft(files)
     assert [t.name for t in cs.topics] == (["orders"] if refused else [])
-    assert [(f.kind, f.severity, f.position, f.message, f.details) for f in cs.findings] == ([(
-        "kraft_invalid_record", "error", _batch_position(records, 2),
+    assert [(f.kind, f.severity, f.path, f.position, f.message, f.details) for f in cs.findings] == ([(
+        "kraft_invalid_record", "error", files.segments[0][1], _batch_position(records, 2),
         "RemoveTopicRecord at offset 2 names a topic or partition that does not exist at that point",
         {"offset": 2})] if refused else [])
     assert [f.message for f in _timeline(files) if isinstance(f, Finding)] == [f.message for f in cs.findings]

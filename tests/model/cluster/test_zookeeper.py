@@ -330,3 +330,19 @@ def test_image_isr_change_notification(steps, pending, named):
     cs = image.state("s", {"zxid": 1})
     assert [dict(n) for n in cs.pending.isr_change_notifications] == pending
     assert [f.details["znode"] for f in cs.findings] == named
+
+
+def test_unreadable_states_named_in_partition_order():
+    """State znodes are read in partition order, numerically (2 before 10, as the health lists
+    order them), so their findings come in that order; a child of ``partitions`` that is not a
+    number is no partition (``TopicPartitionZNode``'s path is ``.../partitions/<int>``)."""
+    b = _Builder()
+    b.put("/brokers/ids/1", {"version": 5, "host": "h1", "port": 9092, "endpoints": []}, owner=S1)
+    b.put("/brokers/topics/t", {"version": 2, "partitions": {"2": [1], "10": [1]}})
+    b.put("/brokers/topics/t/partitions/x", None)
+    for p in ("10", "2"):
+        b.put(f"/brokers/topics/t/partitions/{p}/state", b"{not json")
+    cs = cluster_state_from_zk(b.state())
+    assert [f.details["znode"] for f in cs.findings] == [
+        "/brokers/topics/t/partitions/2/state", "/brokers/topics/t/partitions/10/state"]
+    assert [p.partition for p in cs.topic("t").partitions] == [2, 10]
