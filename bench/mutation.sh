@@ -10,7 +10,11 @@
 #   bench/mutation.sh --show                            # the survivors of the last run, with diffs
 #
 # KREPLICA_MUTATION_JOBS sets the parallel workers (default: the cores). The survivors' names go to
-# bench/results/mutation-survivors.txt and the counts to bench/results/mutation-summary.txt.
+# bench/results/mutation-survivors.txt and the counts to bench/results/mutation-summary.txt. The
+# table per module (bench/README.md): mutmut results --all true | python bench/mutation_table.py
+#   --equivalent bench/mutation-equivalent.txt --killed-since bench/mutation-killed-since/*.txt
+# mutmut runs the cheapest mutants first, so a stopped run has checked every module in part; the
+# mutants whose tests start Kafka's JVM tools (tests/interop) are the last and slowest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the tests run from mutmut's copy of the tree (mutants/), where ../shared is not beside them

@@ -1,13 +1,16 @@
 """The mutation score per module, from mutmut's own account of every mutant.
 
-    mutmut results --all true | python bench/mutation_table.py [--equivalent bench/mutation-equivalent.txt]
+    mutmut results --all true | python bench/mutation_table.py [--equivalent bench/mutation-equivalent.txt] \
+        [--killed-since bench/mutation-killed-since/*.txt]
 
 Reads ``NAME: STATUS`` lines (mutmut 3 names a mutant ``<module>.x_<function>__mutmut_<n>`` or
 ``<module>.xǁ<Class>ǁ<method>__mutmut_<n>``) and prints one row per module and a total:
 mutants, killed (a timeout counts as killed: the mutant made a test hang), survived, no tests (no
 test reaches the function), not run (not checked yet), equivalent (survivors listed, with their
-reason, in the ``--equivalent`` file: one mutant name per line, ``#`` starts a comment) and the
-score, ``killed / (checked - equivalent)``. Module names are shown relative to ``kreplica.``.
+reason, in the ``--equivalent`` file: one mutant name per line, ``#`` starts a comment), killed
+since (survivors of the run that a test added after it kills, each seen to: the mutant applied by
+hand, the test failing, reverted; listed in the ``--killed-since`` files, same format) and the
+score, ``(killed + killed since) / (checked - equivalent)``. Module names are shown relative to ``kreplica.``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import sys
 from collections import Counter, defaultdict
 
 _MANGLED = re.compile(r"\.(?:x_|xǁ)[^.]*__mutmut_\d+$")
-COLUMNS = ("mutants", "killed", "survived", "no tests", "not run", "equivalent", "score")
+COLUMNS = ("mutants", "killed", "survived", "no tests", "not run", "equivalent", "killed since", "score")
 _KILLED = {"killed", "timeout", "segfault", "suspicious"}
 
 
@@ -28,14 +31,18 @@ def module_of(name: str) -> str:
     return module.removeprefix("kreplica.")
 
 
-def read_equivalent(path: str | None) -> set[str]:
-    if path is None:
-        return set()
-    with open(path, encoding="utf-8") as fh:
-        return {line.split("#", 1)[0].strip() for line in fh} - {""}
+def read_names(*paths: str | None) -> set[str]:
+    """The mutant names of listing files (one a line, ``#`` starts a comment)."""
+    names: set[str] = set()
+    for path in paths:
+        if path is None:
+            continue
+        with open(path, encoding="utf-8") as fh:
+            names |= {line.split("#", 1)[0].strip() for line in fh} - {""}
+    return names
 
 
-def table(lines, equivalent: set[str]) -> list[tuple[str, Counter]]:
+def table(lines, equivalent: set[str], killed_since: set[str] = frozenset()) -> list[tuple[str, Counter]]:
     per: dict[str, Counter] = defaultdict(Counter)
     for line in lines:
         name, sep, status = line.rstrip("\n").rpartition(": ")
@@ -47,7 +54,8 @@ def table(lines, equivalent: set[str]) -> list[tuple[str, Counter]]:
         if status in _KILLED:
             c["killed"] += 1
         elif status == "survived":
-            c["equivalent" if name.strip() in equivalent else "survived"] += 1
+            name = name.strip()
+            c["equivalent" if name in equivalent else "killed since" if name in killed_since else "survived"] += 1
         elif status == "no tests":
             c["no tests"] += 1
         else:
@@ -56,26 +64,28 @@ def table(lines, equivalent: set[str]) -> list[tuple[str, Counter]]:
 
 
 def _score(c: Counter) -> str:
-    judged = c["killed"] + c["survived"] + c["no tests"]
-    return f"{100 * c['killed'] / judged:.0f}%" if judged else "-"
+    judged = c["killed"] + c["killed since"] + c["survived"] + c["no tests"]
+    return f"{100 * (c['killed'] + c['killed since']) / judged:.0f}%" if judged else "-"
 
 
 def render(rows: list[tuple[str, Counter]]) -> str:
     width = max([len(m) for m, _ in rows] + [len("all")]) + 2
-    out = ["module".ljust(width) + "".join(f"{h:>11}" for h in COLUMNS)]
+    out = ["module".ljust(width) + "".join(f"{h:>13}" for h in COLUMNS)]
     total: Counter = Counter()
     for module, c in rows:
         total.update(c)
-        out.append(module.ljust(width) + "".join(f"{c[h]:>11}" for h in COLUMNS[:-1]) + f"{_score(c):>11}")
-    out.append("all".ljust(width) + "".join(f"{total[h]:>11}" for h in COLUMNS[:-1]) + f"{_score(total):>11}")
+        out.append(module.ljust(width) + "".join(f"{c[h]:>13}" for h in COLUMNS[:-1]) + f"{_score(c):>13}")
+    out.append("all".ljust(width) + "".join(f"{total[h]:>13}" for h in COLUMNS[:-1]) + f"{_score(total):>13}")
     return "\n".join(out)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--equivalent", help="file of equivalent mutants' names, one a line")
+    parser.add_argument("--killed-since", nargs="*", default=[],
+                        help="files of survivors' names that tests added since kill, one a line")
     args = parser.parse_args()
-    print(render(table(sys.stdin, read_equivalent(args.equivalent))))
+    print(render(table(sys.stdin, read_names(args.equivalent), read_names(*args.killed_since))))
 
 
 if __name__ == "__main__":

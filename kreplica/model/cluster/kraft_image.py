@@ -151,8 +151,8 @@ class KraftImage(ClusterImage):
 
     def _remove_topic(self, r, d) -> tuple[Delta, ...]:
         name = self.topic_names.pop(d["topic_id"], None)
-        if name is None:
-            return _NONE
+        if name is None:   # TopicsDelta.replay(RemoveTopicRecord) throws: "no such topic found"
+            return self._orphan(r)
         t = self.topics.pop(name)
         self.topic_configs.pop(name, None)
         return tuple(PartitionDelta(name, pid, p, None) for pid, p in sorted(t.partitions.items()))

@@ -522,8 +522,9 @@ def _epoch(state: _GroupState, key: Mapping, value: Mapping | None) -> None:
         raise ReplayRefused(f"Received a tombstone record to delete group {key['group_id']} but the target "
                             f"assignment still has {len(state.targets)} members.")
     elif state.assignment_epoch != -1:
-        raise ReplayRefused(f"Received a tombstone record to delete group {key['group_id']} but did not receive "
-                            "ConsumerGroupTargetAssignmentMetadataValue tombstone.")
+        raise ReplayRefused(f"Received a tombstone record to delete group {key['group_id']} but "
+                            + ("target assignment epoch in invalid." if state.kind == SHARE
+                               else "did not receive ConsumerGroupTargetAssignmentMetadataValue tombstone."))
 
 
 def _partition_metadata(state: _GroupState, key: Mapping, value: Mapping | None) -> None:
@@ -688,11 +689,20 @@ class GroupPartitionState:
     last_time: int | None
 
 
+def _marker_problem(marker) -> str:
+    """Why ``ControlRecordType.parse`` throws on a marker that decodes (``ControlMarker.error`` when not)."""
+    if marker.error:
+        return marker.error
+    if marker.key_is_null:
+        return "no key"
+    return "its key is not a control record key: ControlRecordType.parse needs 4 bytes of a non-negative version"
+
+
 def unreadable_marker(batch: RecordBatch, marker) -> Finding:
     """The finding for a control batch whose record the loader cannot read
     (``ControlRecordType.parse`` throws)."""
     return Finding("coordinator_replay_error", batch.path, batch.position,
-                   f"offset {batch.base_offset}: a control record the loader cannot read ({marker.error or 'no key'}); "
+                   f"offset {batch.base_offset}: a control record the loader cannot read ({_marker_problem(marker)}); "
                    "the coordinator fails to load the partition, kreplica skips it",
                    details={"offset": batch.base_offset})
 

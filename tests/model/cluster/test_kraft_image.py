@@ -12,7 +12,7 @@ from kreplica.analysis.timeline.events import BrokerEvent, PartitionEvent, Timel
 from kreplica.formats.findings import Finding
 from kreplica.formats.kraft import records as kraft
 from kreplica.model.cluster import cluster_state_from_kraft, find_kraft_files
-from tests.builders.kraft_metadata import ORDERS, broker_registration
+from tests.builders.kraft_metadata import ORDERS, PAYMENTS, broker_registration
 
 T0 = 1_700_000_000_000
 
@@ -110,3 +110,112 @@ def test_timeline_refusals_after_a_gap_are_the_gap(tmp_path, base, refused):
     kinds = [f.kind for f in _timeline(find_kraft_files([d])) if isinstance(f, Finding)]
     assert [k for k in kinds if k != "kraft_offset_gap"] == refused
     assert ("kraft_offset_gap" in kinds) is (base > 2)
+
+
+# -- UnregisterBrokerRecord's warning, RemoveTopicRecord (issue 27 §7) ---------------------------
+
+def _batch_position(records, index: int) -> int:
+    """Where the batch of ``records[index]`` starts in the segment :func:`_write` writes."""
+    return sum(len(kraft.build_metadata_batch([r], base_offset=i, epoch=1, timestamp=T0 + i))
+               for i, r in enumerate(records[:index]))
+
+
+@pytest.mark.parametrize("broker, epoch, why", [
+    pytest.param(1, 9, "has broker epoch 10, not 9", id="stale-epoch"),
+    pytest.param(5, 3, "was not registered", id="never-registered"),
+])
+def test_unregister_warning_text(tmp_path, broker, epoch, why):
+    """``ClusterControlManager.replay(UnregisterBrokerRecord)`` throws "no broker registration
+    found for that id" / "... with that epoch found"; ``ClusterDelta.replay`` removes the broker
+    anyway. The warning says which, where, and the event keeps the record's broker epoch."""
+    records = [*_REGISTERED, ("UnregisterBrokerRecord", 0, {"broker_id": broker, "broker_epoch": epoch})]
+    files = _write(tmp_path, records)
+    cs = cluster_state_from_kraft(files)
+    (f,) = cs.findings
+    assert (f.kind, f.severity, f.path, f.position) == (
+        "kraft_invalid_record", "warning", files.segments[0][1], _batch_position(records, 2))
+    assert f.message == (f"UnregisterBrokerRecord at offset 2 unregisters broker {broker}, which {why}: "
+                         "a broker's metadata image applies it, a controller's replay would have refused it")
+    assert f.details == {"offset": 2, "broker_id": broker}
+    (event,) = [e for e in _timeline(files) if isinstance(e, BrokerEvent) and e.event == "unregistered"]
+    assert (event.broker, event.position, event.broker_epoch) == (broker, 2, epoch)
+
+
+_ORDERS_WITH_CONFIG = [("TopicRecord", 0, {"name": "orders", "topic_id": ORDERS}),
+                       ("ConfigRecord", 0, {"resource_type": kraft.RESOURCE_TOPIC, "resource_name": "orders",
+                                            "name": "retention.ms", "value": "1000"})]
+
+
+@pytest.mark.parametrize("removed, config", [
+    pytest.param(True, {}, id="removed-then-recreated-has-no-config"),
+    pytest.param(False, {"retention.ms": "1000"}, id="kept-keeps-its-config"),
+])
+def test_remove_topic_drops_its_configs(tmp_path, removed, config):
+    """``MetadataDelta.replay(RemoveTopicRecord)`` also replays it into ``ConfigurationsDelta``,
+    which deletes the topic's config resource: a topic created again under the name starts
+    without the old one's configs."""
+    records = [*_ORDERS_WITH_CONFIG]
+    if removed:
+        records += [("RemoveTopicRecord", 0, {"topic_id": ORDERS}),
+                    ("TopicRecord", 0, {"name": "orders", "topic_id": PAYMENTS})]
+    cs = cluster_state_from_kraft(_write(tmp_path, records))
+    assert (cs.topic("orders").topic_id, cs.topic("orders").config) == ((PAYMENTS, {}) if removed else (ORDERS, config))
+    assert cs.findings == ()
+
+
+@pytest.mark.parametrize("topic_id, refused", [
+    pytest.param(ORDERS, False, id="known-topic-removed"),
+    pytest.param(PAYMENTS, True, id="unknown-topic-refused"),
+])
+def test_remove_of_an_unknown_topic_is_refused(tmp_path, topic_id, refused):
+    """``TopicsDelta.replay(RemoveTopicRecord)`` throws "Unable to delete topic with id ...: no
+    such topic found." (``MetadataBatchLoader`` reports the fault and goes on): nothing changes
+    and the record is a ``kraft_invalid_record`` error, as for a partition of a missing topic."""
+    records = [*_ORDERS_WITH_CONFIG, ("RemoveTopicRecord", 0, {"topic_id": topic_id})]
+    files = _write(tmp_path, records)
+    cs = cluster_state_from_kraft(files)
+    assert [t.name for t in cs.topics] == (["orders"] if refused else [])
+    assert [(f.kind, f.severity, f.path, f.position, f.message, f.details) for f in cs.findings] == ([(
+        "kraft_invalid_record", "error", files.segments[0][1], _batch_position(records, 2),
+        "RemoveTopicRecord at offset 2 names a topic or partition that does not exist at that point",
+        {"offset": 2})] if refused else [])
+    assert [f.message for f in _timeline(files) if isinstance(f, Finding)] == [f.message for f in cs.findings]
+
+
+@pytest.mark.parametrize("topic, partition, leader", [
+    pytest.param("orders", 0, 1, id="existing"),
+    pytest.param("orders", 1, None, id="no-such-partition"),
+    pytest.param("nosuch", 0, None, id="no-such-topic"),
+])
+def test_image_partition_lookup(tmp_path, topic, partition, leader):
+    """``ClusterImage.partition`` (the KRaft image): the partition, or ``None`` when the topic or
+    the partition does not exist (``TopicsImage.getPartition`` gives null)."""
+    from kreplica.model.cluster import KraftImage
+    files = _write(tmp_path, _TXN)
+    image = KraftImage()
+    for item in kraft.read_metadata_file(files.segments[0][1]):
+        if isinstance(item, kraft.MetadataRecord):
+            image.apply(item)
+    p = image.partition(topic, partition)
+    assert (p.leader if p is not None else None) == leader
+
+
+@pytest.mark.parametrize("record, broker, epoch, text", [
+    pytest.param("FenceBrokerRecord", 1, 9, "tries to fence broker 1, which has broker epoch 10, not 9",
+                 id="fence-stale-epoch"),
+    pytest.param("UnfenceBrokerRecord", 5, 3, "tries to unfence broker 5, which was not registered",
+                 id="unfence-unregistered"),
+    pytest.param("FenceBrokerRecord", 1, 10, None, id="fence-registered-epoch-applies"),
+])
+def test_fence_record_refusal_text(tmp_path, record, broker, epoch, text):
+    """``ClusterDelta.replay(FenceBrokerRecord / UnfenceBrokerRecord)`` goes through
+    ``getBrokerOrThrow(id, epoch, "fence" / "unfence")``: the refusal names the action; the
+    record with the registered epoch applies, its event carrying the record's epoch."""
+    records = [*_REGISTERED, (record, 0, {"id": broker, "epoch": epoch})]
+    files = _write(tmp_path, records)
+    cs = cluster_state_from_kraft(files)
+    assert [(f.message, f.details) for f in cs.findings] == ([] if text is None else [(
+        f"{record} at offset 2 {text}; Kafka's metadata loader refuses it", {"offset": 2, "broker_id": broker})])
+    events = [(e.event, e.position, e.broker_epoch) for e in _timeline(files) if isinstance(e, BrokerEvent)]
+    assert events[-1] == (("fenced", 2, 10) if text is None else ("unfenced", 1, 10))
+    assert cs.broker(1).fenced is (text is None)

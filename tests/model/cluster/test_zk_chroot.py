@@ -22,6 +22,8 @@ def _nodes(paths):
 @pytest.mark.parametrize(("text", "root"), [
     pytest.param("/", "", id="root"), pytest.param("/kafka", "/kafka", id="chroot"),
     pytest.param(" /a/b/ ", "/a/b", id="trailing-slash"),
+    # only trailing slashes go (the docstring: ``/a/b/`` -> ``/a/b``); the letters of the chroot stay
+    pytest.param("/X/", "/X", id="only-slashes-stripped"), pytest.param("/KX", "/KX", id="letters-kept"),
 ])
 def test_normalize(text, root) -> None:
     assert normalize_chroot(text) == root
@@ -65,3 +67,17 @@ def test_no_kafka_says_what_the_tree_holds() -> None:
 def test_describe_names_a_few_top_level_znodes() -> None:
     many = [f"/n{i:02}" for i in range(12)]
     assert describe_tree(many) == "12 znodes, top-level /n00, /n01, /n02, /n03, /n04, /n05, /n06, /n07 and 4 more"
+
+
+@pytest.mark.parametrize(("paths", "text"), [
+    pytest.param([f"/n{i}" for i in range(8)], "8 znodes, top-level /n0, /n1, /n2, /n3, /n4, /n5, /n6, /n7",
+                 id="eight-named-none-more"),
+    pytest.param([f"/n{i}" for i in range(9)], "9 znodes, top-level /n0, /n1, /n2, /n3, /n4, /n5, /n6, /n7 and 1 more",
+                 id="nine-one-more"),
+    pytest.param(["/"], "1 znodes", id="root-only-no-top-level"),
+    pytest.param([], "0 znodes", id="empty"),
+])
+def test_describe_tree_exact_text(paths, text) -> None:
+    """The text the "no Kafka metadata" error prints (user-visible): at most 8 top-level znodes
+    named, "and N more" only when more than 8, no "top-level" part when there is none."""
+    assert describe_tree(paths) == text

@@ -239,3 +239,110 @@ def test_image_applies_a_znode_change_as_the_tree_reads():
     assert image.apply("/unrelated", b.t.nodes["/brokers/topics/t"]) is None
     whole = ZkImage.from_tree(b.t.nodes, {S1: 1}, "")
     assert image.state("s", {"zxid": 1}) == whole.state("s", {"zxid": 1})
+
+
+# -- ZkImage.partition and which unreadable znodes are named (issue 27 §7) ---------------------
+# ``KafkaController.initializeControllerContext`` reads a topic's assignment
+# (``getFullReplicaAssignmentForTopics``) and then the state znodes of the partitions it lists
+# (``updateLeaderAndIsrCache``): the state of a partition the assignment does not list, or of a
+# topic without an assignment znode, is never read, so it is never found unreadable either.
+
+def _image_with_state():
+    from kreplica.model.cluster import ZkImage
+
+    b = _Builder()
+    b.put("/brokers/ids/1", {"version": 5, "host": "h1", "port": 9092, "endpoints": []}, owner=S1)
+    b.put("/brokers/topics/t", {"version": 2, "partitions": {"0": [1], "1": [1]}})
+    b.put("/brokers/topics/t/partitions/0/state", _STATE)
+    return ZkImage.from_tree(b.t.nodes, {S1: 1}, "")
+
+
+@pytest.mark.parametrize("topic, partition, expected", [
+    pytest.param("t", 0, (0, (1,), 1, 2, (1,)), id="assigned-with-its-state"),
+    pytest.param("t", 1, (1, (1,), -1, -1, ()), id="assigned-without-state-no-leader"),
+    pytest.param("t", 7, None, id="not-assigned"),
+    pytest.param("nosuch", 0, None, id="no-such-topic"),
+])
+def test_image_partition_joins_assignment_and_state(topic, partition, expected):
+    p = _image_with_state().partition(topic, partition)
+    assert (p if p is None else (p.partition, p.replicas, p.leader, p.leader_epoch, p.isr)) == expected
+
+
+@pytest.mark.parametrize("state_path, named", [
+    pytest.param("/brokers/topics/t/partitions/0/state", True, id="assigned-partition-read"),
+    pytest.param("/brokers/topics/t/partitions/7/state", False, id="unassigned-partition-not-read"),
+    pytest.param("/brokers/topics/u/partitions/0/state", False, id="topic-without-assignment-not-read"),
+])
+def test_unreadable_state_named_only_when_the_controller_reads_it(state_path, named):
+    b = _Builder()
+    b.put("/brokers/ids/1", {"version": 5, "host": "h1", "port": 9092, "endpoints": []}, owner=S1)
+    b.put("/brokers/topics/t", {"version": 2, "partitions": {"0": [1]}})
+    b.put(state_path, b"{not json")
+    cs = cluster_state_from_zk(b.state())
+    assert [f.details["znode"] for f in cs.findings] == ([state_path] if named else [])
+
+
+@pytest.mark.parametrize("topic_applied, named", [
+    pytest.param(True, True, id="assigned-partition-read"),
+    pytest.param(False, False, id="no-assignment-yet-not-read"),
+])
+def test_image_applied_state_of_a_topic_it_has_no_assignment_for(topic_applied, named):
+    """A state znode change applied (the timeline's ``ZkImage.apply``) for a topic whose
+    assignment the image does not hold is not read: no finding for it, no failure."""
+    from kreplica.model.cluster import ZkImage
+
+    path = "/brokers/topics/u/partitions/0/state"
+    b = _Builder()
+    b.put("/brokers/topics/u", {"version": 2, "partitions": {"0": [1]}})
+    b.put(path, b"{not json")
+    image = ZkImage("", {S1: 1})
+    if topic_applied:
+        image.apply("/brokers/topics/u", b.t.nodes["/brokers/topics/u"])
+    assert image.apply(path, b.t.nodes[path]) == ("state", ("u", 0))
+    assert [f.details["znode"] for f in image.state("s", {"zxid": 1}).findings] == ([path] if named else [])
+
+
+_ISR = "/isr_change_notification/isr_change_0000000004"
+
+
+@pytest.mark.parametrize("steps, pending, named", [
+    pytest.param([b"{not json"], [{"name": "isr_change_0000000004", "partitions": []}], [_ISR],
+                 id="unreadable-listed-with-no-partitions-and-named"),
+    pytest.param([b"{not json", None], [], [], id="unreadable-then-deleted-forgotten"),
+    pytest.param([None], [], [], id="deleted-never-held"),
+    pytest.param([json.dumps({"version": 1, "partitions": [{"topic": "t", "partition": 0}]}).encode()],
+                 [{"name": "isr_change_0000000004", "partitions": [{"topic": "t", "partition": 0}]}], [],
+                 id="readable"),
+])
+def test_image_isr_change_notification(steps, pending, named):
+    """``/isr_change_notification/isr_change_<seq>`` (ZkData ``IsrChangeNotificationSequenceZNode``):
+    pending while the znode exists, its partitions when it decodes (none, and the znode named
+    in a ``kafka_invalid_znode`` finding, when it does not); once deleted (the controller
+    deletes what it processed) it is neither pending nor named."""
+    from types import SimpleNamespace
+
+    from kreplica.model.cluster import ZkImage
+
+    image = ZkImage("", {S1: 1})
+    for data in steps:
+        node = None if data is None else SimpleNamespace(data=data)
+        assert image.apply(_ISR, node) == ("isr_change", "isr_change_0000000004")
+    cs = image.state("s", {"zxid": 1})
+    assert [dict(n) for n in cs.pending.isr_change_notifications] == pending
+    assert [f.details["znode"] for f in cs.findings] == named
+
+
+def test_unreadable_states_named_in_partition_order():
+    """State znodes are read in partition order, numerically (2 before 10, as the health lists
+    order them), so their findings come in that order; a child of ``partitions`` that is not a
+    number is no partition (``TopicPartitionZNode``'s path is ``.../partitions/<int>``)."""
+    b = _Builder()
+    b.put("/brokers/ids/1", {"version": 5, "host": "h1", "port": 9092, "endpoints": []}, owner=S1)
+    b.put("/brokers/topics/t", {"version": 2, "partitions": {"2": [1], "10": [1]}})
+    b.put("/brokers/topics/t/partitions/x", None)
+    for p in ("10", "2"):
+        b.put(f"/brokers/topics/t/partitions/{p}/state", b"{not json")
+    cs = cluster_state_from_zk(b.state())
+    assert [f.details["znode"] for f in cs.findings] == [
+        "/brokers/topics/t/partitions/2/state", "/brokers/topics/t/partitions/10/state"]
+    assert [p.partition for p in cs.topic("t").partitions] == [2, 10]

@@ -97,3 +97,22 @@ def test_expiry(version, g, o, now, coordinator, expected) -> None:
 ])
 def test_default_retention(version, minutes) -> None:
     assert default_retention_minutes(version) == minutes
+
+
+@pytest.mark.parametrize(("coordinator", "expired"), [
+    # OffsetMetadataManager.cleanupExpiredOffsets: hasPendingTransactionalOffsets keeps t-0
+    pytest.param(NEW_COORDINATOR, {("t", 0): False, ("t", 1): True}, id="new-pending-keeps"),
+    # GroupMetadata.removeExpiredOffsets (2.4): pending transactional commits do not count
+    pytest.param(OLD_COORDINATOR, {("t", 0): True, ("t", 1): True}, id="old-pending-ignored"),
+])
+def test_apply_expiry_on_a_loaded_partition(tmp_path, coordinator, expired) -> None:
+    from kreplica.model.coordinator.expiry import apply_expiry
+    from tests.builders.groups import TS, commit, load
+
+    entries = [[commit("g", "t", 0, 1), commit("g", "t", 1, 1)], {"records": [commit("g", "t", 0, 2)],
+                                                                   "producer_id": 7000}]
+    state = load(tmp_path, entries, coordinator)
+    version = V40 if coordinator == NEW_COORDINATOR else V24
+    (g,) = apply_expiry(state, TS + R + 1, R, version).groups
+    assert {(o.topic, o.partition): o.expired for o in g.offsets} == expired
+    assert [(o.topic, o.partition, o.expired) for o in g.pending_offsets] == [("t", 0, False)]

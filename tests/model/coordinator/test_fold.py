@@ -64,3 +64,52 @@ def test_both_fold_implementations_are_reachable() -> None:
     assert key_fold.FOLD_IMPLEMENTATION in ("compiled", "python")
     if key_fold.FOLD_IMPLEMENTATION == "compiled":
         assert type(key_fold.new_table()).__name__ == "KeyTable"
+
+
+def test_a_record_the_compiled_fold_does_not_frame_is_read_by_the_reference_reader(tmp_path: Path) -> None:
+    """A CreateTime stamp past Long.MAX_VALUE: Kafka's DefaultRecord.readFrom adds the timestamp
+    delta to the base timestamp as a Java long (it wraps); the compiled fold refuses to frame
+    the record (FOLD_FRAMING) and the fold reads the rest of the section with the reference
+    reader (``GroupFold._framing``), which gives the plain replay's records, offsets and stamps."""
+    import struct
+
+    from kreplica.formats.checksums import crc32c
+    from kreplica.formats.log.default_records import ATTRIBUTES_OFFSET, CRC_OFFSET
+    from tests.builders.groups import load_dir, offsets, write
+
+    log_dir = write(tmp_path, [[commit("g", "t", 0, 1), commit("g", "t", 1, 2), commit("g", "t", 2, 3)]])
+    segment = next((log_dir / "__consumer_offsets-0").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    base = (1 << 63) - 1500          # record 1 at +1000 fits, record 2 at +2000 wraps
+    struct.pack_into(">qq", data, 27, base, base + 1000)       # baseTimestamp, maxTimestamp
+    struct.pack_into(">I", data, CRC_OFFSET, crc32c(bytes(data[ATTRIBUTES_OFFSET:])))
+    segment.write_bytes(bytes(data))
+    for coordinator in (OLD_COORDINATOR, NEW_COORDINATOR):
+        state = load_dir(log_dir, coordinator)                   # plain, compiled fold and pure fold agree
+        assert (state.findings, offsets(state)) == ((), {("g", "t", 0): 1, ("g", "t", 1): 2, ("g", "t", 2): 3})
+        assert (state.records, state.replayed_to, state.newest_timestamp) == (3, 2, base + 1000)
+
+
+def test_a_log_append_time_batch_cut_by_damage_counts_the_broker_stamp(tmp_path: Path) -> None:
+    """A LogAppendTime batch: every record is stamped with the batch's max timestamp
+    (DefaultRecordBatch: ``timestampType == LOG_APPEND_TIME``); the records before a record that
+    does not read are replayed and counted at that stamp, by the fold as by the plain replay."""
+    import struct
+
+    from kreplica.formats.checksums import crc32c
+    from kreplica.formats.log.default_records import ATTRIBUTES_OFFSET, CRC_OFFSET
+    from tests.builders.groups import TS, kinds, load_dir, offsets, write
+
+    first = commit("g", "t", 0, 1)
+    log_dir = write(tmp_path, [[first, commit("g", "t", 1, 2)]])
+    segment = next((log_dir / "__consumer_offsets-0").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    data[data.index(first[1]) + len(first[1]) + 1] = 0x7F      # the second record's length: far too long
+    (attributes,) = struct.unpack_from(">h", data, ATTRIBUTES_OFFSET)
+    struct.pack_into(">h", data, ATTRIBUTES_OFFSET, attributes | 0x08)   # timestamp type LogAppendTime
+    struct.pack_into(">q", data, 35, TS + 777_000)                        # maxTimestamp: the broker's stamp
+    struct.pack_into(">I", data, CRC_OFFSET, crc32c(bytes(data[ATTRIBUTES_OFFSET:])))
+    segment.write_bytes(bytes(data))
+    state = load_dir(log_dir, NEW_COORDINATOR)
+    assert (kinds(state), offsets(state)) == (["invalid_record"], {("g", "t", 0): 1})
+    assert (state.records, state.replayed_to, state.newest_timestamp) == (1, 0, TS + 777_000)

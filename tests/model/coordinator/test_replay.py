@@ -384,3 +384,314 @@ def test_batches_below_the_log_start_offset_are_not_loaded(tmp_path, coordinator
     state = load(tmp_path, [[commit("g", "t", 0, 1)], [commit("g", "t", 1, 2)]], coordinator, log_start=1)
     assert offsets(state) == {("g", "t", 1): 2}
     assert (state.log_start_offset, state.first_offset) == (1, 1)
+
+
+# -- KIP-848 and KIP-932 replays, rule by rule (issue 27 §7) ---------------------------------------
+#
+# GroupMetadataManager.replay(<Key>, <Value>) for each record type (group-coordinator); the words
+# of a refusal are Kafka's IllegalStateException / GroupIdNotFoundException messages, shown in the
+# coordinator_replay_error finding's message (output: a contract).
+
+
+def cg(kind: int, value: dict | None = None, member: str | None = None, group: str = "cg") -> list:
+    key = {"group_id": group} if member is None else {"group_id": group, "member_id": member}
+    return [record(kind, key, 0, value)]
+
+
+def cmeta(member: str = "m1", group: str = "cg", **kw) -> list:
+    value = {"instance_id": None, "rack_id": None, "client_id": "c1", "client_host": "/h",
+             "subscribed_topic_names": ["orders"], "subscribed_topic_regex": None, "rebalance_timeout_ms": 5000,
+             "server_assignor": "uniform"} | kw
+    return cg(5, value, member, group)
+
+
+def current(kind: int = 8, member: str = "m1", epoch: int = 3, group: str = "cg", state: int = 0) -> list:
+    value = {"member_epoch": epoch, "previous_member_epoch": epoch - 1, "state": state,
+             "assigned_partitions": [{"topic_id": TOPIC_ID, "partitions": [0, 1]}]}
+    if kind == 8:
+        value["partitions_pending_revocation"] = []
+    return cg(kind, value, member, group)
+
+
+def target(kind: int = 7, member: str = "m1", group: str = "cg") -> list:
+    return cg(kind, {"topic_partitions": [{"topic_id": TOPIC_ID, "partitions": [0]}]}, member, group)
+
+
+def smeta(member: str = "s1", group: str = "sg") -> list:
+    return cg(10, {"rack_id": None, "client_id": "sc", "client_host": "/h", "subscribed_topic_names": ["orders"]},
+              member, group)
+
+
+SHARE = [cg(11, {"epoch": 2}, group="sg")[0]], smeta()
+_SKIPS = "; the coordinator's replay fails here, kreplica skips the record"
+
+
+@pytest.mark.parametrize(("entries", "message"), [
+    # replay(ConsumerGroupMetadataKey) tombstone: members, then target members, then the target
+    # assignment epoch must be gone first
+    pytest.param(consumer_group() + [cg(3)], "offset 6: consumer_group_metadata of group 'cg': Received a tombstone "
+                 "record to delete group cg but the group still has 1 members.", id="group-tombstone-members"),
+    pytest.param([cg(3, {"epoch": 1}), target(), cg(3)], "offset 2: consumer_group_metadata of group 'cg': Received "
+                 "a tombstone record to delete group cg but the target assignment still has 1 members.",
+                 id="group-tombstone-targets"),
+    pytest.param([cg(3, {"epoch": 1}), cg(6, {"assignment_epoch": 1}), cg(3)], "offset 2: consumer_group_metadata of "
+                 "group 'cg': Received a tombstone record to delete group cg but did not receive "
+                 "ConsumerGroupTargetAssignmentMetadataValue tombstone.", id="group-tombstone-assignment-epoch"),
+    # a group only ever given its epoch: ConsumerGroup's target assignment epoch starts at 0, not -1
+    pytest.param([cg(3, {"epoch": 1}), cg(3)], "offset 1: consumer_group_metadata of group 'cg': Received a "
+                 "tombstone record to delete group cg but did not receive ConsumerGroupTargetAssignmentMetadataValue "
+                 "tombstone.", id="group-tombstone-initial-assignment-epoch"),
+    # replay(ShareGroupMetadataKey) tombstone: Kafka's words for a share group differ (its typo kept)
+    pytest.param([cg(11, {"epoch": 2}, group="sg"), cg(11, None, group="sg")], "offset 1: share_group_metadata of "
+                 "group 'sg': Received a tombstone record to delete group sg but target assignment epoch in invalid.",
+                 id="share-group-tombstone-assignment-epoch"),
+    pytest.param([cg(11, {"epoch": 2}, group="sg"), smeta(), cg(11, None, group="sg")],
+                 "offset 2: share_group_metadata of group 'sg': Received a tombstone record to delete group sg but the "
+                 "group still has 1 members.", id="share-group-tombstone-members"),
+    # replay(ConsumerGroupTargetAssignmentMetadataKey) tombstone while members are targeted
+    pytest.param([cg(3, {"epoch": 1}), target(), cg(6)], "offset 2: consumer_group_target_assignment_metadata of "
+                 "group 'cg': Received a tombstone record to delete target assignment of cg but the assignment still "
+                 "has 1 members.", id="target-epoch-tombstone-targets"),
+    # replay(ConsumerGroupMemberMetadataKey) tombstone
+    pytest.param(_leave("target", "member"), "offset 7: consumer_group_member_metadata of group 'cg': Received a "
+                 "tombstone record to delete member m1 but did not receive ConsumerGroupCurrentMemberAssignmentValue "
+                 "tombstone.", id="member-tombstone-not-left"),
+    pytest.param(_leave("assignment", "member"), "offset 7: consumer_group_member_metadata of group 'cg': Received a "
+                 "tombstone record to delete member m1 but did not receive ConsumerGroupTargetAssignmentMetadataValue "
+                 "tombstone.", id="member-tombstone-targeted"),
+    # getOrMaybeCreatePersistedConsumerGroup: a classic group with members or protocol is not replaced
+    pytest.param([[group_record("cg", [])], cg(3, {"epoch": 1})], "offset 1: consumer_group_metadata of group 'cg': "
+                 "Group cg is not a consumer group", id="classic-not-consumer"),
+    # getOrMaybeCreatePersistedShareGroup: only the member and group records create a share group
+    pytest.param([cg(12, {"assignment_epoch": 1}, group="sg")], "offset 0: share_group_target_assignment_metadata of "
+                 "group 'sg': Share group sg not found.", id="share-target-epoch-no-group"),
+    pytest.param(consumer_group()[:1] + [cg(11, {"epoch": 1})], "offset 1: share_group_metadata of group 'cg': "
+                 "Group cg is not a share group.", id="consumer-not-share"),
+    # replay(ShareGroupMemberMetadataKey) tombstone: getOrMaybeCreateMember(memberId, false) throws
+    pytest.param([*SHARE, cg(10, None, "s2", "sg")], "offset 2: share_group_member_metadata of group 'sg': Member s2 "
+                 "is not a member of group sg.", id="share-member-tombstone-unknown"),
+    pytest.param([*SHARE, cg(10, None, "s1", "sg")], "offset 2: share_group_member_metadata of group 'sg': Received "
+                 "a tombstone record to delete member s1 with invalid leave group epoch.",
+                 id="share-member-tombstone-not-left"),
+    pytest.param([*SHARE, cg(14, None, "s1", "sg"), target(13, "s1", "sg"), cg(10, None, "s1", "sg")],
+                 "offset 4: share_group_member_metadata of group 'sg': Received a tombstone record to delete member s1 "
+                 "but member exists in target assignment.", id="share-member-tombstone-targeted"),
+    # replay(ShareGroupCurrentMemberAssignmentKey) of a member the group does not have
+    pytest.param([*SHARE, current(14, "nobody", group="sg")], "offset 2: share_group_current_member_assignment of "
+                 "group 'sg': Member nobody is not a member of group sg.", id="share-assignment-unknown-member"),
+])
+def test_a_refused_replay_says_kafkas_words(tmp_path, entries, message) -> None:
+    state = load(tmp_path, entries, NEW_COORDINATOR)
+    (finding,) = state.findings
+    assert (finding.kind, finding.message) == ("coordinator_replay_error", message + _SKIPS)
+
+
+@pytest.mark.parametrize(("entries", "groups"), [
+    # the tombstones in the order the coordinator writes them: the group is removed (removeGroup)
+    pytest.param([cg(3, {"epoch": 1}), cg(6, {"assignment_epoch": 1}), cg(6), cg(3)], [], id="consumer-removed"),
+    pytest.param(_leave("assignment", "target", "member") + [cg(6), cg(3)], [], id="consumer-with-member-removed"),
+    # a tombstone of a group that does not exist is ignored (GroupIdNotFoundException caught)
+    pytest.param([cg(5, None, "m1")], [], id="member-tombstone-no-group"),
+    pytest.param([cg(3)], [], id="group-tombstone-no-group"),
+    # ... and one of a member the group does not have (UnknownMemberIdException caught)
+    pytest.param([cg(3, {"epoch": 1}), cg(5, None, "m9")], [("cg", "consumer", "Empty")],
+                 id="member-tombstone-no-member"),
+    # a target member's tombstone without its record: removeTargetAssignment, nothing to remove
+    pytest.param([cg(3, {"epoch": 1}), cg(7, None, "m9")], [("cg", "consumer", "Empty")], id="target-tombstone-none"),
+    # a resolved regex's tombstone without its record: removeResolvedRegularExpression, nothing to remove
+    pytest.param([cg(3, {"epoch": 1}), [record(16, {"group_id": "cg", "regular_expression": "x.*"})]],
+                 [("cg", "consumer", "Empty")], id="regex-tombstone-none"),
+    # a partition metadata tombstone keeps the group (setSubscriptionMetadata(emptyMap()))
+    pytest.param([cg(3, {"epoch": 1}), cg(4)], [("cg", "consumer", "Empty")], id="partition-tombstone-keeps"),
+    # share groups: replay(ShareGroupMetadataKey) tombstone after the target epoch's tombstone
+    pytest.param([cg(11, {"epoch": 2}, group="sg"), cg(12, None, group="sg"), cg(11, None, group="sg")], [],
+                 id="share-removed"),
+    pytest.param([cg(11, {"epoch": 2}, group="sg"), cg(12, None, group="sg")], [("sg", "share", "Empty")],
+                 id="share-target-tombstone-keeps"),
+    # the member record creates the share group (getOrMaybeCreatePersistedShareGroup(groupId, true))
+    pytest.param([smeta()], [("sg", "share", "Stable")], id="share-member-creates"),
+    # a share member leaves: assignment tombstone (epoch LEAVE_GROUP_MEMBER_EPOCH), then its own
+    pytest.param([*SHARE, cg(14, None, "s1", "sg"), cg(10, None, "s1", "sg")], [("sg", "share", "Empty")],
+                 id="share-member-leaves"),
+])
+def test_modern_group_records_replayed(tmp_path, entries, groups) -> None:
+    state = load(tmp_path, entries, NEW_COORDINATOR)
+    assert kinds(state) == []
+    assert [(g.group, g.protocol, g.state) for g in state.groups] == groups
+
+
+def test_a_commit_after_a_consumer_group_is_removed_makes_a_simple_group(tmp_path) -> None:
+    """OffsetMetadataManager.replay: a commit of a group that no longer exists makes a simple one."""
+    state = load(tmp_path, [cg(3, {"epoch": 1}), cg(6, {"assignment_epoch": 1}), cg(6), cg(3),
+                            [commit("cg", "t", 0, 4)]], NEW_COORDINATOR)
+    (g,) = state.groups
+    assert (g.group, g.protocol, g.state, g.generation, [o.offset for o in g.offsets]) == ("cg", None, "Empty", 0, [4])
+
+
+def test_a_member_known_only_by_its_assignment_has_the_builders_defaults(tmp_path) -> None:
+    """ConsumerGroupMember.Builder: clientId and clientHost "", no subscription; the member is
+    created by replay(ConsumerGroupCurrentMemberAssignmentKey) with a value."""
+    (g,) = load(tmp_path, [cg(3, {"epoch": 3}), cg(6, {"assignment_epoch": 3}), current()], NEW_COORDINATOR).groups
+    (m,) = g.members
+    assert (m.member_id, m.client_id, m.client_host, m.subscribed_topics, m.group_instance_id, m.session_timeout_ms,
+            m.rebalance_timeout_ms, m.member_epoch) == ("m1", "", "", (), None, None, None, 3)
+    assert m.assignment == ((TOPIC_ID, (0, 1)),)     # no partition metadata: the topic id shown
+    assert (g.state, g.assignor, g.subscribed_topics) == ("Stable", None, ())
+
+
+@pytest.mark.parametrize(("entries", "expected"), [
+    # ConsumerGroupMember.Builder: memberEpoch 0, state STABLE; the group's epochs start at 0
+    pytest.param([cmeta()], "Stable", id="new-member-at-epoch-0"),
+    pytest.param([cg(3, {"epoch": 3}), cg(6, {"assignment_epoch": 3}), cmeta()], "Reconciling",
+                 id="new-member-behind-target"),
+    pytest.param([cg(3, {"epoch": 3}), cg(6, {"assignment_epoch": 3}), current(state=2)], "Reconciling",
+                 id="member-not-stable"),
+])
+def test_a_new_members_defaults_decide_the_state(tmp_path, entries, expected) -> None:
+    (g,) = load(tmp_path, entries, NEW_COORDINATOR).groups
+    assert g.state == expected
+
+
+def test_a_members_metadata_is_shown(tmp_path) -> None:
+    """ConsumerGroupMemberMetadataValue: instance id, host, and the classic member's session timeout
+    (ClassicMemberMetadata, tagged field 0)."""
+    classic = {"session_timeout_ms": 45_000, "supported_protocols": [{"name": "range", "metadata": b""}]}
+    entries = [cmeta("m1", instance_id="i-1", client_host="/10.0.0.9", classic_member_metadata=classic),
+               cmeta("m2")]
+    (g,) = load(tmp_path, entries, NEW_COORDINATOR).groups
+    m1, m2 = g.members
+    assert (m1.group_instance_id, m1.client_host, m1.session_timeout_ms, m1.rebalance_timeout_ms,
+            m1.subscribed_topics) == ("i-1", "/10.0.0.9", 45_000, 5000, ("orders",))
+    assert (m2.group_instance_id, m2.session_timeout_ms) == (None, None)
+    assert (g.protocol, g.protocol_type) == ("consumer", "consumer")
+
+
+@pytest.mark.parametrize(("assignors", "expected"), [
+    # ConsumerGroup.computePreferredServerAssignor: the assignor most members name
+    pytest.param(("range", "uniform", "uniform"), "uniform", id="most-named-wins-over-first"),
+    pytest.param(("range", "range", "uniform"), "range", id="most-named-first"),
+    pytest.param((None, None, "uniform"), "uniform", id="members-without-assignor"),
+])
+def test_the_preferred_assignor(tmp_path, assignors, expected) -> None:
+    entries = [cmeta(f"m{n}", server_assignor=a) for n, a in enumerate(assignors)]
+    (g,) = load(tmp_path, entries, NEW_COORDINATOR).groups
+    assert g.assignor == expected
+
+
+def test_regular_expression_topics_are_subscribed(tmp_path) -> None:
+    """replay(ConsumerGroupRegularExpressionKey): the topics a resolved regex matches; its
+    tombstone removes them."""
+    regex = {"topics": ["orders-eu", "orders-us"], "version": 1, "timestamp": TS}
+    entries = [cmeta(), [record(16, {"group_id": "cg", "regular_expression": "orders-.*"}, 0, regex)]]
+    (g,) = load(tmp_path, entries, NEW_COORDINATOR).groups
+    assert g.subscribed_topics == ("orders", "orders-eu", "orders-us")
+    gone = load(tmp_path, entries + [[record(16, {"group_id": "cg", "regular_expression": "orders-.*"})]],
+                NEW_COORDINATOR)
+    assert gone.groups[0].subscribed_topics == ("orders",)
+
+
+def test_a_partition_metadata_tombstone_forgets_the_topic_names(tmp_path) -> None:
+    (g,) = load(tmp_path, consumer_group() + [cg(4)], NEW_COORDINATOR).groups
+    assert g.members[0].assignment == ((TOPIC_ID, (0, 1)),)
+
+
+def test_a_share_group_is_shown_with_its_name_and_protocol_type(tmp_path) -> None:
+    """ShareGroup: protocol type "share"."""
+    (g,) = load(tmp_path, list(SHARE), NEW_COORDINATOR).groups
+    assert (g.group, g.protocol, g.protocol_type, g.generation) == ("sg", "share", "share", 2)
+
+
+def test_an_assignment_tombstone_leaves_the_member_without_partitions(tmp_path) -> None:
+    """replay(ConsumerGroupCurrentMemberAssignmentKey) tombstone: the member stays, at
+    LEAVE_GROUP_MEMBER_EPOCH with no assigned partitions, until its own tombstone."""
+    (g,) = load(tmp_path, consumer_group() + [cg(8, None, "m1")], NEW_COORDINATOR).groups
+    (m,) = g.members
+    assert (m.member_id, m.member_epoch, m.assignment) == ("m1", -1, ())
+    assert g.state == "Reconciling"
+
+
+def test_a_share_members_metadata_and_assignment_are_shown(tmp_path) -> None:
+    """ShareGroupMember.Builder.updateWith: the member metadata value (client id, host,
+    subscription) and the current assignment value (member epoch, assigned partitions)."""
+    names = {"topics": [{"topic_id": TOPIC_ID, "topic_name": "orders", "num_partitions": 2, "partition_metadata": []}]}
+    entries = [*SHARE, cg(9, names, group="sg"), current(14, "s1", epoch=2, group="sg")]
+    (g,) = load(tmp_path, entries, NEW_COORDINATOR).groups
+    (m,) = g.members
+    assert (m.member_id, m.client_id, m.client_host, m.subscribed_topics) == ("s1", "sc", "/h", ("orders",))
+    assert (m.member_epoch, m.assignment) == (2, (("orders", (0, 1)),))
+    assert g.subscribed_topics == ("orders",)
+
+
+# -- batches edited after writing: stamps and control keys ------------------------------------------
+
+
+def _edit_batch(log_dir, index: int, edit) -> None:
+    """Edit batch ``index`` of the partition's segment in place (``edit(bytearray)`` of that
+    batch's bytes), then reseal its CRC-32C, as a broker's own write would leave it."""
+    segment = next((log_dir / "__consumer_offsets-0").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    pos = 0
+    for _ in range(index):
+        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    end = pos + 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    batch = bytearray(data[pos:end])
+    edit(batch)
+    struct.pack_into(">I", batch, CRC_OFFSET, crc32c(bytes(batch[ATTRIBUTES_OFFSET:])))
+    data[pos:end] = batch
+    segment.write_bytes(bytes(data))
+
+
+def _stamped(base: int):
+    """A batch edit: its records stamped from ``base`` on (baseTimestamp; maxTimestamp moved alike)."""
+    def edit(batch: bytearray) -> None:
+        old_base, old_max = struct.unpack_from(">qq", batch, 27)
+        struct.pack_into(">qq", batch, 27, base, base + old_max - old_base)
+    return edit
+
+
+@BOTH
+def test_a_marker_the_loader_cannot_read_is_a_finding_and_ends_nothing(tmp_path, coordinator) -> None:
+    """ControlRecordType.parse throws on a control key of a negative version ("Invalid version
+    found for control record"): the loader fails there; kreplica says so and skips the marker,
+    so the transaction stays open."""
+    log_dir = write(tmp_path, [txn(commit("g", "t", 0, 5)), marker(CONTROL_COMMIT)])
+    _edit_batch(log_dir, 1, lambda b: struct.pack_into(">h", b, 66, -1))   # the control key's version
+    state = load_dir(log_dir, coordinator)
+    (finding,) = state.findings
+    position = finding.position
+    assert (finding.kind, finding.details, position > 0) == ("coordinator_replay_error", {"offset": 1}, True)
+    assert finding.message == ("offset 1: a control record the loader cannot read (its key is not a control record "
+                               "key: ControlRecordType.parse needs 4 bytes of a non-negative version); the coordinator "
+                               "fails to load the partition, kreplica skips it")
+    assert pending(state) == {("g", "t", 0, P): 5} and offsets(state) == {}
+    assert (state.replayed_to, state.records) == (1, 2)
+
+
+def test_a_marker_past_the_point_ends_the_replay(tmp_path) -> None:
+    """--at-time replays a prefix of the log (module docstring): after a marker stamped past the
+    point, a later record stamped before it is not replayed."""
+    log_dir = write(tmp_path, [[commit("g", "t", 0, 1)], marker(CONTROL_COMMIT, Q), [commit("g", "t", 1, 2)]])
+    _edit_batch(log_dir, 2, _stamped(TS))
+    state = load_dir(log_dir, NEW_COORDINATOR, ReplayPoint(at_time=TS + 500))
+    assert offsets(state) == {("g", "t", 0): 1}
+    assert (state.replayed_to, state.records, state.newest_timestamp) == (0, 1, TS)
+
+
+def test_a_cut_batch_keeps_the_newest_stamp_of_the_batches_before(tmp_path) -> None:
+    """newest_timestamp is the newest stamp replayed (GroupPartitionState): a batch cut by the
+    point whose records are stamped before an earlier batch's leaves that earlier stamp."""
+    log_dir = write(tmp_path, [[commit("g", "t", 0, 1)], [commit("g", "t", 1, 2), commit("g", "t", 1, 3)]])
+    _edit_batch(log_dir, 1, _stamped(TS - 5000))
+    state = load_dir(log_dir, NEW_COORDINATOR, ReplayPoint(at_offset=1))
+    assert offsets(state) == {("g", "t", 0): 1, ("g", "t", 1): 2}
+    assert (state.replayed_to, state.records, state.newest_timestamp) == (1, 2, TS)
+
+
+def test_a_transactional_batch_cut_by_the_point_ends_the_replay(tmp_path) -> None:
+    """As a marker past the point: a transactional batch (replayed record by record) cut at
+    --at-time ends the replay; a later record stamped before the point is not replayed."""
+    log_dir = write(tmp_path, [txn(commit("g", "t", 0, 5), commit("g", "t", 1, 6)), [commit("g", "t", 2, 7)]])
+    _edit_batch(log_dir, 1, _stamped(TS))
+    state = load_dir(log_dir, NEW_COORDINATOR, ReplayPoint(at_time=TS + 500))
+    assert (offsets(state), pending(state)) == ({}, {("g", "t", 0, P): 5})
+    assert (state.replayed_to, state.records) == (0, 1)
