@@ -45,10 +45,9 @@ def alarm():
     # the new leader holds 50-99 from epoch 1, the old leader from epoch 0: lost from 50, not 100
     pytest.param([(0, 120, 0, "a")], [(0, 50, 0, "a"), (50, 50, 1, "b"), (100, 10, 2, "c")], (50, 120, 70),
                  id="same-offsets-other-epoch"),
-    # a one-offset run of epoch 1 (10-10) held by both: matched, the loss starts after 19
-    pytest.param([(0, 10, 0, "a"), (10, 1, 1, "a"), (11, 15, 1, "b")],
-                 [(0, 10, 0, "a"), (10, 1, 1, "a"), (11, 9, 1, "b"), (20, 5, 2, "c")], (20, 26, 6),
-                 id="one-offset-run-held"),
+    # a one-offset run of epoch 0 (0-0) held by both: matched, the loss starts at 100
+    pytest.param([(0, 1, 0, "a"), (1, 119, 1, "a")], [(0, 1, 0, "a"), (1, 99, 1, "a"), (100, 50, 2, "b")],
+                 (100, 120, 20), id="one-offset-run-held"),
     # the old leader has since followed the new one: its epoch-2 offsets are not from before the election
     pytest.param([(0, 100, 0, "a"), (100, 50, 2, "b")], [(0, 100, 0, "a"), (100, 50, 2, "b")], (100, 100, 0),
                  id="old-followed-new"),
