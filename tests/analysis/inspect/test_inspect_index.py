@@ -89,3 +89,13 @@ def test_a_length_not_a_multiple_of_the_entry_size_fails_the_sanity_check(tmp_pa
     name = f"{S17}.index"
     out = _run(tmp_path, "orders-0", name, segment=False, verify=False, extra=b"\x00\x00\x00")
     assert "error=None" not in out[-1] and "sanity=SanityVerdict(" in out[-1]
+
+
+@pytest.mark.parametrize("src, name, extra", [
+    ("orders-0", f"{S17}.timeindex", struct.pack(">qi", 1700000001400, 1)),   # offset 18 below 37
+    ("payments-0", "00000000000000000000.txnindex", b"\x00\x00\x00"),         # a partial entry
+])
+def test_findings_without_a_segment_name_the_index_file(tmp_path: Path, src, name, extra) -> None:
+    out = _run(tmp_path, src, name, segment=False, verify=False, extra=extra)
+    findings = [o for o in out if o.startswith("Finding(")]
+    assert findings and all(f"path='D/{name}'" in f for f in findings)
