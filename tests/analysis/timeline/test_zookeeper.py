@@ -288,3 +288,18 @@ def test_snapshot_events_are_the_assigned_partitions(tmp_path):
                                            b'"leader":2,"version":1,"leader_epoch":0,"isr":[2]}'))
     items = _run(h, tmp_path, from_zxid=last)
     assert [(ev.topic, ev.partition) for ev in items if isinstance(ev, PartitionEvent)] == [("orders", 0)]
+
+
+@pytest.mark.parametrize("expires, offline", [(True, True), (False, False)])
+def test_a_leader_whose_registration_is_gone_is_offline(tmp_path, expires, offline):
+    """Offline is no leader or a leader that is not a live broker (``is_offline``; Kafka's
+    controller takes a broker for dead once ``/brokers/ids/N`` is gone, ``KafkaController.
+    processBrokerChange``): a state write that still names broker 1 as leader after its session
+    expired describes an offline partition; the same write with broker 1 registered does not."""
+    h = ZkHistory(brokers=(1, 2, 3), controller=3)
+    h.create_topic("orders", {0: [1, 2, 3]}, controller=3)
+    if expires:
+        h.end_session(1, expired=True)
+    h.set_state("orders", 0, 1, 1, [1, 2], controller=3)
+    last = [ev for ev in _run(h, tmp_path) if isinstance(ev, PartitionEvent)][-1]
+    assert (last.after.leader, last.after.isr, last.offline) == (1, (1, 2), offline)
