@@ -137,3 +137,69 @@ def test_invalid_offset_names_the_batch_where_recovery_stopped(back_to: int, sto
                                  "last offset appended (39); the segment is truncated to its base offset")
     else:
         assert (v.valid_bytes, v.stop_position, v.stop_reason) == (len(data), None, None)
+
+
+# A control batch whose marker Kafka cannot use. LogSegment.recover counts validBytes before
+# updateProducerState, so the marker batch is kept and the walk stops at its end; the reason is
+# printed by `kreplica log load` (log_loading.py: "<segment>: <stop_reason>").
+#  - record does not decode / ControlRecordType key version < 0 / EndTransactionMarker value size
+#    wrong: InvalidRecordException, caught by LogSegment.recover (truncate after validBytes);
+#  - null key: ControlRecordType.parse(null) throws NullPointerException, not caught: refuses;
+#  - not ABORT/COMMIT in a data log: ProducerAppendInfo.appendEndTxnMarker's
+#    EndTransactionMarker.deserialize throws IllegalArgumentException: refuses.
+_MARKER_CASES = [
+    pytest.param(dict(control_type=None, coordinator_epoch=None, error="truncated record"),
+                 "control batch at {pos} does not decode: truncated record", False, id="does-not-decode"),
+    pytest.param(dict(control_type=None, coordinator_epoch=None, key_is_null=True),
+                 "control record has a null key: the broker fails to load the log", True, id="null-key"),
+    pytest.param(dict(control_type=None, coordinator_epoch=None),
+                 "Invalid version found for control record", False, id="bad-key-version"),
+    pytest.param(dict(control_type=2, coordinator_epoch=None),
+                 "control batch at {pos} is not a transaction marker (type 2): IllegalArgumentException", True,
+                 id="leader-change-type"),
+    pytest.param(dict(control_type=CONTROL_COMMIT, coordinator_epoch=None),
+                 "Invalid value size found for end transaction marker", False, id="bad-value-size"),
+    pytest.param(dict(control_type=CONTROL_COMMIT, coordinator_epoch=3), None, False, id="counter-case-good-commit"),
+]
+
+
+@pytest.mark.parametrize("fields,reason,refuses", _MARKER_CASES)
+def test_marker_verdict_names_where_and_why_recovery_stopped(fields: dict, reason: str | None,
+                                                            refuses: bool) -> None:
+    """Exact verdict per marker failure (LogSegment.recover / ProducerStateManager rules above),
+    fed from decoded markers (the SegmentLog path)."""
+    from kreplica.formats.log.control_marker import ControlMarker
+
+    head = build_batch(records(0, 1), base_offset=0, producer_id=9, producer_epoch=0, base_sequence=0,
+                       is_transactional=True)
+    marker = _marker(1, CONTROL_COMMIT)
+    tail = build_batch(records(2, 1), base_offset=2)
+    data = head + marker + tail
+    pos = len(head)
+    markers = {pos: ControlMarker(pos, 1, 9, 0, **fields)}
+    rec = SegmentRecovery(data, segment_base_offset=0, markers=markers)
+    for ev in iter_segment(data, path="t.log"):
+        if isinstance(ev, RecordBatch):
+            rec.feed(ev)
+    v = rec.verdict(len(data))
+    if reason is None:
+        assert (v.valid_bytes, v.stop_position, v.stop_reason, v.refuses_to_load) == (len(data), None, None, False)
+    else:
+        assert (v.valid_bytes, v.truncated_bytes) == (len(head) + len(marker), len(tail))
+        assert (v.stop_position, v.stop_reason) == (len(head) + len(marker), reason.format(pos=pos))
+        assert v.refuses_to_load is refuses
+
+
+def test_invalid_offset_truncates_to_the_first_batch_reaching_the_segment_base() -> None:
+    """LogLoader.recoverLog: on InvalidOffsetException, segment.truncateTo(segment.baseOffset());
+    LogSegment.truncateTo keeps the bytes before translateOffset(baseOffset), the first batch whose
+    last offset is >= the base. Here a first batch (offsets 0-9) lies below base 10, so it stays."""
+    below = build_batch(records(0, 10, size=120), base_offset=0, partition_leader_epoch=0)
+    big = [build_batch(records(i * 10, 10, size=120), base_offset=i * 10, partition_leader_epoch=0)
+           for i in range(1, 5)]
+    last = build_batch(records(5, 1, size=120), base_offset=5, partition_leader_epoch=0)
+    data = below + b"".join(big) + last
+    v = recover(data, base=10, interval=500)
+    assert (v.valid_bytes, v.truncated_bytes) == (len(below), len(data) - len(below))
+    assert v.stop_position == len(below) + len(b"".join(big))
+    assert v.stop_reason.startswith("InvalidOffsetException: Attempt to append an offset (5)")
