@@ -159,3 +159,80 @@ def test_a_committed_offset_is_the_same_whichever_producer_wrote_it(tmp_path) ->
                                     {"marker": CONTROL_COMMIT, "producer_id": P}], "broker-1")
     plain = replica(tmp_path, BASE + [[commit("g", "t", 0, 9)]], "broker-2")
     assert compare_replicas([txn, plain])[1] == ()
+
+
+def test_disagreements_come_in_topic_then_partition_order_with_the_coordinator_partition(tmp_path) -> None:
+    """compare_replicas' documented order: group by group, then offset by offset in name order
+    (topic, then partition); each disagreement names the ``__consumer_offsets`` partition."""
+    extra = [[commit("g", "a", 1, 4)]] + [[commit("g", "b", p, 10 + p)] for p in range(7)]
+    leader = replica(tmp_path, BASE + extra, "broker-1")
+    follower = replica(tmp_path, BASE, "broker-2")
+    _chosen, found = compare_replicas([follower, leader])
+    assert [(d.topic, d.partition) for d in found] == [("a", 1)] + [("b", p) for p in range(7)]
+    assert {d.coordinator_partition for d in found} == {leader.coordinator_partition}
+    assert leader.coordinator_partition is not None
+
+
+def test_pending_commits_of_several_producers_come_in_producer_order(tmp_path) -> None:
+    """OffsetMetadataManager keeps pending transactional offsets per producer id; kreplica lists a
+    partition's pending disagreements by producer id (0 is a valid id: the first block
+    ProducerIdManager hands out starts at 0)."""
+    pids = [5, 0, 3, 1, 4, 2]
+    both = replica(tmp_path, BASE + [{"records": [commit("g", "t", 0, 20 + p)], "producer_id": p} for p in pids],
+                   "broker-1")
+    none = replica(tmp_path, BASE, "broker-2")
+    found = compare_replicas([both, none])[1]
+    assert [(d.field, d.values[0][1]["offset"]) for d in found] == [("pending_offset", 20 + p) for p in range(6)]
+
+
+def _fit_state(tmp_path, committed: int):
+    # h's commit on u-0 comes first: no replica of u-0 is read, so it is skipped (not judged)
+    state = load(tmp_path, [[commit("h", "u", 0, 1)], [commit("g", "t", 0, committed)]], NEW_COORDINATOR)
+    (o,) = [o for g in state.groups for o in g.offsets if o.group == "g"]
+    assert o.position > 0 and o.path and o.path != o.source and o.record_offset == 1
+    return state, o
+
+
+@pytest.mark.parametrize(("committed", "bounds", "severity", "message"), [
+    pytest.param(13, [(0, 12), (0, 12)], "error",
+                 "group 'g' committed t-0 at 13 (record offset 1), beyond the log end of every replica read "
+                 "(broker-0 12, broker-1 12): the records it had read up to there are gone", id="beyond"),
+    # end_recorded == committed: within what the files record (the consumer had read all of it)
+    pytest.param(15, [(0, 0, 15), (0, 3, 15)], "warning",
+                 "group 'g' committed t-0 at 15 (record offset 1), beyond the log end of every replica read "
+                 "(broker-0 0, broker-1 3), but within the log their checkpoints or producer snapshots record "
+                 "(broker-0 15, broker-1 15): the copy lacks segments, or the broker lost unflushed records",
+                 id="at-the-recorded-end"),
+    pytest.param(15, [(0, 0, 14), (0, 3, 16)], "warning",
+                 "group 'g' committed t-0 at 15 (record offset 1), beyond the log end of every replica read "
+                 "(broker-0 0, broker-1 3), but within the log their checkpoints or producer snapshots record "
+                 "(broker-1 16): the copy lacks segments, or the broker lost unflushed records",
+                 id="one-replica-records-it"),
+    pytest.param(3, [(5, 12), (4, 12)], "info",
+                 "group 'g' committed t-0 at 3, below the log start of every replica read (broker-0 5, broker-1 4): "
+                 "its next fetch is out of range", id="below-start"),
+])
+def test_an_offset_finding_exactly(tmp_path, committed, bounds, severity, message) -> None:
+    """The finding as `kreplica groups` prints it: the consumer's next fetch at an offset outside
+    [log start, log end] of the leader is OFFSET_OUT_OF_RANGE (Kafka: Partition.fetchRecords /
+    UnifiedLog.read), module docstring of offset_fit for the three kinds."""
+    state, o = _fit_state(tmp_path, committed)
+    replicas = [DataReplica(f"broker-{i}", f"/d{i}", *b) for i, b in enumerate(bounds)]
+    (f,) = check_offsets(state.groups, {("t", 0): replicas, ("u", 1): replicas})
+    kind = "group_offset_below_log_start" if committed < 5 else "group_offset_beyond_log_end"
+    assert (f.kind, f.severity, f.message, f.path, f.position) == (kind, severity, message, o.path, o.position)
+    assert f.details == {"group": "g", "topic": "t", "partition": 0, "offset": committed, "replicas": [
+        {"label": f"broker-{i}", "path": f"/d{i}", "log_start_offset": b[0], "log_end_offset": b[1]}
+        for i, b in enumerate(bounds)]}
+
+
+def test_every_offset_of_every_group_is_judged(tmp_path) -> None:
+    """An offset without a replica read is skipped, not the end of the walk; a finding for one offset
+    does not stop the next one."""
+    state = load(tmp_path, [[commit("g", "u", 0, 1)], [commit("g", "t", 0, 30)], [commit("g", "t", 1, 31)],
+                            [commit("k", "t", 0, 32)]], NEW_COORDINATOR)
+    data = {("t", 0): [DataReplica("broker-1", "/d0", 0, 12)], ("t", 1): [DataReplica("broker-1", "/d1", 0, 12)]}
+    found = check_offsets(state.groups, data)
+    assert sorted((f.details["group"], f.details["partition"], f.kind) for f in found) == [
+        ("g", 0, "group_offset_beyond_log_end"), ("g", 1, "group_offset_beyond_log_end"),
+        ("k", 0, "group_offset_beyond_log_end")]
