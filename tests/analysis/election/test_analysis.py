@@ -54,3 +54,34 @@ def test_with_log_dirs_the_candidates_and_the_consumer_impact() -> None:
     assert {i.event for i in found.impacts} == {"the unclean election of broker 2 at epoch 4"}
     # "fresh" read broker 1's records of epoch 3 that broker 2 does not hold
     assert any(i.loses_consumed_records for i in found.impacts)
+
+
+def test_impacts_per_partition_with_evidence_from_first_leader_to_last(monkeypatch) -> None:
+    """analysis._impacts (module docstring): one leader_change_impacts call per partition whose
+    replicas were read and whose last election elected a leader, from the leader before its first
+    election to the leader after its last (unclean if any was); the impacts of all are kept."""
+    from types import SimpleNamespace as NS
+
+    from kreplica.analysis.election import analysis
+
+    calls = []
+
+    def fake(key, before, after, replicas, offsets, *, leader_epoch, unclean, kafka_version):
+        calls.append((key, before, after, replicas, leader_epoch, unclean))
+        return [f"impact-{key[1]}"]
+
+    monkeypatch.setattr(analysis, "leader_change_impacts", fake)
+
+    def e(p, before, after, epoch=5, elected=True, unclean=False):
+        return NS(key=("t", p), before=NS(leader=before), after=NS(leader=after, leader_epoch=epoch),
+                  elected=elected, unclean=unclean)
+
+    elections = [e(0, 1, 2),                                      # t-0: no replica evidence
+                 e(1, 1, -1, elected=False),                       # t-1: nobody elected
+                 e(2, 1, 2, epoch=4, unclean=True), e(2, 2, 3, epoch=6),   # t-2: two elections
+                 e(3, 2, 1, epoch=9)]
+    evidence = {("t", 1): "ev1", ("t", 2): "ev2", ("t", 3): "ev3"}
+    out = analysis._impacts(elections, evidence, ["offset"], None)
+    assert out == ["impact-2", "impact-3"]
+    assert calls == [(("t", 2), 1, 3, "ev2", 6, True), (("t", 3), 2, 1, "ev3", 9, False)]
+    assert analysis._impacts(elections, evidence, [], None) == []
