@@ -214,3 +214,18 @@ def test_kraft_needs_a_kraft_version() -> None:
     s = cluster({"t": [part(0, [1, 2], 1, [1, 2])]}, kind="kraft", alive=(1, 2))
     with pytest.raises(ScenarioError, match="3.0"):
         plan_elections(s, Scenario(), parse_kafka_version("2.8"))
+
+
+def test_fencing_a_follower_elects_where_the_leader_is_not_acceptable() -> None:
+    """handleBrokerFenced(2) -> generateLeaderAndIsrUpdates(brokerToRemove=2): t-0's target ISR is
+    [1, 3]; its leader 1 is fenced already (isAcceptableLeader false), so electAnyLeader takes the
+    first valid target replica, 3: a leader change, an election (leader epoch 6, partition epoch 8),
+    though broker 2 did not lead it. u-0, led by 3, only loses 2 from its ISR."""
+    s = cluster({"t": [part(0, [1, 2, 3], 1, [1, 2, 3])], "u": [part(0, [2, 3], 3, [2, 3])]}, kind="kraft",
+                alive=(2, 3), dead=(1,))
+    p, e = plan(s, Scenario(fail=(2,)))
+    assert list(e) == ["t-0"]
+    assert (e["t-0"].before.leader, e["t-0"].after.leader, e["t-0"].after.isr, e["t-0"].after.leader_epoch,
+            e["t-0"].after.version, e["t-0"].elected) == (1, 3, (1, 3), 6, 8, True)
+    assert [(u.key, u.after.isr, u.reason) for u in p.isr_updates] == [
+        (("u", 0), (3,), "broker 2 leaves the ISR (handleBrokerFenced)")]

@@ -236,3 +236,11 @@ def test_kraft_live_elr_member_takes_over_when_the_isr_empties(features, expecte
     result = sweep(s, 3, kafka_version=parse_kafka_version("4.0"))
     assert result.baseline_under_min_isr == ("t-0",)
     assert rows(result) == expected
+
+
+def test_combinations_of_equal_impact_are_ordered_by_their_units_names() -> None:
+    """Ranking (man kreplica-plan-elect, --sweep: ranked by the partitions that go offline, unclean or
+    under min ISR); equal impact and size are ordered by the units' names as text, so broker 10
+    comes before broker 2 (ZooKeeper onBrokerFailure: a sole replica's failure takes it offline)."""
+    s = cluster({"p": [part(0, [2], 2, [2])], "q": [part(0, [10], 10, [10])]}, alive=(2, 10))
+    assert rows(sweep(s, 1)) == [((10,), ("q-0",), (), ("q-0",)), ((2,), ("p-0",), (), ("p-0",))]
