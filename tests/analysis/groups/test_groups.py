@@ -237,3 +237,15 @@ def test_every_offset_of_every_group_is_judged(tmp_path) -> None:
     assert sorted((f.details["group"], f.details["partition"], f.kind) for f in found) == [
         ("g", 0, "group_offset_beyond_log_end"), ("g", 1, "group_offset_beyond_log_end"),
         ("k", 0, "group_offset_beyond_log_end")]
+
+
+def test_pending_commits_of_producer_0_come_before_producer_1_on_every_partition(tmp_path) -> None:
+    """As above, with producer ids 0 and 1 (the first two ids of the first block) pending on twelve
+    partitions: on each partition producer 0's disagreement comes first."""
+    batches = [{"records": [commit("g", "t", p, 100 * pid + p) for p in range(12)], "producer_id": pid}
+               for pid in (1, 0)]
+    both = replica(tmp_path, BASE + batches, "broker-1")
+    none = replica(tmp_path, BASE, "broker-2")
+    found = compare_replicas([both, none])[1]
+    assert [(d.partition, d.values[0][1]["offset"]) for d in found] == [
+        (p, 100 * pid + p) for p in range(12) for pid in (0, 1)]
