@@ -149,7 +149,7 @@ def sweep(state: ClusterState, max_failures: int, *, by_rack: bool = False,
         base = baseline[key]
         name = pname(key)
         for size in range(1, min(max_failures, len(mine)) + 1):
-            for combo in combinations(sorted(mine, key=str), size):
+            for combo in combinations(sorted(mine, key=_unit_order), size):
                 failed = [b for u in combo for b in members[u]]
                 new = ev.flags(key, failed) & ~base
                 if new:
@@ -180,7 +180,12 @@ def sweep(state: ClusterState, max_failures: int, *, by_rack: bool = False,
                 brokers = tuple(sorted(b for u in combo for b in members[u]))
                 results.append(SweepResult(tuple(combo), brokers, tuple(sorted(off)), tuple(sorted(unc)),
                                            tuple(sorted(low))))
-    results.sort(key=lambda r: (tuple(-x for x in r.impact), len(r.units), [str(u) for u in r.units]))
+    results.sort(key=lambda r: (tuple(-x for x in r.impact), len(r.units), [_unit_order(u) for u in r.units]))
     return Sweep(ev.rules.name, ev.version, max_failures, by_rack, total, tuple(results),
                  tuple(pname(k) for k, f in baseline.items() if f & OFFLINE_FLAG),
                  tuple(pname(k) for k, f in baseline.items() if f & MIN_ISR_FLAG))
+
+
+def _unit_order(unit: int | str) -> tuple[int, int, str]:
+    """Units in a readable order: brokers by id (2 before 10), racks by name."""
+    return (0, unit, "") if isinstance(unit, int) else (1, 0, str(unit))

@@ -238,9 +238,15 @@ def test_kraft_live_elr_member_takes_over_when_the_isr_empties(features, expecte
     assert rows(result) == expected
 
 
-def test_combinations_of_equal_impact_are_ordered_by_their_units_names() -> None:
+def test_combinations_of_equal_impact_are_ordered_by_their_units() -> None:
     """Ranking (man kreplica-plan-elect, --sweep: ranked by the partitions that go offline, unclean or
-    under min ISR); equal impact and size are ordered by the units' names as text, so broker 10
-    comes before broker 2 (ZooKeeper onBrokerFailure: a sole replica's failure takes it offline)."""
+    under min ISR); equal impact and size are ordered by broker id, 2 before 10, not as text
+    (ZooKeeper onBrokerFailure: a sole replica's failure takes it offline)."""
     s = cluster({"p": [part(0, [2], 2, [2])], "q": [part(0, [10], 10, [10])]}, alive=(2, 10))
-    assert rows(sweep(s, 1)) == [((10,), ("q-0",), (), ("q-0",)), ((2,), ("p-0",), (), ("p-0",))]
+    assert rows(sweep(s, 1)) == [((2,), ("p-0",), (), ("p-0",)), ((10,), ("q-0",), (), ("q-0",))]
+
+
+def test_racks_of_equal_impact_are_ordered_by_name() -> None:
+    from kreplica.analysis.election.sweep import _unit_order
+
+    assert sorted(["rack-b", 10, "rack-a", 2], key=_unit_order) == [2, 10, "rack-a", "rack-b"]
