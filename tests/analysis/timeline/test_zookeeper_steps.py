@@ -268,3 +268,52 @@ def test_a_log_dir_notification_rewritten_after_the_last_change_is_no_new_failur
     h.txn(ADMIN, zkl.OP_SET_DATA, h._set(path, b'{"version":1,"broker":1,"event":1}').body)
     h.set_state("orders", 0, 2, 2, [2, 3], controller=3)
     assert [ev.cause for ev in _parts(_items(h, tmp_path))][-1] == "controlled_shutdown"
+
+
+# -- _snapshot_steps: snapshots only ---------------------------------------------------------------
+
+def _snapshots_only(tmp_path, snaps: dict[int, bytes]):
+    d = tmp_path / "zk" / "version-2"
+    d.mkdir(parents=True)
+    for zxid, data in snaps.items():
+        (d / f"snapshot.{zxid:x}").write_bytes(data)
+    return list(iter_zookeeper_timeline(find_zk_files([d.parent])))
+
+
+def test_snapshot_steps_stand_for_the_zxid_that_wrote_each_znode(tmp_path):
+    """No transaction log: each write is at the zxid and time (mtime) the later snapshot holds;
+    an unreadable state znode is a finding at that snapshot (position 0: no log entry)."""
+    h = ZkHistory()
+    first = h._start_snapshot
+    start = h.snapshot_zxid
+    h.create_topic("orders", {0: [1, 2, 3], 1: [2, 3, 1]})
+    h.nodes["/brokers/topics/orders/partitions/1/state"][0] = b"not json"
+    h.set_state("orders", 0, 1, 0, [1, 2], by_broker=1)
+    wrote = h.nodes[STATE][1]          # the builder's snapshot gives each znode mzxid = czxid, mtime T0 + it
+    second = h.zxid
+    snap = {start: first, second: _snapshot_now_(h)}
+    items = _snapshots_only(tmp_path, snap)
+    findings = [f for f in items if isinstance(f, Finding)]
+    assert [(f.kind, f.path.rsplit("/", 1)[-1], f.position) for f in findings] == [
+        ("kafka_invalid_znode", f"snapshot.{second:x}", 0)]
+    (ev,) = [ev for ev in items if isinstance(ev, PartitionEvent) and ev.cause != "snapshot"]
+    assert (ev.cause, ev.position, ev.time, ev.after.isr) == ("created", wrote, T0 + wrote, (1, 2))
+
+
+def _snapshot_now_(h: ZkHistory) -> bytes:
+    h.snapshot_zxid = h.zxid
+    return h._snapshot()
+
+
+def test_a_damaged_snapshot_between_two_good_ones_does_not_end_the_history(tmp_path):
+    """A snapshot that cannot be read is reported and passed over; the snapshots after it still
+    give their changes."""
+    h = ZkHistory()
+    snaps = {h.snapshot_zxid: h._start_snapshot}
+    h.create_topic("orders", {0: [1, 2, 3]})
+    snaps[h.zxid] = b"ZKSN\x00\x00\x00\x02garbage"
+    h.set_state("orders", 0, 1, 0, [1, 2], by_broker=1)
+    snaps[h.zxid] = _snapshot_now_(h)
+    items = _snapshots_only(tmp_path, snaps)
+    assert [f.kind for f in items if isinstance(f, Finding)] == ["zk_snapshot_rejected"]
+    assert [(ev.cause, ev.position) for ev in items if isinstance(ev, PartitionEvent)] == [("created", h.nodes[STATE][1])]
