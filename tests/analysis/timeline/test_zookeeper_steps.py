@@ -52,9 +52,10 @@ def test_every_partition_event_carries_the_assignment_and_a_deleted_state_is_not
 
 
 @pytest.mark.parametrize("topic_znode", [pytest.param(True, id="partition-not-assigned"),
-                                         pytest.param(False, id="no-topic-znode")])
+                                         pytest.param(False, id="topic-znode-without-data")])
 def test_a_state_outside_the_assignment_has_no_replicas(tmp_path, topic_znode):
-    """A state znode whose partition the topic znode does not list (or with no topic znode at all):
+    """A state znode whose partition the topic znode does not list (or whose topic znode holds no
+    assignment it can read):
     no assignment to read, ``replicas`` ``()``; its leader changes are classified without one
     (counter-case: the assigned partition above)."""
     h = ZkHistory()
@@ -317,3 +318,25 @@ def test_a_damaged_snapshot_between_two_good_ones_does_not_end_the_history(tmp_p
     items = _snapshots_only(tmp_path, snaps)
     assert [f.kind for f in items if isinstance(f, Finding)] == ["zk_snapshot_rejected"]
     assert [(ev.cause, ev.position) for ev in items if isinstance(ev, PartitionEvent)] == [("created", h.nodes[STATE][1])]
+
+
+@pytest.mark.parametrize("first", ["registration-deleted", "log-dir-failure"])
+def test_what_happened_in_the_transaction_of_the_last_change_is_not_since_it(tmp_path, first):
+    """``gone_since`` and ``log_dir_failed`` are what happened *after* the partition's last change:
+    a multi that first deletes broker 1's registration (or reports its failed log directory) and
+    then writes the state makes that write the last change; broker 1, registered again, later
+    losing the leadership to the controller is a controlled shutdown, as for any live leader
+    taken out of the ISR (``KafkaController.doControlledShutdown``)."""
+    h = ZkHistory(brokers=(1, 2, 3), controller=3)
+    h.create_topic("orders", {0: [1, 2, 3]}, controller=3)
+    if first == "registration-deleted":
+        op = h._delete("/brokers/ids/1")
+    else:
+        op = h._create("/log_dir_event_notification/log_dir_event_0000000000", b'{"version":1,"broker":1,"event":1}')
+    path = STATE
+    data = b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2]}'
+    _multi(h, ADMIN, op, h._set(path, data))
+    if first == "registration-deleted":
+        h.register(1, incarnation=1)
+    h.set_state("orders", 0, 2, 1, [2], controller=3)
+    assert [ev.cause for ev in _parts(_items(h, tmp_path))] == ["created", "isr_shrink", "controlled_shutdown"]
