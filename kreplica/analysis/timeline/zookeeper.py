@@ -104,9 +104,13 @@ class _Kafka:
         self.preferred = {(e.topic, e.partition) for e in self.image.preferred}
 
     def register(self, broker: int, session: int, epoch: int) -> None:
+        """A broker registration owned by ``session``; 0 is no session (a persistent znode, which
+        Kafka never writes: ``KafkaZkClient.registerBroker`` creates it ephemeral), so nothing
+        written by client 0 is the broker's."""
         self._alive = None
         self.brokers[broker] = (session, epoch)
-        self.sessions[session] = broker
+        if session:
+            self.sessions[session] = broker
 
     def deregister(self, broker: int, zxid: int) -> int | None:
         self._alive = None

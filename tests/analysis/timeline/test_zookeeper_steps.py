@@ -340,3 +340,18 @@ def test_what_happened_in_the_transaction_of_the_last_change_is_not_since_it(tmp
         h.register(1, incarnation=1)
     h.set_state("orders", 0, 2, 1, [2], controller=3)
     assert [ev.cause for ev in _parts(_items(h, tmp_path))] == ["created", "isr_shrink", "controlled_shutdown"]
+
+
+def test_a_registration_owned_by_no_session_names_no_writer() -> None:
+    """``/brokers/ids/N`` with ephemeralOwner 0 (persistent: Kafka never writes one so,
+    ``KafkaZkClient.registerBroker`` creates it ephemeral) owns no session, so the writes of a
+    snapshot-only history (client 0) are not attributed to broker N (counter-case: an ephemeral
+    registration's session names its broker)."""
+    from kreplica.analysis.timeline.zookeeper import _Kafka
+    from kreplica.model.cluster.zookeeper_image import ZkImage
+
+    k = _Kafka(ZkImage(None))
+    k.register(7, 0, 0x10)
+    assert k.sessions.get(0) is None and 7 in k.brokers
+    k.register(8, 0x55, 0x11)
+    assert k.sessions[0x55] == 8
