@@ -308,15 +308,23 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
     if start.path is not None and not bounded:
         yield from _snapshot_events(fold, start.end_offset - 1, start.time, start.path)
         started = True
-    gapped = False   # past offsets missing from the copy, records fail for want of what they held
-    missing: tuple[int, int] | None = None   # the offsets of the last gap, while no snapshot bridged it
+    # the offsets of the last gap while no snapshot has bridged it: records fail for want of what it held
+    missing: tuple[int, int] | None = None
     # one snapshot per end offset, the highest epoch's (the one cluster-state --at would start from)
     bridges = sorted({e: path for e, _epoch, path in sorted(files.snapshots) if e > start.end_offset}.items())
     held_below = start.end_offset   # the records below are in the snapshot the image is
 
+    def window_start() -> Iterator:
+        """Once, where ``--from`` is passed: the state reached so far as ``snapshot`` events."""
+        nonlocal started
+        if not started:
+            yield from _snapshot_events(fold, end.end, last_time, f"the replay to offset {end.end}")
+            end.start = end.end
+            started = True
+
     def bridge(upto: int) -> Iterator:
         """Replace the image by each complete snapshot whose last offset is at most ``upto``."""
-        nonlocal fold, gapped, missing, held_below, started, last_time
+        nonlocal fold, missing, held_below, last_time
         while bridges and bridges[0][0] - 1 <= upto:
             e, path = bridges.pop(0)
             if (to_offset is not None and e - 1 > to_offset) or missing is None:
@@ -326,23 +334,21 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
             end.findings.extend(found)
             if snap is None or (to_time is not None and snap.time is not None and snap.time > to_time):
                 continue
-            if not started and bounded and ((from_offset is not None and e - 1 > from_offset)
-                                            or (from_time is not None and snap.time is not None
-                                                and snap.time > from_time)):
-                yield from _snapshot_events(fold, end.end, last_time, f"the replay to offset {end.end}")
-                end.start = end.end
-                started = True
+            if bounded and ((from_offset is not None and e - 1 > from_offset)
+                            or (from_time is not None and snap.time is not None and snap.time > from_time)):
+                yield from window_start()
             fold, events = _bridge(fold, snap, missing)
             held_below = e
             if e >= missing[1] + 1:
-                gapped, missing = False, None
+                missing = None
             for x in events:
                 if isinstance(x, Finding):
                     end.findings.append(x)
                     yield x
                 elif started or not bounded:
                     yield x
-            end.end, last_time = e - 1, snap.time if snap.time is not None else last_time
+            end.end = e - 1
+            last_time = snap.time if snap.time is not None else last_time
             if watch is not None:
                 watch(e - 1, fold.image)
 
@@ -351,7 +357,6 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
             end.findings.append(item)
             yield item
             if item.kind == "kraft_offset_gap":
-                gapped = True
                 missing = (item.details["expected"], item.details["actual"] - 1)
                 bridges = [b for b in bridges if b[0] > missing[0]]
                 yield from bridge(missing[1])
@@ -365,23 +370,20 @@ def iter_kraft_timeline(files: KraftFiles, *, from_offset: int | None = None, fr
             yield from bridge(read.offset)
         if read.offset < held_below:
             continue
-        if not started and ((from_offset is not None and read.offset > from_offset)
-                            or (from_time is not None and read.timestamp > from_time)):
-            yield from _snapshot_events(fold, end.end, last_time, f"the replay to offset {end.end}")
-            end.start = end.end
-            started = True
+        if (from_offset is not None and read.offset > from_offset) or (from_time is not None
+                                                                         and read.timestamp > from_time):
+            yield from window_start()
         quiet = not started and bounded
         for rec, leaving in applied:
             for x in apply_record(fold, rec, quiet, leaving):
                 if isinstance(x, Finding):
-                    if gapped:
+                    if missing is not None:
                         continue
                     end.findings.append(x)
                 yield x
         end.end, last_time = read.offset, read.timestamp
         if watch is not None:
             watch(read.offset, fold.image)
-    if not started and bounded:
-        yield from _snapshot_events(fold, end.end, last_time, f"the replay to offset {end.end}")
-        end.start = end.end
+    if bounded:
+        yield from window_start()
     yield end
