@@ -43,3 +43,25 @@ def pytest_sessionstart(session):
 
     if os.environ.get("KREPLICA_DECODE", "").lower() == "python":
         assert default_records.DECODE_IMPLEMENTATION == "python"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    # Under mutmut a mutant's tests run with -x, so the first failure ends the run: run the
+    # fastest first (mutmut's own timings, held in the forked worker's state) and a killed
+    # mutant costs its cheapest killing test instead of whichever slow test came first. A
+    # module's tests stay together (by their fastest) so its module fixtures are set up once.
+    # The verdict is unchanged: a survivor still runs every test that reaches its function.
+    if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
+        return
+    from mutmut.state import state
+
+    durations = state().duration_by_test
+    if not durations:
+        return
+    cost = {item.nodeid: durations.get(item.nodeid, float("inf")) for item in items}
+    fastest: dict[str, float] = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        fastest[module] = min(fastest.get(module, float("inf")), cost[item.nodeid])
+    items.sort(key=lambda item: (fastest[item.nodeid.split("::")[0]],
+                                 item.nodeid.split("::")[0], cost[item.nodeid]))
