@@ -18,7 +18,6 @@ from kreplica.formats.log.offset_index import IndexEnd, iter_offset_index
 from kreplica.formats.log.time_index import iter_time_index
 from kreplica.formats.log.txn_index import iter_txn_index
 from kreplica.formats.logdir.naming import segment_file_name
-from kreplica.model.log.batch_order import PartitionContext
 from kreplica.model.logdir.index_files import IndexFile, mapped_index
 from kreplica.model.logdir.log_dir import SegmentFiles
 from kreplica.model.log.partition_log import read_segment_log
@@ -39,7 +38,7 @@ class IndexSummary:
 
 def inspect_index(f: IndexFile, *, verify: bool = True, sanity: bool = True) -> Iterator[object]:
     """The entries and findings of one index file, then an :class:`IndexSummary`."""
-    segment = (read_segment_log(SegmentFiles(f.base_offset, f.segment), PartitionContext())
+    segment = (read_segment_log(SegmentFiles(f.base_offset, f.segment))
                if verify and f.segment else None)
     entries = problems = 0
     end: IndexEnd | None = None

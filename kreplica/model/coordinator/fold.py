@@ -47,6 +47,7 @@ from kreplica.formats.log.key_fold import FOLD_CUT, FOLD_DONE, FOLD_OTHER, fold_
 from kreplica.formats.mapped import open_buffer
 from kreplica.formats.generated_messages import flat_layout
 from kreplica.model.log.batch_order import PartitionContext
+from kreplica.model.log.partition_log import loaded_log_start
 from kreplica.model.log.walk import BatchWalk, WalkedBatch
 from kreplica.model.coordinator.replay import (EvidenceBounds, GroupPartitionState, GroupReplay, RecordPlace, ReplayPoint,
                                          coordinator_partition_of, marker_time, partition_state, unreadable_marker)
@@ -283,13 +284,6 @@ def _first_records(data, batch: RecordBatch, lat: int | None, n: int) -> list[Re
 # -- the streamed walk ---------------------------------------------------------------------------
 
 
-def _log_start_offset(partition: PartitionDir, cps: LogDirCheckpoints) -> int:
-    """As :func:`~kreplica.model.log.partition_log.assemble_partition_log` computes it."""
-    key = partition.key
-    checkpoint = (cps.log_start_offsets or {}).get(key, 0) if key else 0
-    return max(checkpoint, partition.segments[0].base_offset if partition.segments else 0)
-
-
 def load_group_partition(partition: PartitionDir, log_dir: LogDir, coordinator: str,
                          point: ReplayPoint = ReplayPoint(), *, checkpoints: LogDirCheckpoints | None = None,
                          label: str | None = None,
@@ -304,12 +298,11 @@ def load_group_partition(partition: PartitionDir, log_dir: LogDir, coordinator: 
     cps = checkpoints if checkpoints is not None else read_checkpoints(log_dir)
     broker_id = broker_id_of(cps)
     label = label or (f"broker-{broker_id}" if broker_id is not None else partition.path)
-    log_start = _log_start_offset(partition, cps)
+    log_start, end = loaded_log_start(partition, cps)
     replay = GroupReplay(coordinator, n, partition.path)
     fold = GroupFold(replay, point, log_start)
     findings = list(cps.findings)
     context = PartitionContext()
-    end = partition.segments[0].base_offset if partition.segments else 0
     bounds = EvidenceBounds(log_start)
     for files in partition.segments:
         with open_buffer(files.log) as buf:

@@ -33,7 +33,6 @@ from kreplica.formats.coordinator.records import CONSUMER_OFFSETS
 from kreplica.formats.mapped import EvidenceError
 from kreplica.model.coordinator.replay import GroupPartitionState, coordinator_partition_of
 from kreplica.model.evidence_span import EvidenceSpan
-from kreplica.model.log.batch_order import PartitionContext
 from kreplica.model.logdir.log_dir import LogDir, LogDirCheckpoints, PartitionDir, broker_id_of, find_log_dirs, \
     read_checkpoints
 
@@ -81,7 +80,7 @@ def find_group_sources(paths: list[str]) -> GroupSources:
             n = coordinator_partition_of(partition.key)
             if n is not None:
                 replicas.setdefault(n, []).append((partition, log_dir))
-            elif partition.key is not None and log_dir.is_whole:
+            else:  # a data partition: only a whole log directory gets here without an offsets partition
                 data.setdefault(partition.key, []).append((partition, log_dir))
                 other.append(partition.name)
     if not replicas:
@@ -117,14 +116,12 @@ def consumer_offsets_paths(log_dirs: Iterable[str]) -> list[str]:
 def data_partition_bounds(partition: PartitionDir, cps: LogDirCheckpoints) -> tuple[int, int, int]:
     """``(log start offset, log end offset, recorded end)`` of a data partition (module
     docstring; the recorded end is at least the log end offset)."""
-    from kreplica.model.log.partition_log import read_segment_log
+    from kreplica.model.log.partition_log import loaded_log_start, read_segment_log
 
     key = partition.key
-    first_base = partition.segments[0].base_offset if partition.segments else 0
-    start = max((cps.log_start_offsets or {}).get(key, 0) if key else 0, first_base)
-    end = first_base
+    start, end = loaded_log_start(partition, cps)
     for files in reversed(partition.segments):
-        seg = read_segment_log(files, PartitionContext())
+        seg = read_segment_log(files)
         if seg.kafka_batches:
             end = max(end, max(b.next_offset for b in seg.kafka_batches))
             break

@@ -170,10 +170,11 @@ class PartitionLog:
 # -- the walk ------------------------------------------------------------------------------------
 
 
-def read_segment_log(files: SegmentFiles, context: PartitionContext,
+def read_segment_log(files: SegmentFiles, context: PartitionContext | None = None,
                      advance: Callable[[int], None] | None = None) -> SegmentLog:
     """Walk one segment: headers with CRCs checked, the walker's and cross-batch findings in file
-    order, control markers; then the ``.txnindex`` sanity check Kafka's loader applies.
+    order, control markers; then the ``.txnindex`` sanity check Kafka's loader applies. Without
+    ``context`` the segment is read alone (its cross-batch checks start afresh).
     ``advance(n_bytes)`` is told how far the walk got, every few MiB."""
     batches: list[RecordBatch] = []
     markers: dict[int, ControlMarker] = {}
@@ -272,6 +273,16 @@ def read_partition_files(partition: PartitionDir, log_dir: LogDir, cps: LogDirCh
         producer_state=_producer_state(partition))
 
 
+def loaded_log_start(partition: PartitionDir, cps: LogDirCheckpoints) -> tuple[int, int]:
+    """``(log start offset, base offset of the first segment)`` as a broker loads the partition
+    (``LogLoader.load``): the log start is the later of ``log-start-offset-checkpoint`` and the
+    first segment's base; a directory without segments gets an empty one at the checkpointed log
+    start, so its log end is there too."""
+    checkpointed = (cps.log_start_offsets or {}).get(partition.key, 0)
+    first_base = partition.segments[0].base_offset if partition.segments else checkpointed
+    return max(checkpointed, first_base), first_base
+
+
 def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDirCheckpoints,
                            segments: tuple[SegmentLog, ...], *, label: str | None = None,
                            epoch_checkpoint: SmallFile | None = None, partition_metadata: SmallFile | None = None,
@@ -282,7 +293,7 @@ def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDir
         broker_id = broker_id_of(cps)
     lineage = LineageBuilder()
     batches: list[RecordBatch] = []
-    end = partition.segments[0].base_offset if partition.segments else 0
+    lso, end = loaded_log_start(partition, cps)
     findings = list(cps.findings)
     for seg in segments:
         findings.extend(seg.findings)
@@ -299,8 +310,6 @@ def assemble_partition_log(partition: PartitionDir, log_dir: LogDir, cps: LogDir
     if key and cps.high_watermarks is not None and key in cps.high_watermarks:
         hw, hw_source = cps.high_watermarks[key], "replication-offset-checkpoint"
     rp = cps.recovery_points.get(key) if key and cps.recovery_points is not None else None
-    lso_checkpoint = (cps.log_start_offsets or {}).get(key, 0) if key else 0
-    lso = max(lso_checkpoint, partition.segments[0].base_offset if partition.segments else 0)
     if label is None:
         label = f"broker-{broker_id}" if broker_id is not None else partition.path
     return PartitionLog(

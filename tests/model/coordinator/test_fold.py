@@ -113,3 +113,26 @@ def test_a_log_append_time_batch_cut_by_damage_counts_the_broker_stamp(tmp_path:
     state = load_dir(log_dir, NEW_COORDINATOR)
     assert (kinds(state), offsets(state)) == (["invalid_record"], {("g", "t", 0): 1})
     assert (state.records, state.replayed_to, state.newest_timestamp) == (1, 0, TS + 777_000)
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+def test_a_coordinator_of_before_0_11_wrote_messages_the_fold_reads(tmp_path: Path, magic: int) -> None:
+    """Before 0.11 the group coordinator appended its records as magic 0 (0.9) or magic 1 (0.10)
+    messages (``GroupMetadataManager`` builds them at the log's message format version); the
+    fold reads them with the legacy reader (``AbstractLegacyRecordBatch``), as the plain replay
+    does, and both give the commits."""
+    from fixtures.generate import Partition
+    from kreplica.formats.log.legacy_records import build_message
+    from kreplica.formats.logdir.naming import segment_file_name
+    from tests.builders.groups import TS, load_dir, offsets
+
+    log_dir = tmp_path / "broker"
+    partition = Partition(log_dir, "__consumer_offsets-0")
+    for offset, (key, value) in enumerate((commit("g", "t", 0, 5), commit("g", "t", 1, 9), commit("h", "t", 0, 2))):
+        partition.append(build_message(offset, key, value, magic=magic, timestamp=TS + offset), offset, offset + 1)
+    for base, data in partition.segments:
+        (partition.dir / segment_file_name(base)).write_bytes(bytes(data))
+    for coordinator in (OLD_COORDINATOR, NEW_COORDINATOR):
+        state = load_dir(log_dir, coordinator)                   # plain, compiled fold and pure fold agree
+        assert offsets(state) == {("g", "t", 0): 5, ("g", "t", 1): 9, ("h", "t", 0): 2}
+        assert (state.findings, state.records, state.replayed_to) == ((), 3, 2)

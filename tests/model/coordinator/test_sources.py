@@ -126,3 +126,64 @@ def test_the_group_evidence_span_bounds_every_replica(tmp_path) -> None:
     later = load(tmp_path, entries, NEW_COORDINATOR, log_start=1)
     assert group_evidence_span([later, whole]) == EvidenceSpan("log", 0, 2, TS, TS + 2000)
     assert group_evidence_span([later]) == EvidenceSpan("log", 1, 2, TS + 1000, TS + 2000)
+
+
+def _broker_dir(tmp_path, *, meta: bool = True):
+    """fixtures/groups/broker-1 (``__consumer_offsets-0``, ``orders-0``, ``orders-1``) with an
+    empty ``orders-7/`` (no partition's file: not a partition) and an ``orders-8/`` holding only
+    ``partition.metadata`` (a partition with no segment yet)."""
+    import shutil
+
+    root = tmp_path / "broker-1"
+    shutil.copytree(FIXTURES / "groups" / "broker-1", root)
+    if not meta:
+        (root / "meta.properties").unlink()
+    (root / "orders-7").mkdir()
+    (root / "orders-8").mkdir()
+    (root / "orders-8" / "partition.metadata").write_text("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA\n")
+    return root
+
+
+def test_each_replica_is_read_once_and_data_partitions_are_the_others(tmp_path) -> None:
+    """A ``__consumer_offsets-N`` directory given and then the log directory holding it is one
+    replica, and the log directory's other partitions are still its data; a directory holding no
+    partition's file is not a partition."""
+    root = _broker_dir(tmp_path)
+    sources = find_group_sources([str(root / "__consumer_offsets-0"), str(root)])
+    assert {n: [p.name for p, _ in r] for n, r in sources.replicas.items()} == {0: ["__consumer_offsets-0"]}
+    assert {key: [p.name for p, _ in r] for key, r in sources.data.items()} == {
+        ("orders", 0): ["orders-0"], ("orders", 1): ["orders-1"], ("orders", 8): ["orders-8"]}
+
+
+@pytest.mark.parametrize(("meta", "label"), [
+    pytest.param(True, "broker-1", id="meta.properties-names-the-broker"),
+    pytest.param(False, None, id="no-meta.properties-the-path"),
+])
+def test_data_replicas_are_labelled_by_broker_else_by_path(tmp_path, meta, label) -> None:
+    from kreplica.model.coordinator.sources import DataReplica, LogDirFiles
+
+    root = _broker_dir(tmp_path, meta=meta)
+    sources = find_group_sources([str(root)])
+    path = str(root / "orders-1")
+    assert LogDirFiles().data_replicas(sources.data[("orders", 1)]) == [
+        DataReplica(label or path, path, 0, 12, 12)]
+
+
+@pytest.mark.parametrize(("checkpointed", "bounds"), [
+    pytest.param(None, (0, 0, 0), id="no-checkpoint-at-0"),
+    pytest.param(5, (5, 5, 5), id="at-the-checkpointed-log-start"),
+])
+def test_a_partition_without_segments_ends_at_its_log_start(tmp_path, checkpointed, bounds) -> None:
+    """LogLoader.load: a partition directory without segments gets an empty segment at the
+    checkpointed log start offset (``LogSegment.open(dir, logStartOffsetCheckpoint, ...)``), so
+    its log start and log end are both there (0 without a checkpoint)."""
+    from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint
+    from kreplica.model.coordinator.sources import data_partition_bounds
+    from kreplica.model.logdir.log_dir import read_checkpoints
+
+    root = _broker_dir(tmp_path)
+    if checkpointed is not None:
+        (root / "log-start-offset-checkpoint").write_bytes(build_offset_checkpoint({("orders", 8): checkpointed}))
+    sources = find_group_sources([str(root)])
+    (partition, log_dir), = sources.data[("orders", 8)]
+    assert data_partition_bounds(partition, read_checkpoints(log_dir)) == bounds

@@ -141,3 +141,25 @@ def test_a_log_directory_shares_its_checkpoints() -> None:
     (log_dir,) = find_log_dirs([str(SCENARIOS / "kip101-scenario-1" / "broker-1")])
     log = read_partition_log(log_dir.partitions[0], log_dir)
     assert log.label.startswith("broker-") and log.batches and log.log_end_offset == log.batches[-1].last_offset + 1
+
+
+@pytest.mark.parametrize(("checkpointed", "start_end"), [
+    pytest.param(None, (0, 0), id="no-checkpoint-at-0"),
+    pytest.param(7, (7, 7), id="at-the-checkpointed-log-start"),
+])
+def test_a_partition_without_segments_loads_at_its_log_start(tmp_path, checkpointed, start_end) -> None:
+    """LogLoader.load: a partition directory with no segment gets an empty one at the
+    checkpointed log start offset (``LogSegment.open(dir, logStartOffsetCheckpoint, ...)``): its
+    log start and log end are both there, never an end below the start."""
+    from kreplica.formats.logdir.offset_checkpoint import build_offset_checkpoint
+    from kreplica.model.log.partition_log import read_partition_log
+
+    root = tmp_path / "broker-1"
+    (root / "orders-3").mkdir(parents=True)
+    (root / "meta.properties").write_text("version=0\nbroker.id=1\n")
+    (root / "orders-3" / "partition.metadata").write_text("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA\n")
+    if checkpointed is not None:
+        (root / "log-start-offset-checkpoint").write_bytes(build_offset_checkpoint({("orders", 3): checkpointed}))
+    log_dir = find_log_dirs([str(root)])[0]
+    log = read_partition_log(log_dir.partitions[0], log_dir)
+    assert (log.log_start_offset, log.log_end_offset) == start_end
