@@ -3,7 +3,7 @@
 # guard at a time ([tool.mutmut] in pyproject.toml) and runs the tests that reach the changed
 # function; a mutant that every test survives is a rule no test guards (a missing counter-case)
 # or an equivalent mutant, listed with its reason in bench/README.md ("Mutation testing").
-# Not part of CI: a whole run takes about an hour on two cores.
+# Not part of CI: a whole run takes two to three hours on two free cores.
 #
 #   bench/mutation.sh                                   # every module of analysis/
 #   bench/mutation.sh 'kreplica.analysis.election.*'    # one package (mutmut's name globs)
@@ -14,7 +14,10 @@
 # table per module (bench/README.md): mutmut results --all true | python bench/mutation_table.py
 #   --equivalent bench/mutation-equivalent.txt --killed-since bench/mutation-killed-since/*.txt
 # mutmut runs the cheapest mutants first, so a stopped run has checked every module in part; the
-# mutants whose tests start Kafka's JVM tools (tests/interop) are the last and slowest.
+# mutants whose tests start Kafka's JVM tools (tests/interop) are the last and slowest. Within a
+# mutant, tests/conftest.py orders its tests fastest first (by mutmut's own timings), so a killed
+# mutant costs its cheapest killing test. bench/mutation_kills.py runs a test written after the
+# run against each survivor (the `--killed-since` lines) and checks the names those files list.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the tests run from mutmut's copy of the tree (mutants/), where ../shared is not beside them
