@@ -28,11 +28,12 @@ _FAILED = re.compile(r"^FAILED (\S+)", re.M)
 
 
 def survivors(results: Path, prefix: str = "") -> list[str]:
-    """The survived mutants' names of a ``mutmut results --all true`` listing."""
+    """The names of a ``mutmut results --all true`` listing's mutants that no test of the run
+    killed: survived, or reached by none of its tests."""
     names = []
     for line in results.read_text(encoding="utf-8").splitlines():
         name, sep, status = line.rpartition(": ")
-        if sep and status.strip() == "survived" and name.strip().startswith(prefix):
+        if sep and status.strip() in ("survived", "no tests") and name.strip().startswith(prefix):
             names.append(name.strip())
     return names
 

@@ -8,8 +8,9 @@ Reads ``NAME: STATUS`` lines (mutmut 3 names a mutant ``<module>.x_<function>__m
 mutants, killed (a timeout counts as killed: the mutant made a test hang), survived, no tests (no
 test reaches the function), not run (not checked yet), equivalent (survivors listed, with their
 reason, in the ``--equivalent`` file: one mutant name per line, ``#`` starts a comment), killed
-since (survivors of the run that a test added after it kills, each seen to: the mutant applied by
-hand, the test failing, reverted; listed in the ``--killed-since`` files, same format) and the
+since (survivors of the run, or mutants no test of the run reached, that a test added after it
+kills, each seen to: the mutant applied, the test failing (``bench/mutation_kills.py``); listed in
+the ``--killed-since`` files, same format) and the
 score, ``(killed + killed since) / (checked - equivalent)``. Module names are shown relative to ``kreplica.``.
 """
 
@@ -57,7 +58,7 @@ def table(lines, equivalent: set[str], killed_since: set[str] = frozenset()) -> 
             name = name.strip()
             c["equivalent" if name in equivalent else "killed since" if name in killed_since else "survived"] += 1
         elif status == "no tests":
-            c["no tests"] += 1
+            c["killed since" if name.strip() in killed_since else "no tests"] += 1
         else:
             c["not run"] += 1
     return sorted(per.items())

@@ -1,4 +1,4 @@
-"""``bench/mutation_kills.py``: a survivor counts as killed since only when a test fails with it
+"""``bench/mutation_kills.py``: a survivor (or a mutant no test of the run reached) counts as killed since only when a test fails with it
 active (``MUTANT_UNDER_TEST`` set as mutmut sets it), and a test failing unmutated is refused."""
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ RESULTS = """    kreplica.analysis.a.x_f__mutmut_1: survived
     kreplica.analysis.a.x_f__mutmut_2: survived
     kreplica.analysis.a.x_f__mutmut_3: killed
     kreplica.model.b.x_g__mutmut_1: survived
+    kreplica.model.b.x_h__mutmut_1: no tests
+    kreplica.model.b.x_h__mutmut_2: not checked
 """
 #: a stand-in for a test that tells mutant 2 from the real code and not mutant 1
 TEST = """import os
@@ -37,7 +39,8 @@ def test_survivors_are_read_by_status_and_module(tmp_path: Path) -> None:
     assert mutation_kills.survivors(tmp_path / "run.txt", "kreplica.analysis.") == [
         "kreplica.analysis.a.x_f__mutmut_1", "kreplica.analysis.a.x_f__mutmut_2"]
     assert mutation_kills.survivors(tmp_path / "run.txt") == [
-        "kreplica.analysis.a.x_f__mutmut_1", "kreplica.analysis.a.x_f__mutmut_2", "kreplica.model.b.x_g__mutmut_1"]
+        "kreplica.analysis.a.x_f__mutmut_1", "kreplica.analysis.a.x_f__mutmut_2", "kreplica.model.b.x_g__mutmut_1",
+        "kreplica.model.b.x_h__mutmut_1"]
 
 
 def test_only_the_survivor_a_test_fails_on_is_printed(tmp_path: Path) -> None:

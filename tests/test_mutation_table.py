@@ -44,3 +44,9 @@ def test_names_files_skip_comments(tmp_path: Path) -> None:
     f = tmp_path / "k.txt"
     f.write_text("# header\n\nkreplica.a.x_f__mutmut_1  # tests/x.py::t\n", encoding="utf-8")
     assert mutation_table.read_names(str(f), None) == {"kreplica.a.x_f__mutmut_1"}
+
+
+def test_a_mutant_no_test_of_the_run_reached_counts_once_a_later_test_kills_it() -> None:
+    rows = dict(mutation_table.table(LINES, set(), {"kreplica.model.b.x_h__mutmut_1"}))
+    b = rows["model.b"]
+    assert (b["no tests"], b["killed since"], mutation_table._score(b)) == (0, 1, "100%")
