@@ -183,6 +183,9 @@ class _Layout:
         self.target_set = frozenset(self.targets)
         self.racks = racks
         self.n_racks = len(set(racks.values())) if racks else 0
+        # the rack of every broker the evidence names, removed ones included (a replica leaving a
+        # removed broker for one in its own rack adds no rack violation)
+        self.known_racks = {**assignment.racks, **request.racks}
         self.count = {b: 0 for b in self.targets}
         self.leaders = {b: 0 for b in self.targets}
         self.bytes = {b: 0 for b in self.targets}
@@ -437,7 +440,7 @@ def _fill(lay: _Layout, holes: list[tuple[int, int, str]]) -> None:
             rack_counts[r] = rack_counts.get(r, 0) + 1
         cap = lay.cap(i)
         old = reps[slot]
-        old_rack = lay.rack_of(old) if old is not None and lay.racks and old in lay.racks else None
+        old_rack = lay.known_racks.get(old) if old is not None and lay.racks else None
         chosen = None
         skipped = []
         while heap:
