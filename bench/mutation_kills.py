@@ -10,8 +10,9 @@ own copy of the tree, with ``MUTANT_UNDER_TEST`` naming the mutant as mutmut set
 each survivor that makes a test fail as a ``--killed-since`` line (``name  # failing test``); the
 second runs, for each survivor of the run listed in the files, the test its line names, and prints
 the lines whose test does not fail (a name numbered on older code can denote another mutant). The
-tests are copied into ``mutants/tests`` beside the run's (new files only: a running mutmut has
-imported the others), and the unmutated tree is run first, so a test failing there is refused.
+tests are copied into ``mutants/tests`` beside the run's (a file the run holds in another version
+as ``<name>_since.py``: a running mutmut has imported the run's), and the unmutated tree is run
+first, so a test failing there is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,11 +53,28 @@ def failing_test(mutants: Path, mutant: str, tests: list[str]) -> str | None:
     return found.group(1) if found else f"exit {done.returncode}"
 
 
-def copy_tests(tests: list[str], mutants: Path) -> None:
+def copy_tests(tests: list[str], mutants: Path) -> list[str]:
+    """Put ``tests`` in mutmut's tree, as they are here: a file new since the run under its own
+    name, a file the run holds in another version beside it as ``<name>_since.py`` (a running
+    mutmut has imported the run's version). The node ids to run there."""
+    out = []
     for test in tests:
-        target = mutants / test.split("::")[0]
-        if not target.exists():
-            shutil.copyfile(test.split("::")[0], target)
+        path, sep, rest = test.partition("::")
+        here = Path(path).read_bytes()
+        target = mutants / path
+        if target.exists() and target.read_bytes() != here:
+            path = path.removesuffix(".py") + "_since.py"
+            target = mutants / path
+        if not target.exists() or target.read_bytes() != here:
+            target.write_bytes(here)
+        out.append(path + sep + rest)
+    return out
+
+
+def as_here(test: str) -> str:
+    """A node id in mutmut's tree as the test is named here."""
+    path, sep, rest = test.partition("::")
+    return path.removesuffix("_since.py") + ".py" + sep + rest if path.endswith("_since.py") else test
 
 
 def main() -> None:
@@ -79,17 +96,16 @@ def main() -> None:
         for name in left:
             if name in listed:
                 test, line = listed[name]
-                copy_tests([test], args.mutants)
-                if failing_test(args.mutants, name, [test]) is None:
+                if failing_test(args.mutants, name, copy_tests([test], args.mutants)) is None:
                     print(line)
         return
-    copy_tests(args.tests, args.mutants)
-    if failing_test(args.mutants, "none", args.tests) is not None:
+    tests = copy_tests(args.tests, args.mutants)
+    if failing_test(args.mutants, "none", tests) is not None:
         sys.exit("the tests fail on the unmutated tree: fix them first")
     for name in left:
-        test = failing_test(args.mutants, name, args.tests)
+        test = failing_test(args.mutants, name, tests)
         if test is not None:
-            print(f"{name}  # {test}", flush=True)
+            print(f"{name}  # {as_here(test)}", flush=True)
 
 
 if __name__ == "__main__":

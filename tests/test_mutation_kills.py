@@ -72,3 +72,16 @@ def test_check_prints_the_listed_kills_whose_test_passes(tmp_path: Path) -> None
     done = run(tmp_path, "--check", str(listed))
     # mutant 1 is listed but its test passes on it; mutant 3 was killed by the run, not checked
     assert done.stdout.splitlines() == ["kreplica.analysis.a.x_f__mutmut_1  # tests/test_new.py::test_tells_mutant_2"]
+
+
+def test_a_test_file_changed_since_the_run_runs_beside_the_runs_version(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_new.py").write_text(TEST, encoding="utf-8")
+    (tmp_path / "mutants" / "tests").mkdir(parents=True)
+    run_version = "def test_old():\n    pass\n"
+    (tmp_path / "mutants" / "tests" / "test_new.py").write_text(run_version, encoding="utf-8")
+    done = run(tmp_path, "tests/test_new.py")
+    assert done.stdout.splitlines() == [
+        "kreplica.analysis.a.x_f__mutmut_2  # tests/test_new.py::test_tells_mutant_2"]
+    assert (tmp_path / "mutants" / "tests" / "test_new.py").read_text(encoding="utf-8") == run_version
+    assert (tmp_path / "mutants" / "tests" / "test_new_since.py").read_text(encoding="utf-8") == TEST

@@ -695,3 +695,27 @@ def test_a_transactional_batch_cut_by_the_point_ends_the_replay(tmp_path) -> Non
     state = load_dir(log_dir, NEW_COORDINATOR, ReplayPoint(at_time=TS + 500))
     assert (offsets(state), pending(state)) == ({}, {("g", "t", 0, P): 5})
     assert (state.replayed_to, state.records) == (0, 1)
+
+
+# GroupMetadataManager.replay(ConsumerGroupRegularExpressionKey, value): a value resolves the
+# regex (ConsumerGroup.updateResolvedRegularExpression adds its topics to the group's subscribed
+# topic names, beside the members' own), a tombstone removes it and its topics
+REGEX = "pay.*"
+
+
+def regex(topics: list[str] | None) -> list:
+    key = {"group_id": "cg", "regular_expression": REGEX}
+    value = None if topics is None else {"topics": topics, "version": 7, "timestamp": TS}
+    return [record(16, key, 0, value)]
+
+
+@pytest.mark.parametrize(("entries", "subscribed"), [
+    pytest.param([regex(["payouts", "payments"])], ("orders", "payments", "payouts"), id="resolved"),
+    pytest.param([regex(["payments"]), regex(["payouts"])], ("orders", "payouts"), id="re-resolved"),
+    pytest.param([regex(["payments"]), regex(None)], ("orders",), id="tombstone"),
+    pytest.param([regex(None)], ("orders",), id="tombstone-of-an-unknown-regex"),
+])
+def test_a_resolved_regular_expression_subscribes_the_group_to_its_topics(tmp_path, entries, subscribed) -> None:
+    state = load(tmp_path, consumer_group() + entries, NEW_COORDINATOR)
+    (g,) = state.groups
+    assert (g.protocol, g.subscribed_topics, kinds(state)) == ("consumer", subscribed, [])
