@@ -18,7 +18,6 @@ KIP-106; ``min.insync.replicas``: 1).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from kreplica.model.cluster import ClusterState, PartitionState
@@ -207,6 +206,3 @@ def finish(view: ControllerView, key: Key, kind: str, before: PartitionState, *,
     offline, under = view.health(key)
     return Election(key, kind, before, view.partitions[key], elected, unclean, reason, rule, offline, under)
 
-
-def ordered(brokers: Iterable[int]) -> tuple[int, ...]:
-    return tuple(sorted(set(brokers)))

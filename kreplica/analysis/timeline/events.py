@@ -97,11 +97,6 @@ class LeaderIsr(NamedTuple):
     leader_recovery_state: int = RECOVERED
     partition_epoch: int | None = None
 
-    def same_as(self, other: LeaderIsr) -> bool:
-        """No change of leader, leader epoch or ISR (the changes a timeline reports)."""
-        return (self.leader == other.leader and self.leader_epoch == other.leader_epoch
-                and self.isr == other.isr)
-
 
 class ChangeContext(NamedTuple):
     """What the evidence says around one change.

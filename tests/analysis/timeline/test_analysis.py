@@ -77,3 +77,10 @@ def test_names_the_history_mentions_are_not_refused() -> None:
     run = TimelineAnalysis(_walk(), partitions=frozenset({"orders-0"}), brokers=frozenset({1, 2, 3}),
                            unknown=_refuse)
     assert any(isinstance(i, PartitionEvent) for i in run.items())
+
+
+def test_without_its_own_refusal_an_unknown_name_is_a_lookup_error_naming_it() -> None:
+    run = TimelineAnalysis(_walk(), partitions=frozenset({"orders-9"}))
+    with pytest.raises(LookupError) as caught:
+        next(run.items())
+    assert str(caught.value) == "no partition 'orders-9' in the history"
