@@ -4,10 +4,12 @@ configs with their fallbacks, pending admin work, and each health list on hand-w
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from types import MappingProxyType
 
 import pytest
 
+from kreplica.formats.findings import Finding
 from kreplica.formats.zookeeper import snapshot as zks
 from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk, compute_health
 from kreplica.model.zookeeper import ZkState, ZkTree
@@ -346,3 +348,18 @@ def test_unreadable_states_named_in_partition_order():
     assert [f.details["znode"] for f in cs.findings] == [
         "/brokers/topics/t/partitions/2/state", "/brokers/topics/t/partitions/10/state"]
     assert [p.partition for p in cs.topic("t").partitions] == [2, 10]
+
+
+def test_a_finding_names_the_snapshot_read_and_follows_the_trees_own():
+    """The cluster state keeps the replay's findings first, then one per unreadable znode, each at
+    the snapshot the tree came from, and holds the tree's source and zxid."""
+    b = _Builder()
+    b.put("/brokers/topics/broken", b"{not json")
+    replayed = Finding("zk_zxid_gap", "log.5", 12, "a gap")
+    state = replace(b.state(), findings=(replayed,))
+    cs = cluster_state_from_zk(state)
+    assert (cs.source_kind, cs.source, cs.position) == ("zookeeper", "test", {"zxid": b.zxid})
+    assert [(f.kind, f.path, f.position) for f in cs.findings] == [
+        ("zk_zxid_gap", "log.5", 12), ("kafka_invalid_znode", "snap", 0)]
+    assert cs.findings[1].message == "znode /brokers/topics/broken does not hold valid JSON"
+    assert cs.findings[1].details == {"znode": "/brokers/topics/broken"}
