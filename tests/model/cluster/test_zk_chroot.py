@@ -81,3 +81,36 @@ def test_describe_tree_exact_text(paths, text) -> None:
     """The text the "no Kafka metadata" error prints (user-visible): at most 8 top-level znodes
     named, "and N more" only when more than 8, no "top-level" part when there is none."""
     assert describe_tree(paths) == text
+
+
+def test_each_refusal_is_one_line_naming_its_option_or_source() -> None:
+    with pytest.raises(UsageError) as given:
+        resolve_chroot(_nodes(CHROOTED), "/other", where="zxid 0x5", source="snap.5")
+    assert (given.value.option, given.value.path) == ("--chroot", None)
+    assert given.value.reason == ("no Kafka znodes (/brokers/ids) under --chroot /other at zxid 0x5; Kafka's znodes "
+                                  "are under /kafka")
+    with pytest.raises(UsageError) as several:
+        resolve_chroot(_nodes(AT_ROOT + CHROOTED), None, where="zxid 0x5", source="snap.5")
+    assert (several.value.option, several.value.path) == (None, "snap.5")
+    assert several.value.reason == ("the ZooKeeper tree at zxid 0x5 holds Kafka's znodes in 2 places (/, /kafka): "
+                                    "choose one with --chroot")
+    with pytest.raises(FormatError) as nowhere:
+        resolve_chroot(_nodes(ZK), None, where="zxid 0x0", source="snap.0")
+    assert nowhere.value.path == "snap.0"
+    assert str(nowhere.value).startswith("snap.0")
+    assert ("no Kafka metadata in the ZooKeeper tree at zxid 0x0: no /brokers/ids or /brokers/topics at / or under "
+            "any chroot (4 znodes, top-level /zookeeper)") in str(nowhere.value)
+
+
+def test_a_chroot_given_on_a_tree_without_kafka_says_so() -> None:
+    with pytest.raises(UsageError) as given:
+        resolve_chroot(_nodes(ZK), "/kafka", where="zxid 0x5")
+    assert given.value.reason == ("no Kafka znodes (/brokers/ids) under --chroot /kafka at zxid 0x5; the tree holds "
+                                  "no Kafka znodes at all (4 znodes, top-level /zookeeper)")
+
+
+def test_a_chroot_not_yet_created_is_kept_when_not_required() -> None:
+    # a history may create Kafka's znodes under the chroot later: the chroot given stands
+    assert resolve_chroot(_nodes(ZK), "/kafka", where="zxid 0x0", required=False) == "/kafka"
+    # and when required it must hold them (counter-case above); the root given stands the same way
+    assert resolve_chroot(_nodes(CHROOTED), "", where="zxid 0x0", required=False) == ""
