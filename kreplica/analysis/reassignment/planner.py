@@ -399,16 +399,31 @@ def _evict_rack_excess(lay: _Layout, i: int, holes: list[tuple[int, int, str]]) 
     for s, b in enumerate(reps):
         if s not in holed and b is not None and b in lay.target_set:
             counts.setdefault(lay.rack_of(b), []).append(s)
+    # an evicted replica needs a target broker without one in a rack below the cap (the partition's
+    # other holes take theirs first): with none, the violation stays and is named
+    room = -len(holed)
+    free: dict[str | None, int] = {}
+    for b in lay.targets:
+        if b not in reps:
+            free[lay.rack_of(b)] = free.get(lay.rack_of(b), 0) + 1
+    for rack, n in free.items():
+        room += max(0, min(n, cap - len(counts.get(rack, ()))))
     for rack in sorted(counts, key=str):
         slots = counts[rack]
         excess = len(slots) - cap
         if excess <= 0:
             continue
+        take = max(0, min(excess, room))
+        room -= take
+        if take < excess:
+            t, p = lay.keys[i]
+            lay.warnings.append(f"{t}-{p}: rack {rack} keeps {len(slots) - take} replicas (at most {cap} allowed): "
+                                "no broker without a replica in a rack with room can take one")
         # evict from the brokers furthest above their share (the move then also balances counts);
         # among equals keep the preferred leader
         order = sorted(slots, key=lambda s: (lay.share[reps[s]] - lay.count[reps[s]], s == 0, -lay.bytes[reps[s]],
                                              -reps[s]))
-        for s in order[:excess]:
+        for s in order[:take]:
             holes.append((i, s, "rack_violation"))
 
 
