@@ -56,3 +56,14 @@ def test_fewer_targets_than_replicas_is_refused_before_any_placement() -> None:
     a = Assignment("assignment", "x", (1, 2, 3, 4), racks, (PartitionReplicas("t", 0, (1, 2, 3, 4)),))
     with pytest.raises(PlanError, match="^a partition has 4 replicas but only 3 target brokers remain"):
         plan_reassignment(a, build_request(a, "decommission", removed=(4,)))
+
+
+def test_of_the_full_racks_the_one_holding_fewest_replicas_takes_it() -> None:
+    # RF 9 on racks a:{1,2,3,8} b:{4,5,6,7,9} c:{10} (cap 3) once 11 is gone: a holds 3, b 4 and c,
+    # which has room, no broker without a replica; of the free brokers 8 (a) and 7 (b), rack a's 8
+    # makes the smaller violation although 7 has the lower id
+    racks = {1: "a", 2: "a", 3: "a", 8: "a", 4: "b", 5: "b", 6: "b", 9: "b", 7: "b", 10: "c", 11: "d"}
+    a = Assignment("assignment", "x", tuple(racks), racks, (PartitionReplicas("t", 0, (1, 2, 3, 4, 5, 6, 9, 10, 11)),))
+    plan = plan_reassignment(a, build_request(a, "decommission", removed=(11,)))
+    assert plan.after == {("t", 0): (1, 2, 3, 4, 5, 6, 9, 10, 8)}
+    assert plan.warnings == ("t-0: no broker in a free rack can take a replica; broker 8 adds a rack violation",)
