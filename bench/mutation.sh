@@ -13,6 +13,11 @@
 # bench/results/mutation-survivors.txt and the counts to bench/results/mutation-summary.txt. The
 # table per module (bench/README.md): mutmut results --all true | python bench/mutation_table.py
 #   --equivalent bench/mutation-equivalent.txt --killed-since bench/mutation-killed-since/*.txt
+# A run that does not fit a session is split by module: save the stopped run's listing
+# (mutmut results --all true > bench/results/mutation-<date>-1.txt), run the modules it left
+# incomplete in the next (bench/mutation.sh 'kreplica.model.cluster.*' 'kreplica.analysis.timeline.*'),
+# and python bench/mutation_table.py <part 1> <part 2> ... takes each module from the part that
+# checked it completely (a module is never counted from two runs, whose numbering may differ).
 # mutmut runs the cheapest mutants first, so a stopped run has checked every module in part; the
 # mutants whose tests start Kafka's JVM tools (tests/interop) are the last and slowest. Within a
 # mutant, tests/conftest.py orders its tests fastest first (by mutmut's own timings), so a killed

@@ -2,6 +2,7 @@
 
     mutmut results --all true | python bench/mutation_table.py [--equivalent bench/mutation-equivalent.txt] \
         [--killed-since bench/mutation-killed-since/*.txt]
+    python bench/mutation_table.py PART1.txt PART2.txt ...    # a run split by module, one table
 
 Reads ``NAME: STATUS`` lines (mutmut 3 names a mutant ``<module>.x_<function>__mutmut_<n>`` or
 ``<module>.xǁ<Class>ǁ<method>__mutmut_<n>``) and prints one row per module and a total:
@@ -43,6 +44,27 @@ def read_names(*paths: str | None) -> set[str]:
     return names
 
 
+def merged(listings: list[list[str]]) -> list[str]:
+    """The lines of several runs' listings, each module's from the last listing that checked it
+    completely (none left ``not checked``), else from the last that holds it: a run split by module
+    (``bench/mutation.sh 'kreplica.model.cluster.*'``) adds up to one table, and a module is never
+    counted from two runs whose numbering may differ."""
+    by_module: list[dict[str, list[str]]] = []
+    for listing in listings:
+        per: dict[str, list[str]] = defaultdict(list)
+        for line in listing:
+            name, sep, _ = line.rstrip("\n").rpartition(": ")
+            if sep and "__mutmut_" in name:
+                per[module_of(name.strip())].append(line)
+        by_module.append(per)
+    out = []
+    for module in sorted({m for per in by_module for m in per}):
+        holding = [per[module] for per in by_module if module in per]
+        complete = [rows for rows in holding if not any(r.rstrip().endswith(": not checked") for r in rows)]
+        out += (complete or holding)[-1]
+    return out
+
+
 def table(lines, equivalent: set[str], killed_since: set[str] = frozenset()) -> list[tuple[str, Counter]]:
     per: dict[str, Counter] = defaultdict(Counter)
     for line in lines:
@@ -82,11 +104,14 @@ def render(rows: list[tuple[str, Counter]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("listings", nargs="*", help="`mutmut results --all true` listings of the parts of a split "
+                        "run (default: one on stdin)")
     parser.add_argument("--equivalent", help="file of equivalent mutants' names, one a line")
     parser.add_argument("--killed-since", nargs="*", default=[],
                         help="files of survivors' names that tests added since kill, one a line")
     args = parser.parse_args()
-    print(render(table(sys.stdin, read_names(args.equivalent), read_names(*args.killed_since))))
+    listings = [open(path, encoding="utf-8").readlines() for path in args.listings] or [sys.stdin.readlines()]
+    print(render(table(merged(listings), read_names(args.equivalent), read_names(*args.killed_since))))
 
 
 if __name__ == "__main__":

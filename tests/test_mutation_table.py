@@ -50,3 +50,16 @@ def test_a_mutant_no_test_of_the_run_reached_counts_once_a_later_test_kills_it()
     rows = dict(mutation_table.table(LINES, set(), {"kreplica.model.b.x_h__mutmut_1"}))
     b = rows["model.b"]
     assert (b["no tests"], b["killed since"], mutation_table._score(b)) == (0, 1, "100%")
+
+
+def test_a_split_run_takes_each_module_from_the_part_that_checked_it_completely() -> None:
+    first = ["    kreplica.analysis.a.x_f__mutmut_1: killed\n", "    kreplica.model.b.x_h__mutmut_1: not checked\n",
+             "    kreplica.model.b.x_h__mutmut_2: killed\n", "    kreplica.model.c.x_k__mutmut_1: not checked\n"]
+    second = ["    kreplica.analysis.a.x_f__mutmut_1: not checked\n", "    kreplica.model.b.x_h__mutmut_1: survived\n",
+              "    kreplica.model.b.x_h__mutmut_2: killed\n", "    kreplica.model.c.x_k__mutmut_1: not checked\n",
+              "    kreplica.model.c.x_k__mutmut_2: not checked\n"]
+    rows = dict(mutation_table.table(mutation_table.merged([first, second]), set()))
+    # a: complete in the first part only; b: in the second; c: complete in neither, the last part's
+    assert (rows["analysis.a"]["killed"], rows["analysis.a"]["not run"]) == (1, 0)
+    assert (rows["model.b"]["survived"], rows["model.b"]["killed"], rows["model.b"]["not run"]) == (1, 1, 0)
+    assert (rows["model.c"]["mutants"], rows["model.c"]["not run"]) == (2, 2)
