@@ -75,6 +75,9 @@ class Feature(Enum):
                                                  "truncates instead of exiting")
     NO_EPOCH_CACHE_FOR_LEGACY_FORMAT = (_v("2.1.1"), None, "KAFKA-7897: a log with record format < v2 has no "
                                                            "epoch cache")
+    RECOVERY_CHECKS_OFFSET_RANGE = (_v("2.0"), None, "KAFKA-6264: LogSegment.recover checks each batch's last "
+                                                     "offset against the segment's base (ensureOffsetInRange); one "
+                                                     "below it cannot be split away and fails the load")
     RECOVERY_SKIPS_EPOCH_ZERO = (_v("2.1.1"), _v("2.7"), "KAFKA-10432: recovery never re-adds epoch-0 entries")
     CONSUMER_POSITION_VALIDATION = (_v("2.3"), None, "KIP-320: a consumer validates a position that carries a "
                                                      "leader epoch with OffsetsForLeaderEpoch after a leader "

@@ -161,6 +161,7 @@ def load_partition(log: PartitionLog, *, shutdown: str | None = None,
         st.rebuilt.extend(p for p in (seg.files.index or stem + ".index", seg.files.timeindex or stem + ".timeindex",
                                       seg.files.txnindex) if p)
         rec = SegmentRecovery(segment_base_offset=seg.base_offset, cache=cache, assign_epoch_zero=assign_zero,
+                              check_offset_range=kafka_version.has(Feature.RECOVERY_CHECKS_OFFSET_RANGE),
                               markers=seg.markers)
         for batch in seg.kafka_batches:
             rec.feed(batch)

@@ -57,7 +57,7 @@ class SegmentRecovery:
 
     def __init__(self, buf=None, *, segment_base_offset: int, cache: LeaderEpochCache | None = None,
                  index_interval_bytes: int = INDEX_INTERVAL_BYTES, assign_epoch_zero: bool = True,
-                 markers: Mapping[int, ControlMarker] | None = None) -> None:
+                 check_offset_range: bool = True, markers: Mapping[int, ControlMarker] | None = None) -> None:
         self._buf = buf
         self._markers = markers
         self._base = segment_base_offset
@@ -65,6 +65,8 @@ class SegmentRecovery:
         self._interval = index_interval_bytes
         # 2.1.1-2.6 re-added only epochs > 0 during recovery (KAFKA-10432)
         self._min_epoch = 0 if assign_epoch_zero else 1
+        # 2.0+: ensureOffsetInRange (KAFKA-6264)
+        self._check_range = check_offset_range
         latest = self._cache.latest_epoch
         self._latest_epoch = UNDEFINED_EPOCH if latest is None else latest  # mirrors the cache: only feed assigns
         self.valid_bytes = 0
@@ -106,6 +108,15 @@ class SegmentRecovery:
             valid = self._checksum(crc32, position, position + 16, size) == crc
         if not valid:
             return self._stop(position, f"Record is corrupt (stored crc = {crc})")
+        if self._check_range and last_offset < self._base:
+            # ensureOffsetInRange throws LogSegmentOffsetOverflowException; LogLoader.retryOnOffsetOverflow
+            # then splits the segment, whose require(hasOverflow) fails: only offsets past base + 2^31 - 1
+            # can be split away (those are kept, the segment split where they start)
+            self.refuses_to_load = True
+            return self._stop(position, f"LogSegmentOffsetOverflowException: offset {last_offset} is below the "
+                                        f"segment's base offset {self._base}; splitting the segment then fails "
+                                        "(IllegalArgumentException: it does not have overflow): the broker fails to "
+                                        "load the log")
         if self._first_position_reaching_base is None and last_offset >= self._base:
             self._first_position_reaching_base = position
         if max_timestamp > self._max_ts:

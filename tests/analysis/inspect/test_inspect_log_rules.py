@@ -353,10 +353,6 @@ def test_offsets_must_fit_the_file_names_base_offset(base: int, data: bytes, exp
     assert (events[-1].findings, events[-1].errors) == ((0, 0) if expected is None else (1, 1))
 
 
-@pytest.mark.xfail(strict=True, reason="LogSegment.recover calls ensureOffsetInRange(batch.lastOffset()); below the "
-                                       "base offset that throws LogSegmentOffsetOverflowException, and "
-                                       "LocalLog.splitOverflowedSegment's require(segment.hasOverflow()) then fails: "
-                                       "the broker does not load the log. SegmentRecovery does not check the range")
 def test_a_batch_below_the_base_offset_makes_the_broker_refuse_to_load_the_log() -> None:
     # LogLoader.recoverLog runs under retryOnOffsetOverflow; hasOverflow() is false (next offset 52 <= 100)
     verdict = run(batch(50, 2), 100, path="00000000000000000100.log")[-1].recovery

@@ -133,9 +133,12 @@ def test_missing_index_recovery_after_clean_shutdown_truncates_only_that_segment
 
 
 def test_a_negative_base_offset_refuses_the_load_and_every_command_reports_it(tmp_path: Path) -> None:
-    """The offset is outside the v2 CRC, so a damaged one passes ensureValid; Kafka's epoch cache
-    then throws IllegalArgumentException on (epoch, negative offset), which LogLoader does not
-    catch: the broker fails to load the log. kreplica says so instead of failing itself."""
+    """The offset is outside the v2 CRC, so a damaged one passes ensureValid; LogSegment.recover's
+    ensureOffsetInRange then throws LogSegmentOffsetOverflowException (-5 is below the base 0), and
+    LogLoader.retryOnOffsetOverflow's split of the segment fails its require(hasOverflow) with an
+    IllegalArgumentException, which nothing catches: the broker fails to load the log. (Before
+    2.0, without the range check, the epoch cache threw IllegalArgumentException on (epoch,
+    negative offset) the same way.) kreplica says so instead of failing itself."""
     import struct
 
     from typer.testing import CliRunner
@@ -393,3 +396,19 @@ def test_entries_below_the_log_start_are_folded_into_the_one_covering_it(tmp_pat
                clean=True, log_start=log_start)
     v = load_partition(log)
     assert (v.epoch_cache, v.epoch_cache_changes) == (cache, changes)
+
+
+@pytest.mark.parametrize("version, refuses", [pytest.param("1.1", False, id="1.1-no-range-check"),
+                                              pytest.param("2.0", True, id="2.0-KAFKA-6264")])
+def test_a_batch_below_its_segments_base_fails_the_load_from_2_0(tmp_path: Path, version: str, refuses: bool) -> None:
+    """Offsets 0-4 in the segment named 5 (an unclean shutdown recovers it): from 2.0
+    ``LogSegment.recover`` checks each batch's last offset against the base
+    (``ensureOffsetInRange``) and the split that follows fails, so the broker does not load the log;
+    before, the batch was recovered like any other."""
+    from kreplica.model.versions import parse_kafka_version
+
+    log = make(tmp_path, {5: batch(0, 5, 0) + batch(5, 5, 0)}, recovery_point=0)
+    v = load_partition(log, kafka_version=parse_kafka_version(version))
+    assert v.refuses_to_start is refuses
+    assert any("LogSegmentOffsetOverflowException: offset 4 is below the segment's base offset 5" in r
+               for r in v.reasons) is refuses

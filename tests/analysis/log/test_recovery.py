@@ -18,8 +18,8 @@ def records(first: int, n: int, size: int = 20) -> list[NewRecord]:
     return [NewRecord(first + i, TS + first + i, b"k", b"v" * size) for i in range(n)]
 
 
-def recover(data: bytes, base: int = 0, interval: int = 4096):
-    rec = SegmentRecovery(data, segment_base_offset=base, index_interval_bytes=interval)
+def recover(data: bytes, base: int = 0, interval: int = 4096, **options):
+    rec = SegmentRecovery(data, segment_base_offset=base, index_interval_bytes=interval, **options)
     for ev in iter_segment(data, path="t.log"):
         if isinstance(ev, RecordBatch) and not ev.after_break:
             rec.feed(ev)
@@ -193,13 +193,36 @@ def test_marker_verdict_names_where_and_why_recovery_stopped(fields: dict, reaso
 def test_invalid_offset_truncates_to_the_first_batch_reaching_the_segment_base() -> None:
     """LogLoader.recoverLog: on InvalidOffsetException, segment.truncateTo(segment.baseOffset());
     LogSegment.truncateTo keeps the bytes before translateOffset(baseOffset), the first batch whose
-    last offset is >= the base. Here a first batch (offsets 0-9) lies below base 10, so it stays."""
+    last offset is >= the base. Here a first batch (offsets 0-9) lies below base 10, so it stays:
+    before 2.0, which had no range check in recover (KAFKA-6264); from 2.0 that batch fails the
+    load first (the test below)."""
     below = build_batch(records(0, 10, size=120), base_offset=0, partition_leader_epoch=0)
     big = [build_batch(records(i * 10, 10, size=120), base_offset=i * 10, partition_leader_epoch=0)
            for i in range(1, 5)]
     last = build_batch(records(5, 1, size=120), base_offset=5, partition_leader_epoch=0)
     data = below + b"".join(big) + last
-    v = recover(data, base=10, interval=500)
+    v = recover(data, base=10, interval=500, check_offset_range=False)
     assert (v.valid_bytes, v.truncated_bytes) == (len(below), len(data) - len(below))
     assert v.stop_position == len(below) + len(b"".join(big))
     assert v.stop_reason.startswith("InvalidOffsetException: Attempt to append an offset (5)")
+
+
+@pytest.mark.parametrize("first, refuses", [pytest.param(10, False, id="at-the-base"),
+                                            pytest.param(0, True, id="below-the-base")])
+def test_from_2_0_a_batch_below_the_segment_base_fails_the_load(first: int, refuses: bool) -> None:
+    """LogSegment.recover's ensureOffsetInRange(batch.lastOffset()) throws
+    LogSegmentOffsetOverflowException for offsets 0-9 in a segment based at 10; the split that
+    LogLoader.retryOnOffsetOverflow tries requires hasOverflow() (an offset past base + 2^31 - 1),
+    which fails: IllegalArgumentException, the broker does not load the log. The counter-case
+    starts at the base."""
+    data = build_batch(records(first, 10), base_offset=first, partition_leader_epoch=0) + \
+        build_batch(records(first + 10, 2), base_offset=first + 10, partition_leader_epoch=0)
+    v = recover(data, base=10)
+    assert v.refuses_to_load is refuses
+    if refuses:
+        assert (v.valid_bytes, v.stop_position) == (0, 0)
+        assert v.stop_reason == ("LogSegmentOffsetOverflowException: offset 9 is below the segment's base offset 10; "
+                                 "splitting the segment then fails (IllegalArgumentException: it does not have "
+                                 "overflow): the broker fails to load the log")
+    else:
+        assert (v.valid_bytes, v.stop_reason, v.epoch_assignments) == (len(data), None, ((0, 10),))
