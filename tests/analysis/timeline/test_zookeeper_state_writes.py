@@ -1,0 +1,68 @@
+"""Two writes to a partition state znode the ZooKeeper timeline names (``_partition_change``):
+its deletion (``TopicDeletionManager`` deletes it through the controller's guarded multi; the
+event says whether the topic was queued in ``/admin/delete_topics`` and who wrote it), and data
+that is not Kafka's partition state JSON (``TopicPartitionStateZNode.decode`` fails: a finding at
+the transaction, the write ignored)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kreplica.analysis.timeline.events import PartitionEvent, TimelineEnd
+from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
+from kreplica.formats.findings import Finding
+from kreplica.formats.zookeeper import txnlog as zkl
+from kreplica.model.zookeeper import find_zk_files
+from tests.builders.zk_history import ADMIN, ZkHistory
+
+STATE = "/brokers/topics/orders/partitions/0/state"
+
+
+def items(h: ZkHistory, tmp_path) -> list:
+    d = h.write(tmp_path / "zk")
+    out = list(iter_zookeeper_timeline(find_zk_files([d])))
+    assert isinstance(out[-1], TimelineEnd)
+    return out[:-1]
+
+
+def history() -> ZkHistory:
+    h = ZkHistory()
+    h.create_topic("orders", {0: [1, 2]})
+    h.set_state("orders", 0, 1, 0, [1, 2])
+    return h
+
+
+@pytest.mark.parametrize("queued, evidence", [
+    pytest.param(True, "the partition state znode was deleted (topic queued for deletion)", id="queued"),
+    pytest.param(False, "the partition state znode was deleted", id="not-queued"),
+])
+def test_a_deleted_state_by_the_controller(tmp_path, queued: bool, evidence: str) -> None:
+    h = history()
+    if queued:
+        h.admin_create("/admin/delete_topics/orders", None)
+    at = h.admin_delete(STATE)
+    (ev,) = [e for e in items(h, tmp_path) if isinstance(e, PartitionEvent) and e.cause == "deleted"]
+    assert (ev.position, ev.by, ev.evidence, ev.after, ev.offline) == (at, "controller", evidence, None, False)
+    assert (ev.before.leader, ev.before.isr) == (1, (1, 2))
+    assert ev.writer == 1      # the broker whose session wrote it: controller 1
+
+
+def test_a_deleted_state_outside_the_controller_says_no_writer_kind(tmp_path) -> None:
+    h = history()
+    at = h.txn(ADMIN, zkl.OP_DELETE, h._delete(STATE).body)
+    (ev,) = [e for e in items(h, tmp_path) if isinstance(e, PartitionEvent) and e.cause == "deleted"]
+    assert (ev.position, ev.by, ev.writer) == (at, None, None)
+
+
+def test_a_state_write_that_is_not_a_partition_state_is_a_finding_and_changes_nothing(tmp_path) -> None:
+    h = history()
+    at = h.txn(ADMIN, zkl.OP_SET_DATA, h._set(STATE, b"{not json").body)
+    h.set_state("orders", 0, 2, 1, [2])
+    got = items(h, tmp_path)
+    (f,) = [i for i in got if isinstance(i, Finding) and i.kind == "kafka_invalid_znode"]
+    assert f.message == f"zxid {at:#x} wrote {STATE} with data that is not a partition state; ignored"
+    assert f.details == {"zxid": at, "znode": STATE}
+    assert f.path.rsplit("/", 1)[-1].startswith("log.") and f.position > 0     # the transaction in its log
+    # the next good write is compared with the last good state, leader 1
+    (change,) = [e for e in got if isinstance(e, PartitionEvent) and e.cause not in ("created", "snapshot")]
+    assert (change.before.leader, change.after.leader) == (1, 2)
