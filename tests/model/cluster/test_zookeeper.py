@@ -363,3 +363,12 @@ def test_a_finding_names_the_snapshot_read_and_follows_the_trees_own():
         ("zk_zxid_gap", "log.5", 12), ("kafka_invalid_znode", "snap", 0)]
     assert cs.findings[1].message == "znode /brokers/topics/broken does not hold valid JSON"
     assert cs.findings[1].details == {"znode": "/brokers/topics/broken"}
+
+
+def test_a_znode_of_valid_json_in_another_shape_says_what_is_wrong_with_it():
+    """JSON that parses but is not Kafka's partition state (``TopicPartitionStateZNode.decode``
+    reads an object): the finding says why, not "valid JSON" (counter-case above: bad JSON)."""
+    (f,) = _topic_with({0: b"[1]"}, {"0": [1]}).findings
+    assert (f.path, f.position, f.details) == ("snap", 0, {"znode": "/brokers/topics/t/partitions/0/state"})
+    assert f.message == ("znode /brokers/topics/t/partitions/0/state does not hold what Kafka writes there "
+                         "(not a JSON object)")
