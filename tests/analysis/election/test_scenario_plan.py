@@ -116,3 +116,12 @@ def test_refusals(scenario, message) -> None:
     with pytest.raises(ScenarioError) as refused:
         plan_elections(KRAFT, scenario)
     assert str(refused.value) == message
+
+
+def test_a_shutdown_of_the_last_isr_member_of_a_leaderless_partition_writes_nothing() -> None:
+    # PartitionChangeBuilder keeps the ISR's last member: removing 2 from ISR [2] with no leader
+    # changes nothing, so no record, no election and no ISR update (counter-case: a led partition,
+    # test_a_controlled_shutdown_named_twice_is_one_request)
+    state = cluster({"t": [part(0, [1, 2], -1, [2])]}, alive=(1, 2), kind="kraft")
+    plan = plan_elections(state, Scenario(shutdown=(2,)))
+    assert (plan.elections, plan.isr_updates) == ((), ())
