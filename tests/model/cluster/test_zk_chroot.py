@@ -114,3 +114,10 @@ def test_a_chroot_not_yet_created_is_kept_when_not_required() -> None:
     assert resolve_chroot(_nodes(ZK), "/kafka", where="zxid 0x0", required=False) == "/kafka"
     # and when required it must hold them (counter-case above); the root given stands the same way
     assert resolve_chroot(_nodes(CHROOTED), "", where="zxid 0x0", required=False) == ""
+
+
+def test_a_chroot_given_without_kafka_names_every_place_kafka_is() -> None:
+    with pytest.raises(UsageError) as given:
+        resolve_chroot(_nodes(AT_ROOT + CHROOTED), "/other", where="zxid 0x5")
+    assert given.value.reason == ("no Kafka znodes (/brokers/ids) under --chroot /other at zxid 0x5; Kafka's znodes "
+                                  "are under /, /kafka")
