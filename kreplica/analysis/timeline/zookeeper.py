@@ -202,7 +202,8 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
     (:class:`~kreplica.model.cluster.zookeeper_image.ZkImage`): every znode change is applied to
     it and the causes are read from it; ``watch``, when given, is called with the zxid reached
     and the image there: at the start, then after each step. Raises :class:`~kreplica.formats.errors.FormatError` when there is
-    no start, or when the starting tree holds Kafka's znodes in several places.
+    no start, and :class:`~kreplica.formats.usage.UsageError` when the starting tree holds Kafka's znodes in several
+    places (choose with ``--chroot``).
     """
     state = start_state(files, from_zxid=from_zxid, from_time=from_time)
     by_snapshots = not files.logs
