@@ -66,3 +66,27 @@ def test_a_state_write_that_is_not_a_partition_state_is_a_finding_and_changes_no
     # the next good write is compared with the last good state, leader 1
     (change,) = [e for e in got if isinstance(e, PartitionEvent) and e.cause not in ("created", "snapshot")]
     assert (change.before.leader, change.after.leader) == (1, 2)
+
+
+@pytest.mark.parametrize("replicas, offline", [pytest.param([1, 2], False, id="live-leader"),
+                                               pytest.param([5, 1], True, id="leader-never-registered")])
+def test_a_created_state_carries_its_controller_epoch_and_whether_it_is_offline(tmp_path, replicas, offline) -> None:
+    # the state JSON's controller_epoch (TopicPartitionStateZNode), 1 here; offline: its leader (the
+    # first replica) is no live broker
+    h = ZkHistory()
+    h.create_topic("orders", {0: replicas})
+    (ev,) = [e for e in items(h, tmp_path) if isinstance(e, PartitionEvent) and e.cause == "created"]
+    assert (ev.position, ev.controller_epoch, ev.before, ev.after.leader, ev.offline) == (
+        h.zxid, 1, None, replicas[0], offline)
+
+
+def test_a_leader_change_without_an_epoch_bump_is_judged_with_the_brokers_alive(tmp_path) -> None:
+    # Kafka's controller always bumps the epoch with the leader, but a copied znode may not: the
+    # change is still classified with the whole context (broker 1 is alive, so not "lost its
+    # registration")
+    h = history()
+    h.set_state("orders", 0, 2, 0, [1, 2])
+    (ev,) = [e for e in items(h, tmp_path) if isinstance(e, PartitionEvent) and e.cause not in ("created", "snapshot")]
+    assert (ev.before.leader, ev.after.leader) == (1, 2)
+    assert "lost its registration" not in ev.evidence
+    assert ev.evidence == "leadership moved from live leader 1 to 2"
