@@ -8,21 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from kreplica.analysis.timeline.events import PartitionEvent, TimelineEnd
-from kreplica.analysis.timeline.zookeeper import iter_zookeeper_timeline
+from kreplica.analysis.timeline.events import PartitionEvent
 from kreplica.formats.findings import Finding
 from kreplica.formats.zookeeper import txnlog as zkl
-from kreplica.model.zookeeper import find_zk_files
+from tests.analysis.timeline.test_zookeeper_steps import _items as items
 from tests.builders.zk_history import ADMIN, ZkHistory
 
 STATE = "/brokers/topics/orders/partitions/0/state"
-
-
-def items(h: ZkHistory, tmp_path) -> list:
-    d = h.write(tmp_path / "zk")
-    out = list(iter_zookeeper_timeline(find_zk_files([d])))
-    assert isinstance(out[-1], TimelineEnd)
-    return out[:-1]
 
 
 def history() -> ZkHistory:
