@@ -72,13 +72,14 @@ _FEATURE = (F("name", "string"), F("min_supported_version", "int16"), F("max_sup
 
 #: apiKey -> (record name, highest version, fields) — ``MD/*.json`` at the baseline.
 METADATA_RECORDS: dict[int, tuple[str, int, tuple[Field, ...]]] = {
-    0: ("RegisterBrokerRecord", 3, (
+    0: ("RegisterBrokerRecord", 4, (
         F("broker_id", "int32"), F("is_migrating_zk_broker", "bool", since=2, default=False),
         F("incarnation_id", "uuid"), F("broker_epoch", "int64"),
         F("end_points", "[]", fields=_ENDPOINT), F("features", "[]", fields=_FEATURE),
         F("rack", "string", nullable=True), F("fenced", "bool", default=True),
         F("in_controlled_shutdown", "bool", since=1, default=False),
-        F("log_dirs", "[]uuid", since=3, tag=0, default=()))),
+        F("log_dirs", "[]uuid", since=3, tag=0, default=()),
+        F("cordoned_log_dirs", "[]uuid", since=4, tag=1, nullable=True))),
     1: ("UnregisterBrokerRecord", 0, (F("broker_id", "int32"), F("broker_epoch", "int64"))),
     2: ("TopicRecord", 0, (F("name", "string"), F("topic_id", "uuid"))),
     3: ("PartitionRecord", 2, (
@@ -115,10 +116,11 @@ METADATA_RECORDS: dict[int, tuple[str, int, tuple[Field, ...]]] = {
         F("key", "string"), F("value", "float64"), F("remove", "bool"))),
     15: ("ProducerIdsRecord", 0, (F("broker_id", "int32"), F("broker_epoch", "int64"),
                                   F("next_producer_id", "int64"))),
-    17: ("BrokerRegistrationChangeRecord", 2, (
+    17: ("BrokerRegistrationChangeRecord", 3, (
         F("broker_id", "int32"), F("broker_epoch", "int64"), F("fenced", "int8", tag=0, default=0),
         F("in_controlled_shutdown", "int8", since=1, tag=1, default=0),
-        F("log_dirs", "[]uuid", since=2, tag=2, default=()))),
+        F("log_dirs", "[]uuid", since=2, tag=2, default=()),
+        F("cordoned_log_dirs", "[]uuid", since=3, tag=3, nullable=True))),
     18: ("AccessControlEntryRecord", 0, (
         F("id", "uuid"), F("resource_type", "int8"), F("resource_name", "string"), F("pattern_type", "int8"),
         F("principal", "string"), F("host", "string"), F("operation", "int8"), F("permission_type", "int8"))),

@@ -23,7 +23,8 @@ SAMPLES = {
                              "end_points": ({"name": "PLAINTEXT", "host": "h", "port": 9092, "security_protocol": 0},),
                              "features": ({"name": "metadata.version", "min_supported_version": 1,
                                            "max_supported_version": 20},),
-                             "rack": "r1", "fenced": False, "in_controlled_shutdown": True, "log_dirs": (DIR,)},
+                             "rack": "r1", "fenced": False, "in_controlled_shutdown": True, "log_dirs": (DIR,),
+                             "cordoned_log_dirs": (DIR,)},
     "UnregisterBrokerRecord": {"broker_id": 3, "broker_epoch": 9},
     "TopicRecord": {"name": "orders", "topic_id": TID},
     "PartitionRecord": {"partition_id": 2, "topic_id": TID, "replicas": (1, 2, 3), "isr": (1, 2),
@@ -48,7 +49,8 @@ SAMPLES = {
                           "value": 1024.5, "remove": False},
     "ProducerIdsRecord": {"broker_id": 1, "broker_epoch": 5, "next_producer_id": 1000},
     "BrokerRegistrationChangeRecord": {"broker_id": 1, "broker_epoch": 5, "fenced": -1,
-                                       "in_controlled_shutdown": 1, "log_dirs": (DIR,)},
+                                       "in_controlled_shutdown": 1, "log_dirs": (DIR,),
+                                       "cordoned_log_dirs": ()},
     "AccessControlEntryRecord": {"id": TID, "resource_type": 2, "resource_name": "t", "pattern_type": 3,
                                  "principal": "User:x", "host": "*", "operation": 3, "permission_type": 3},
     "RemoveAccessControlEntryRecord": {"id": TID},
@@ -102,6 +104,10 @@ def test_older_versions_leave_out_newer_fields():
     _k, _v, _n, data, _r = kraft.parse_metadata_value(v0)
     assert data["is_migrating_zk_broker"] is False and data["in_controlled_shutdown"] is False
     assert data["log_dirs"] == () and data["rack"] == "r1"
+    # KIP-1066's CordonedLogDirs (v4, tag 1): absent below v4 and null by default, never empty
+    assert data["cordoned_log_dirs"] is None
+    v3 = kraft.build_metadata_value("RegisterBrokerRecord", 3, SAMPLES["RegisterBrokerRecord"])
+    assert kraft.parse_metadata_value(v3)[3]["cordoned_log_dirs"] is None
     assert len(v0) < len(kraft.build_metadata_value("RegisterBrokerRecord", 3, SAMPLES["RegisterBrokerRecord"]))
 
 

@@ -1,0 +1,406 @@
+// The scenario driver: Kafka's own Java clients of the release under test, driven one JSON command
+// per line on stdin, one JSON answer per line on stdout. One JVM per scenario, so a command costs a
+// round trip and not a JVM start. Compiled by tests/realkafka/driver.py against the release's jars;
+// the calls whose names moved between releases (2.8 to 4.4) are looked up by reflection.
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+public final class Driver {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long TIMEOUT_S = 30;
+
+    private final String bootstrap;
+    private final Admin admin;
+    private final Map<String, Background> background = new ConcurrentHashMap<>();
+
+    private Driver(String bootstrap) {
+        this.bootstrap = bootstrap;
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        props.put("default.api.timeout.ms", "20000");
+        this.admin = Admin.create(props);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Driver driver = new Driver(args[0]);
+        PrintStream out = new PrintStream(System.out, true, "UTF-8");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            Map<String, Object> answer = new LinkedHashMap<>();
+            try {
+                answer.put("ok", driver.handle(JSON.readTree(line)));
+            } catch (Throwable e) {
+                Throwable cause = e.getCause() != null && e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+                answer.put("error", cause.getClass().getName() + ": " + cause.getMessage());
+            }
+            out.println(JSON.writeValueAsString(answer));
+        }
+        driver.admin.close();
+    }
+
+    private Object handle(JsonNode cmd) throws Exception {
+        switch (cmd.get("op").asText()) {
+            case "cluster": return cluster();
+            case "create_topic": return createTopic(cmd);
+            case "describe": return describe(cmd);
+            case "produce": return produce(cmd);
+            case "produce_start": return produceStart(cmd);
+            case "produce_stop": return produceStop(cmd);
+            case "log_dirs": return logDirs(cmd);
+            case "quorum": return quorum();
+            case "elect": return elect(cmd);
+            case "alter_config": return alterConfig(cmd);
+            default: throw new IllegalArgumentException("unknown op " + cmd.get("op"));
+        }
+    }
+
+    private Object cluster() throws Exception {
+        DescribeClusterResult result = admin.describeCluster();
+        Map<String, Object> out = new LinkedHashMap<>();
+        Node controller = result.controller().get(TIMEOUT_S, TimeUnit.SECONDS);
+        out.put("controller", controller == null || controller.isEmpty() ? null : controller.id());
+        List<Integer> brokers = new ArrayList<>();
+        for (Node node : result.nodes().get(TIMEOUT_S, TimeUnit.SECONDS)) brokers.add(node.id());
+        brokers.sort(null);
+        out.put("brokers", brokers);
+        out.put("cluster_id", result.clusterId().get(TIMEOUT_S, TimeUnit.SECONDS));
+        return out;
+    }
+
+    private Object createTopic(JsonNode cmd) throws Exception {
+        NewTopic topic;
+        if (cmd.has("assignment")) {
+            Map<Integer, List<Integer>> assignment = new TreeMap<>();
+            Iterator<Map.Entry<String, JsonNode>> it = cmd.get("assignment").fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                List<Integer> replicas = new ArrayList<>();
+                for (JsonNode r : e.getValue()) replicas.add(r.asInt());
+                assignment.put(Integer.parseInt(e.getKey()), replicas);
+            }
+            topic = new NewTopic(cmd.get("topic").asText(), assignment);
+        } else {
+            topic = new NewTopic(cmd.get("topic").asText(), cmd.get("partitions").asInt(), (short) cmd.get("rf").asInt());
+        }
+        topic.configs(strings(cmd.get("configs")));
+        admin.createTopics(List.of(topic)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+        return cmd.get("topic").asText();
+    }
+
+    /** incrementalAlterConfigs of one topic or broker ({"type": "topic"|"broker", "name": ...}). */
+    private Object alterConfig(JsonNode cmd) throws Exception {
+        ConfigResource.Type type = ConfigResource.Type.valueOf(cmd.get("type").asText().toUpperCase());
+        ConfigResource resource = new ConfigResource(type, cmd.get("name").asText());
+        List<AlterConfigOp> ops = new ArrayList<>();
+        for (Map.Entry<String, String> e : strings(cmd.get("configs")).entrySet()) {
+            ops.add(new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET));
+        }
+        admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+        return cmd.get("name").asText();
+    }
+
+    @SuppressWarnings("unchecked")
+    private Object describe(JsonNode cmd) throws Exception {
+        List<String> names = new ArrayList<>();
+        for (JsonNode t : cmd.get("topics")) names.add(t.asText());
+        Object result = admin.describeTopics(names);
+        Map<String, TopicDescription> topics = (Map<String, TopicDescription>) future(result, "allTopicNames", "all");
+        Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (TopicDescription d : topics.values()) {
+            for (TopicPartitionInfo p : d.partitions()) {
+                TopicPartition tp = new TopicPartition(d.name(), p.partition());
+                earliest.put(tp, OffsetSpec.earliest());
+                latest.put(tp, OffsetSpec.latest());
+            }
+        }
+        Map<TopicPartition, ?> first = cmd.path("offsets").asBoolean(true) ? admin.listOffsets(earliest).all().get(TIMEOUT_S, TimeUnit.SECONDS) : Map.of();
+        Map<TopicPartition, ?> last = cmd.path("offsets").asBoolean(true) ? admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS) : Map.of();
+        List<Object> out = new ArrayList<>();
+        for (String name : new java.util.TreeSet<>(topics.keySet())) {
+            TopicDescription d = topics.get(name);
+            for (TopicPartitionInfo p : d.partitions()) {
+                TopicPartition tp = new TopicPartition(name, p.partition());
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("topic", name);
+                row.put("partition", p.partition());
+                row.put("leader", p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id());
+                row.put("replicas", ids(p.replicas()));
+                row.put("isr", ids(p.isr()));
+                Object elr = call(p, "elr");
+                if (elr != null) row.put("elr", ids((List<Node>) elr));
+                Object lastKnownElr = call(p, "lastKnownElr");
+                if (lastKnownElr != null) row.put("last_known_elr", ids((List<Node>) lastKnownElr));
+                if (first.containsKey(tp)) row.put("earliest", call(first.get(tp), "offset"));
+                if (last.containsKey(tp)) {
+                    row.put("latest", call(last.get(tp), "offset"));
+                    Object epoch = call(last.get(tp), "leaderEpoch");
+                    if (epoch instanceof java.util.Optional && ((java.util.Optional<?>) epoch).isPresent()) row.put("leader_epoch", ((java.util.Optional<?>) epoch).get());
+                }
+                out.add(row);
+            }
+        }
+        return out;
+    }
+
+    private Object logDirs(JsonNode cmd) throws Exception {
+        List<Integer> brokers = new ArrayList<>();
+        for (JsonNode b : cmd.get("brokers")) brokers.add(b.asInt());
+        Object result = admin.describeLogDirs(brokers);
+        Map<?, ?> byBroker = (Map<?, ?>) future(result, "allDescriptions", "all");
+        Map<String, Object> out = new TreeMap<>();
+        for (Map.Entry<?, ?> broker : byBroker.entrySet()) {
+            Map<String, Object> dirs = new TreeMap<>();
+            for (Map.Entry<?, ?> dir : ((Map<?, ?>) broker.getValue()).entrySet()) {
+                Map<String, Object> partitions = new TreeMap<>();
+                Map<?, ?> infos = (Map<?, ?>) call(dir.getValue(), "replicaInfos");
+                if (infos == null) infos = (Map<?, ?>) field(dir.getValue(), "replicaInfos");
+                for (Map.Entry<?, ?> info : infos.entrySet()) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    row.put("size", number(info.getValue(), "size"));
+                    row.put("offset_lag", number(info.getValue(), "offsetLag"));
+                    row.put("is_future", call(info.getValue(), "isFuture") != null ? call(info.getValue(), "isFuture") : field(info.getValue(), "isFuture"));
+                    partitions.put(info.getKey().toString(), row);
+                }
+                dirs.put(dir.getKey().toString(), partitions);
+            }
+            out.put(broker.getKey().toString(), dirs);
+        }
+        return out;
+    }
+
+    private Object quorum() throws Exception {
+        Method describe = admin.getClass().getMethod("describeMetadataQuorum");
+        Object info = future(describe.invoke(admin), "quorumInfo");
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("leader", call(info, "leaderId"));
+        out.put("leader_epoch", call(info, "leaderEpoch"));
+        out.put("high_watermark", call(info, "highWatermark"));
+        out.put("voters", replicaStates((List<?>) call(info, "voters")));
+        out.put("observers", replicaStates((List<?>) call(info, "observers")));
+        return out;
+    }
+
+    private static List<Object> replicaStates(List<?> states) throws Exception {
+        List<Object> out = new ArrayList<>();
+        for (Object s : states) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("id", call(s, "replicaId"));
+            row.put("log_end_offset", call(s, "logEndOffset"));
+            out.add(row);
+        }
+        return out;
+    }
+
+    private Object elect(JsonNode cmd) throws Exception {
+        java.util.Set<TopicPartition> partitions = new java.util.HashSet<>();
+        for (JsonNode p : cmd.get("partitions")) partitions.add(new TopicPartition(p.get(0).asText(), p.get(1).asInt()));
+        ElectionType type = ElectionType.valueOf(cmd.get("type").asText().toUpperCase());
+        Map<TopicPartition, java.util.Optional<Throwable>> result =
+            admin.electLeaders(type, partitions).partitions().get(TIMEOUT_S, TimeUnit.SECONDS);
+        Map<String, Object> out = new TreeMap<>();
+        for (Map.Entry<TopicPartition, java.util.Optional<Throwable>> e : result.entrySet()) {
+            out.put(e.getKey().toString(), e.getValue().map(t -> t.getClass().getSimpleName() + ": " + t.getMessage()).orElse(null));
+        }
+        return out;
+    }
+
+    /** Sends count records and waits for every acknowledgement: the offsets Kafka acked. */
+    private Object produce(JsonNode cmd) throws Exception {
+        try (KafkaProducer<String, String> producer = producer(cmd)) {
+            String topic = cmd.get("topic").asText();
+            Integer partition = cmd.has("partition") ? cmd.get("partition").asInt() : null;
+            String prefix = cmd.path("prefix").asText("r");
+            List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
+            for (int i = 0; i < cmd.get("count").asInt(); i++) {
+                sent.add(producer.send(new ProducerRecord<>(topic, partition, prefix + "-" + i, prefix + "-value-" + i)));
+            }
+            Acks acks = new Acks();
+            for (java.util.concurrent.Future<RecordMetadata> f : sent) {
+                try {
+                    acks.add(f.get(TIMEOUT_S, TimeUnit.SECONDS));
+                } catch (java.util.concurrent.ExecutionException e) {
+                    acks.fail(e.getCause());
+                }
+            }
+            return acks.json();
+        }
+    }
+
+    /** Starts a producer that writes until produce_stop: the acknowledgements of a write an incident cuts. */
+    private Object produceStart(JsonNode cmd) {
+        String name = cmd.path("name").asText("default");
+        Background bg = new Background(producer(cmd), cmd.get("topic").asText(),
+                                       cmd.has("partition") ? cmd.get("partition").asInt() : null,
+                                       cmd.path("prefix").asText(name), cmd.path("interval_ms").asLong(5));
+        background.put(name, bg);
+        bg.thread.start();
+        return name;
+    }
+
+    private Object produceStop(JsonNode cmd) throws Exception {
+        Background bg = background.remove(cmd.path("name").asText("default"));
+        bg.running.set(false);
+        bg.thread.join(TimeUnit.SECONDS.toMillis(TIMEOUT_S));
+        bg.producer.close(java.time.Duration.ofSeconds(TIMEOUT_S));
+        return bg.acks.json();
+    }
+
+    private KafkaProducer<String, String> producer(JsonNode cmd) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, cmd.path("acks").asText("all"));
+        props.put(ProducerConfig.LINGER_MS_CONFIG, cmd.path("linger_ms").asText("5"));
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        props.put(ProducerConfig.RETRIES_CONFIG, cmd.path("retries").asText("2147483647"));
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, cmd.path("idempotence").asText("false"));
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.putAll(strings(cmd.get("props")));
+        return new KafkaProducer<>(props);
+    }
+
+    /** The acknowledged offsets per partition, and the failures by exception. */
+    private static final class Acks {
+        final Map<Integer, List<Long>> offsets = new TreeMap<>();
+        final Map<String, Integer> failures = new TreeMap<>();
+
+        synchronized void add(RecordMetadata m) {
+            offsets.computeIfAbsent(m.partition(), k -> new ArrayList<>()).add(m.offset());
+        }
+
+        synchronized void fail(Throwable e) {
+            failures.merge(e.getClass().getSimpleName(), 1, Integer::sum);
+        }
+
+        synchronized Map<String, Object> json() {
+            Map<String, Object> out = new LinkedHashMap<>();
+            Map<String, Object> parts = new TreeMap<>();
+            for (Map.Entry<Integer, List<Long>> e : offsets.entrySet()) {
+                List<Long> sorted = new ArrayList<>(e.getValue());
+                sorted.sort(null);
+                parts.put(e.getKey().toString(), sorted);
+            }
+            out.put("acked", parts);
+            out.put("failures", failures);
+            return out;
+        }
+    }
+
+    private static final class Background {
+        final KafkaProducer<String, String> producer;
+        final Acks acks = new Acks();
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final AtomicLong next = new AtomicLong();
+        final Thread thread;
+
+        Background(KafkaProducer<String, String> producer, String topic, Integer partition, String prefix, long intervalMs) {
+            this.producer = producer;
+            this.thread = new Thread(() -> {
+                while (running.get()) {
+                    long i = next.getAndIncrement();
+                    producer.send(new ProducerRecord<>(topic, partition, prefix + "-" + i, prefix + "-value-" + i),
+                                  (m, e) -> { if (e == null) acks.add(m); else acks.fail(e); });
+                    try {
+                        Thread.sleep(intervalMs);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "background-producer");
+            this.thread.setDaemon(true);
+        }
+    }
+
+    private static Map<String, String> strings(JsonNode node) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (node == null) return out;
+        Iterator<Map.Entry<String, JsonNode>> it = node.fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            out.put(e.getKey(), e.getValue().asText());
+        }
+        return out;
+    }
+
+    private static List<Integer> ids(Collection<Node> nodes) {
+        List<Integer> out = new ArrayList<>();
+        for (Node n : nodes) out.add(n.id());
+        return out;
+    }
+
+    /** The value of the first of the result's future-returning methods this release has. */
+    private static Object future(Object result, String... names) throws Exception {
+        for (String name : names) {
+            try {
+                Method m = result.getClass().getMethod(name);
+                return ((org.apache.kafka.common.KafkaFuture<?>) m.invoke(result)).get(TIMEOUT_S, TimeUnit.SECONDS);
+            } catch (NoSuchMethodException e) {
+                // an older or newer release: the next name
+            }
+        }
+        throw new NoSuchMethodException(String.join("|", names) + " on " + result.getClass().getName());
+    }
+
+    private static Object call(Object target, String name) throws Exception {
+        try {
+            Method m = target.getClass().getMethod(name);
+            return m.invoke(target);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    private static Object field(Object target, String name) throws Exception {
+        try {
+            return target.getClass().getField(name).get(target);
+        } catch (NoSuchFieldException e) {
+            return null;
+        }
+    }
+
+    private static Object number(Object target, String name) throws Exception {
+        Object value = call(target, name);
+        return value != null ? value : field(target, name);
+    }
+}

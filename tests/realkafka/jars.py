@@ -1,0 +1,119 @@
+"""Kafka's jars of one release from Maven Central, resolved by the project's pom and cached.
+
+A release is a class path directory (``<cache>/<version>/lib``) that ``mvn dependency:copy-
+dependencies`` fills once; the driver compiled against it sits beside it (``classes/``). Where
+Maven or Java is missing, or Maven Central refuses the release, ``Unavailable`` says why, so a
+test can skip with the reason instead of failing on a machine that cannot run Kafka.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+POM = HERE / "pom.xml"
+DRIVER_SOURCE = HERE / "Driver.java"
+RESOLVE_TIMEOUT_S = 900
+COMPILE_TIMEOUT_S = 300
+
+
+class Unavailable(Exception):
+    """This machine cannot run the release: no Java, no Maven, or the jars did not resolve."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """One resolved Kafka release: its version and where its jars and the driver are."""
+
+    version: str
+    home: Path
+
+    @property
+    def lib(self) -> Path:
+        return self.home / "lib"
+
+    @property
+    def classes(self) -> Path:
+        return self.home / "classes"
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".")[0])
+
+    @property
+    def minor(self) -> tuple[int, int]:
+        major, minor = self.version.split(".")[:2]
+        return int(major), int(minor)
+
+    @property
+    def logs_with_log4j2(self) -> bool:
+        """Kafka 4 logs through log4j2; 2.x and 3.x through log4j 1's API (log4j or reload4j)."""
+        return self.major >= 4
+
+    def classpath(self, *extra: Path) -> str:
+        return os.pathsep.join([str(self.lib / "*"), *map(str, extra)])
+
+
+def cache_root() -> Path:
+    """``KREPLICA_KAFKA_CACHE``, or ``~/.cache/kreplica/kafka``: kept between runs and sessions."""
+    configured = os.environ.get("KREPLICA_KAFKA_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "kreplica" / "kafka"
+
+
+def java() -> str:
+    path = shutil.which("java")
+    if path is None:
+        raise Unavailable("no java on PATH")
+    return path
+
+
+def release(version: str) -> Release:
+    """The release's jars and compiled driver, resolving and compiling on first use."""
+    java()
+    home = cache_root() / version
+    found = Release(version, home)
+    done = home / "lib" / ".resolved"
+    if not done.exists():
+        _resolve(found)
+        done.write_text(version + "\n")
+    if not (found.classes / "Driver.class").exists() or _stale(found):
+        _compile(found)
+    return found
+
+
+def _resolve(found: Release) -> None:
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise Unavailable("no mvn on PATH to resolve Kafka's jars")
+    if found.lib.exists():
+        shutil.rmtree(found.lib)
+    profiles = ["-P", "kafka4"] if found.logs_with_log4j2 else []
+    command = [mvn, "-q", "-B", "-f", str(POM), *profiles, f"-Dkafka.version={found.version}",
+               f"-DoutputDirectory={found.lib}", "dependency:copy-dependencies"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        raise Unavailable(f"Maven did not resolve Kafka {found.version} in {RESOLVE_TIMEOUT_S} s") from exc
+    if done.returncode != 0:
+        errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or ["no output"]
+        raise Unavailable(f"Maven could not resolve Kafka {found.version}: {errors[0][:200]}")
+
+
+def _stale(found: Release) -> bool:
+    return (found.classes / "Driver.class").stat().st_mtime < DRIVER_SOURCE.stat().st_mtime
+
+
+def _compile(found: Release) -> None:
+    javac = shutil.which("javac")
+    if javac is None:
+        raise Unavailable("no javac on PATH to compile the scenario driver")
+    found.classes.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([javac, "-nowarn", "-d", str(found.classes), "-cp", found.classpath(),
+                           str(DRIVER_SOURCE)], capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+    if done.returncode != 0:
+        raise Unavailable(f"the driver does not compile against Kafka {found.version}: "
+                          f"{done.stderr.strip().splitlines()[0][:200]}")

@@ -1,0 +1,46 @@
+"""Record the real-cluster corpus: ``python -m tests.realkafka.record`` runs every scenario on
+every release and mode it is recorded for, into ``fixtures/real-kafka/<scenario>-<mode>-<version>/``
+(``--scenario``, ``--kafka-version`` and ``--mode`` pick fewer). Needs Java and Maven; takes a
+few minutes a recording. A recording that fails leaves nothing behind in the corpus."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.realkafka.jars import release
+from tests.realkafka.scenarios import SCENARIOS, run
+
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "real-kafka"
+# what the corpus holds: each scenario on current Kafka in KRaft mode and on 3.9 in ZooKeeper mode
+RECORDED = [(scenario, mode, version) for scenario in SCENARIOS
+            for mode, version in (("kraft", "4.4.0"), ("zookeeper", "3.9.2"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.realkafka.record", description=__doc__)
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), action="append")
+    parser.add_argument("--kafka-version", action="append")
+    parser.add_argument("--mode", choices=("kraft", "zookeeper"), action="append")
+    parser.add_argument("--out", type=Path, default=CORPUS)
+    args = parser.parse_args(argv)
+    chosen = [(s, m, v) for s, m, v in RECORDED
+              if (not args.scenario or s in args.scenario) and (not args.mode or m in args.mode)
+              and (not args.kafka_version or v in args.kafka_version)]
+    for name, mode, version in chosen:
+        target = args.out / f"{name}-{mode}-{version}"
+        with tempfile.TemporaryDirectory(prefix="kreplica-real-kafka-") as work:
+            staged = Path(work) / "recording"
+            run(SCENARIOS[name], release(version), mode, Path(work) / "cluster", staged)
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(staged, target)
+        print(f"recorded {target}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

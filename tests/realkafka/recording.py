@@ -1,0 +1,115 @@
+"""What a scenario keeps of an incident: the evidence a responder would copy, Kafka's own
+account of the cluster at that point, and a log of what the script did and when.
+
+A recording is one directory::
+
+    script.ndjson          one line per step: seconds since the start, the step, its details
+    <point>/evidence/      every node's log dirs, metadata log and logs; ZooKeeper's data dir
+    <point>/account.json   Admin's answers (describeCluster, describeTopics with offsets,
+                           describeLogDirs, describeMetadataQuorum in KRaft)
+    <point>/dump-log/      kafka-dump-log --deep-iteration of each partition of the scenario's topics
+    <point>/trimmed-indexes.json   the index files whose preallocated zero tail the copy cut, with
+                           their sizes as Kafka left them (``copy_evidence``)
+    recording.json         the scenario, the Kafka release, the mode, the points in order
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.realkafka.cluster import Cluster, KraftCluster, copy_evidence
+from tests.realkafka.driver import DriverError
+from tests.realkafka.jars import java
+
+DUMP_TIMEOUT_S = 300
+
+
+@dataclass
+class Recording:
+    """One scenario's recording in progress, under ``root``."""
+
+    root: Path
+    scenario: str
+    cluster: Cluster
+    topics: list[str] = field(default_factory=list)
+    points: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._script = (self.root / "script.ndjson").open("a", encoding="utf-8")
+
+    def log(self, step: str, **details: Any) -> None:
+        """One line of the script's log: when (seconds since the start and UTC), what, details."""
+        line = {"t": round(time.monotonic() - self.started, 3),
+                "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "step": step, **details}
+        self._script.write(json.dumps(line, sort_keys=False) + "\n")
+        self._script.flush()
+
+    def keep(self, name: str, data: Any) -> None:
+        """A whole answer too long for the script's log (every acknowledged offset), as JSON."""
+        (self.root / name).write_text(json.dumps(data, sort_keys=True) + "\n")
+
+    def point(self, name: str) -> Path:
+        """Evidence and Kafka's account at this point of the incident, under ``<name>/``."""
+        directory = self.root / name
+        trimmed = copy_evidence(self.cluster, directory / "evidence")
+        (directory / "trimmed-indexes.json").write_text(json.dumps(trimmed, indent=1, sort_keys=True) + "\n")
+        # the answers name the cluster's temporary directory (describeLogDirs): keep them relative
+        account = json.dumps(self.account(), indent=1, sort_keys=True).replace(str(self.cluster.root) + "/", "")
+        (directory / "account.json").write_text(account + "\n")
+        self._dump_logs(directory)
+        self.points.append(name)
+        self.log("recorded", point=name)
+        return directory
+
+    def account(self) -> dict[str, Any]:
+        """Admin's answers now; a question the cluster cannot answer now is kept as its error."""
+        driver = self.cluster.driver
+        alive = sorted(n for n in self.cluster.running if self.cluster.nodes[n].is_broker)
+        questions: dict[str, Any] = {
+            "cluster": lambda: driver.call("cluster"),
+            "topics": lambda: driver.call("describe", topics=self.topics),
+            "log_dirs": lambda: driver.call("log_dirs", brokers=alive),
+        }
+        if isinstance(self.cluster, KraftCluster):
+            questions["quorum"] = lambda: driver.call("quorum")
+        answers: dict[str, Any] = {}
+        for name, ask in questions.items():
+            try:
+                answers[name] = ask()
+            except DriverError as exc:
+                answers[name] = {"error": str(exc)}
+        return answers
+
+    def _dump_logs(self, directory: Path) -> None:
+        release = self.cluster.release
+        main = "org.apache.kafka.tools.DumpLogSegments" if release.major >= 4 else "kafka.tools.DumpLogSegments"
+        evidence = directory / "evidence"
+        for partition in sorted(evidence.glob("node-*/data/*")):
+            segments = sorted(partition.glob("*.log"))
+            if partition.name.rsplit("-", 1)[0] not in self.topics or not segments:
+                continue
+            # one JVM per partition: the tool takes its segments as one comma-separated list
+            done = subprocess.run([java(), "-Xmx256m", "-Dlog4j.configuration=file:/dev/null",
+                                   "-Dlog4j2.configurationFile=/dev/null", "-cp", release.classpath(), main,
+                                   "--files", ",".join(map(str, segments)), "--deep-iteration"],
+                                  capture_output=True, text=True, timeout=DUMP_TIMEOUT_S)
+            target = directory / "dump-log" / f"{partition.relative_to(evidence)}.txt"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # the dump names the absolute paths it read: keep them relative to the evidence
+            text = done.stdout.replace(str(evidence) + "/", "")
+            target.write_text(text if done.returncode == 0 else text + done.stderr)
+
+    def close(self) -> None:
+        description = {"scenario": self.scenario, "kafka_version": self.cluster.release.version,
+                       "mode": "kraft" if isinstance(self.cluster, KraftCluster) else "zookeeper",
+                       "topics": self.topics, "points": self.points,
+                       "brokers": self.cluster.brokers}
+        (self.root / "recording.json").write_text(json.dumps(description, indent=1) + "\n")
+        self._script.close()

@@ -1,0 +1,169 @@
+"""Scripted incidents on a real cluster, each recorded with Kafka's own account of it.
+
+A scenario takes a started cluster and a recording, causes its incident step by step (every
+step in the script's log) and records the points a responder's evidence would come from. The
+partition's leader is never the controller (a ZooKeeper controller broker, or a KRaft
+controller in combined mode), so killing the leader is one incident, not two.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.realkafka.cluster import Cluster, KraftCluster, ZookeeperCluster
+from tests.realkafka.jars import Release
+from tests.realkafka.processes import wait_until
+from tests.realkafka.recording import Recording
+
+TOPIC = "orders"
+ELECTION_TIMEOUT_S = 90.0
+REJOIN_TIMEOUT_S = 180.0
+# shorter than replica.lag.time.max.ms (the leader would shrink the ISR) and than KRaft's
+# broker.session.timeout.ms (the controller would fence the paused followers)
+PAUSE_S = 2.0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named incident: what cluster it needs and the script that causes it."""
+
+    name: str
+    summary: str
+    script: Callable[[Cluster, Recording], None]
+    kraft_controllers: int = 3
+
+
+def small_segments(release: Release) -> dict[str, str]:
+    """Topic configs that roll a segment every 16 KiB: ``segment.bytes`` until 4.0 raised its
+    minimum to 1 MiB, then the ``internal.segment.bytes`` Kafka keeps for its own tests."""
+    name = "internal.segment.bytes" if release.major >= 4 else "segment.bytes"
+    return {name: "16384"}
+
+
+def partition_state(cluster: Cluster, partition: int = 0) -> dict:
+    rows = cluster.driver.call("describe", topics=[TOPIC], offsets=False)
+    return next(row for row in rows if row["partition"] == partition)
+
+
+def create_topic(cluster: Cluster, recording: Recording, replicas: list[int], **configs: str) -> None:
+    configs = {**small_segments(cluster.release), **configs}
+    cluster.driver.call("create_topic", topic=TOPIC, assignment={"0": replicas}, configs=configs)
+    recording.topics.append(TOPIC)
+    wait_until(f"{TOPIC}-0 has a leader", lambda: partition_state(cluster)["leader"] == replicas[0], 60)
+    recording.log("created topic", topic=TOPIC, replicas=replicas, configs=configs)
+
+
+def replicas_away_from_controller(cluster: Cluster) -> list[int]:
+    """Three brokers, the first (the preferred leader) not the active controller."""
+    controller = cluster.driver.call("cluster")["controller"]
+    brokers = cluster.brokers
+    return sorted(brokers, key=lambda b: (b == controller, b))[:3]
+
+
+def leader_killed_under_acks1(cluster: Cluster, recording: Recording) -> None:
+    """kill -9 of the leader while an acks=1 producer writes and both followers are paused (as in
+    a long GC pause: still in the ISR, fetching nothing); a new leader from the ISR; the old leader
+    restarts, recovers its log and truncates the acknowledged records the new leader never had."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1",
+                                                 "unclean.leader.election.enable": "false"})
+    acked = cluster.driver.call("produce", topic=TOPIC, count=400, acks="all", prefix="committed")
+    recording.log("produced", acks="all", records=400, acked=_ranges(acked), failures=acked["failures"])
+    cluster.driver.call("produce_start", topic=TOPIC, acks="1", prefix="acks1", interval_ms=2, name="acks1")
+    recording.log("producer started", acks="1", name="acks1")
+    time.sleep(1)
+    recording.point("before-incident")
+    leader, followers = replicas[0], replicas[1:]
+    for follower in followers:
+        cluster.pause_node(follower)
+    recording.log("paused", brokers=followers, signal="SIGSTOP")
+    time.sleep(PAUSE_S)
+    cluster.kill_node(leader)
+    recording.log("killed", broker=leader, signal="SIGKILL", was="leader of orders-0")
+    for follower in followers:
+        cluster.resume_node(follower)
+    recording.log("resumed", brokers=followers, signal="SIGCONT")
+    state = wait_until("a new leader for orders-0",
+                       lambda: (s := partition_state(cluster))["leader"] not in (-1, leader) and s,
+                       ELECTION_TIMEOUT_S)
+    recording.log("elected", leader=state["leader"], isr=state["isr"])
+    time.sleep(1)
+    acked = cluster.driver.call("produce_stop", name="acks1")
+    recording.log("producer stopped", acks="1", acked=_ranges(acked), failures=acked["failures"])
+    recording.keep("acks1-acked.json", acked)
+    recording.point("after-election")
+    cluster.start_node(leader)
+    recording.log("restarted", broker=leader)
+    wait_until(f"broker {leader} back in the ISR of orders-0",
+               lambda: leader in partition_state(cluster)["isr"], REJOIN_TIMEOUT_S)
+    recording.log("rejoined", broker=leader, isr=partition_state(cluster)["isr"])
+    recording.point("after-rejoin")
+
+
+def throttle(cluster: Cluster, recording: Recording, leader: int, rate: int) -> None:
+    """Replication of the topic from ``leader`` throttled to ``rate`` bytes/s (KIP-73's quota)."""
+    cluster.driver.call("alter_config", type="broker", name=str(leader),
+                        configs={"leader.replication.throttled.rate": str(rate)})
+    cluster.driver.call("alter_config", type="topic", name=TOPIC,
+                        configs={"leader.replication.throttled.replicas": "*"})
+    recording.log("throttled", broker=leader, rate=rate, replicas="*")
+
+
+def clean_failover(cluster: Cluster, recording: Recording) -> None:
+    """Controlled shutdown of the leader: leadership moves first, nothing is lost, the broker
+    restarts from its clean-shutdown marker and rejoins without truncating."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "2"})
+    acked = cluster.driver.call("produce", topic=TOPIC, count=600, acks="all", prefix="committed")
+    recording.log("produced", acks="all", records=600, acked=_ranges(acked), failures=acked["failures"])
+    recording.point("before-shutdown")
+    old = partition_state(cluster)["leader"]
+    code = cluster.stop_node(old)
+    recording.log("stopped", broker=old, signal="SIGTERM", exit=code, was="leader of orders-0")
+    state = wait_until("a new leader for orders-0",
+                       lambda: (s := partition_state(cluster))["leader"] not in (-1, old) and s, ELECTION_TIMEOUT_S)
+    recording.log("elected", leader=state["leader"], isr=state["isr"])
+    acked = cluster.driver.call("produce", topic=TOPIC, count=200, acks="all", prefix="after")
+    recording.log("produced", acks="all", records=200, acked=_ranges(acked), failures=acked["failures"])
+    recording.point("after-shutdown")
+    cluster.start_node(old)
+    recording.log("restarted", broker=old)
+    wait_until(f"broker {old} back in the ISR of orders-0",
+               lambda: old in partition_state(cluster)["isr"], REJOIN_TIMEOUT_S)
+    recording.log("rejoined", broker=old, isr=partition_state(cluster)["isr"])
+    recording.point("after-rejoin")
+
+
+SCENARIOS = {s.name: s for s in (
+    Scenario("leader-killed-acks1", "kill -9 of the leader under an acks=1 producer; the old leader "
+             "rejoins and truncates", leader_killed_under_acks1),
+    Scenario("clean-failover", "controlled shutdown of the leader, leadership moves, the broker "
+             "rejoins", clean_failover),
+)}
+
+
+def run(scenario: Scenario, release: Release, mode: str, workdir: Path, out: Path) -> Path:
+    """Start the cluster the scenario needs, run it, record it under ``out``; always stop it."""
+    cluster: Cluster
+    if mode == "kraft":
+        cluster = KraftCluster(release, workdir, controllers=scenario.kraft_controllers, brokers=3)
+    else:
+        cluster = ZookeeperCluster(release, workdir, brokers=3)
+    with cluster:
+        cluster.start()
+        recording = Recording(out, scenario.name, cluster)
+        try:
+            recording.log("cluster started", mode=mode, kafka_version=release.version,
+                          brokers=cluster.brokers, controller=cluster.driver.call("cluster")["controller"])
+            scenario.script(cluster, recording)
+        finally:
+            recording.close()
+    return out
+
+
+def _ranges(acked: dict) -> dict[str, list[int]]:
+    """Acknowledged offsets per partition as [first, last, count]: the log keeps them short."""
+    return {p: [offsets[0], offsets[-1], len(offsets)] for p, offsets in acked["acked"].items() if offsets}
