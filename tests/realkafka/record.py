@@ -39,7 +39,30 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(target)
             shutil.copytree(staged, target)
         print(f"recorded {target}", file=sys.stderr)
+    write_readme(args.out)
     return 0
+
+
+def readme() -> str:
+    """The corpus's README: what each recording holds and the command that remakes it."""
+    lines = ["# Real-cluster corpus", "",
+             "Incidents caused on real Kafka clusters (127.0.0.1, jars from Maven Central) by",
+             "`tests/realkafka/scenarios.py`, each recorded with the evidence a responder would copy, Kafka's",
+             "own account at each point and the script's log (layout: `tests/realkafka/recording.py`).",
+             "Remade by `python -m tests.realkafka.record` (Java and Maven needed; a few minutes a",
+             "recording); judged by `tests/interop/test_real_kafka.py`.", "",
+             "| recording | what happened |", "| --- | --- |"]
+    for name, mode, version in RECORDED:
+        lines.append(f"| `{name}-{mode}-{version}` | Kafka {version}, {_MODES[mode]}: {SCENARIOS[name].summary} |")
+    return "\n".join(lines) + "\n"
+
+
+_MODES = {"kraft": "KRaft (3 controllers, 3 brokers)", "zookeeper": "ZooKeeper mode (ZooKeeper and 3 brokers)"}
+
+
+def write_readme(corpus: Path) -> None:
+    corpus.mkdir(parents=True, exist_ok=True)
+    (corpus / "README.md").write_text(readme())
 
 
 if __name__ == "__main__":

@@ -110,6 +110,7 @@ class Recording:
         description = {"scenario": self.scenario, "kafka_version": self.cluster.release.version,
                        "mode": "kraft" if isinstance(self.cluster, KraftCluster) else "zookeeper",
                        "topics": self.topics, "points": self.points,
-                       "brokers": self.cluster.brokers}
+                       "brokers": self.cluster.brokers,
+                       "controllers": sorted(n for n, spec in self.cluster.nodes.items() if spec.is_controller)}
         (self.root / "recording.json").write_text(json.dumps(description, indent=1) + "\n")
         self._script.close()

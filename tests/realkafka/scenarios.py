@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.realkafka.cluster import Cluster, KraftCluster, ZookeeperCluster
 from tests.realkafka.jars import Release
-from tests.realkafka.processes import wait_until
+from tests.realkafka.processes import Process, wait_until
 from tests.realkafka.recording import Recording
 
 TOPIC = "orders"
@@ -72,7 +72,7 @@ def leader_killed_under_acks1(cluster: Cluster, recording: Recording) -> None:
                                                  "unclean.leader.election.enable": "false"})
     acked = cluster.driver.call("produce", topic=TOPIC, count=400, acks="all", prefix="committed")
     recording.log("produced", acks="all", records=400, acked=_ranges(acked), failures=acked["failures"])
-    cluster.driver.call("produce_start", topic=TOPIC, acks="1", prefix="acks1", interval_ms=2, name="acks1")
+    cluster.driver.call("produce_start", topic=TOPIC, acks="1", prefix="acks1", interval_ms=10, name="acks1")
     recording.log("producer started", acks="1", name="acks1")
     time.sleep(1)
     recording.point("before-incident")
@@ -103,15 +103,6 @@ def leader_killed_under_acks1(cluster: Cluster, recording: Recording) -> None:
     recording.point("after-rejoin")
 
 
-def throttle(cluster: Cluster, recording: Recording, leader: int, rate: int) -> None:
-    """Replication of the topic from ``leader`` throttled to ``rate`` bytes/s (KIP-73's quota)."""
-    cluster.driver.call("alter_config", type="broker", name=str(leader),
-                        configs={"leader.replication.throttled.rate": str(rate)})
-    cluster.driver.call("alter_config", type="topic", name=TOPIC,
-                        configs={"leader.replication.throttled.replicas": "*"})
-    recording.log("throttled", broker=leader, rate=rate, replicas="*")
-
-
 def clean_failover(cluster: Cluster, recording: Recording) -> None:
     """Controlled shutdown of the leader: leadership moves first, nothing is lost, the broker
     restarts from its clean-shutdown marker and rejoins without truncating."""
@@ -137,16 +128,66 @@ def clean_failover(cluster: Cluster, recording: Recording) -> None:
     recording.point("after-rejoin")
 
 
+def unclean_election(cluster: Cluster, recording: Recording) -> None:
+    """Both followers killed, the ISR shrinks to the leader, which goes on taking writes; the
+    leader killed, the followers restarted: the partition is offline until an unclean election
+    (Admin electLeaders UNCLEAN) makes a stale follower leader; the old leader rejoins and
+    truncates records that were committed."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1",
+                                                 "unclean.leader.election.enable": "false"})
+    acked = cluster.driver.call("produce", topic=TOPIC, count=300, acks="all", prefix="all-three")
+    recording.log("produced", acks="all", records=300, acked=_ranges(acked), failures=acked["failures"])
+    leader, followers = replicas[0], replicas[1:]
+    for follower in followers:
+        cluster.kill_node(follower)
+    recording.log("killed", brokers=followers, signal="SIGKILL", was="followers of orders-0")
+    wait_until("the ISR of orders-0 shrunk to its leader",
+               lambda: partition_state(cluster)["isr"] == [leader], ELECTION_TIMEOUT_S)
+    recording.log("isr shrunk", isr=[leader])
+    acked = cluster.driver.call("produce", topic=TOPIC, count=200, acks="all", prefix="leader-only")
+    recording.log("produced", acks="all", records=200, acked=_ranges(acked), failures=acked["failures"])
+    recording.keep("leader-only-acked.json", acked)
+    recording.point("before-incident")
+    cluster.kill_node(leader)
+    recording.log("killed", broker=leader, signal="SIGKILL", was="leader of orders-0, the whole ISR")
+    for follower in followers:
+        cluster.start_node(follower)
+    recording.log("restarted", brokers=followers)
+    cluster.wait_for_brokers(followers)
+    wait_until("orders-0 offline", lambda: partition_state(cluster)["leader"] == -1, ELECTION_TIMEOUT_S)
+    recording.log("offline", partition="orders-0")
+    recording.point("offline")
+    result = cluster.driver.call("elect", type="unclean", partitions=[[TOPIC, 0]])
+    recording.log("elect", type="unclean", result=result)
+    state = wait_until("an unclean leader for orders-0",
+                       lambda: (s := partition_state(cluster))["leader"] in followers and s, ELECTION_TIMEOUT_S)
+    recording.log("elected", leader=state["leader"], isr=state["isr"], unclean=True)
+    acked = cluster.driver.call("produce", topic=TOPIC, count=100, acks="all", prefix="after-unclean")
+    recording.log("produced", acks="all", records=100, acked=_ranges(acked), failures=acked["failures"])
+    recording.point("after-unclean")
+    cluster.start_node(leader)
+    recording.log("restarted", broker=leader)
+    wait_until(f"broker {leader} back in the ISR of orders-0",
+               lambda: leader in partition_state(cluster)["isr"], REJOIN_TIMEOUT_S)
+    recording.log("rejoined", broker=leader, isr=partition_state(cluster)["isr"])
+    recording.point("after-rejoin")
+
+
 SCENARIOS = {s.name: s for s in (
-    Scenario("leader-killed-acks1", "kill -9 of the leader under an acks=1 producer; the old leader "
-             "rejoins and truncates", leader_killed_under_acks1),
+    Scenario("leader-killed-acks1", "kill -9 of the leader under an acks=1 producer while both "
+             "followers are paused; the old leader rejoins and truncates", leader_killed_under_acks1),
     Scenario("clean-failover", "controlled shutdown of the leader, leadership moves, the broker "
              "rejoins", clean_failover),
+    Scenario("unclean-election", "followers killed, the ISR shrinks to the leader, which takes more "
+             "writes and is killed; an unclean election elects a stale follower; the old leader "
+             "rejoins and truncates committed records", unclean_election),
 )}
 
 
-def run(scenario: Scenario, release: Release, mode: str, workdir: Path, out: Path) -> Path:
-    """Start the cluster the scenario needs, run it, record it under ``out``; always stop it."""
+def run(scenario: Scenario, release: Release, mode: str, workdir: Path, out: Path) -> list[Process]:
+    """Start the cluster the scenario needs, run it, record it under ``out``; always stop it.
+    Returns every process the cluster started (all ended by then)."""
     cluster: Cluster
     if mode == "kraft":
         cluster = KraftCluster(release, workdir, controllers=scenario.kraft_controllers, brokers=3)
@@ -161,7 +202,8 @@ def run(scenario: Scenario, release: Release, mode: str, workdir: Path, out: Pat
             scenario.script(cluster, recording)
         finally:
             recording.close()
-    return out
+        started = list(cluster.group.processes)
+    return started
 
 
 def _ranges(acked: dict) -> dict[str, list[int]]:

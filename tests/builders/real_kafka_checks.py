@@ -1,0 +1,180 @@
+"""The judgments of kreplica against what real Kafka did, one per decision, on one recording
+(``tests/builders/real_kafka.py``): from the evidence copied before an event kreplica predicts;
+the evidence after it, the brokers' own ``server.log`` and Admin's answers (``account.json``)
+say what Kafka actually did. ``tests/interop/test_real_kafka.py`` runs them on the committed
+corpus, ``tests/realkafka/test_harness.py`` on a recording made in the test.
+
+Kafka's version is given to kreplica as the recording's, capped at the newest it emulates (4.0:
+4.4's rules for these decisions are 4.0's)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from tests.builders.real_kafka import Recording, restarts
+from tests.builders.usage import run
+
+EMULATED = "4.0"
+
+
+def kafka_version(recording: Recording) -> str:
+    major, minor = map(int, recording.kafka_version.split(".")[:2])
+    return EMULATED if (major, minor) > (4, 0) else f"{major}.{minor}"
+
+
+def objects(*args: object) -> list[dict]:
+    """``kreplica ARGS --format ndjson``'s objects; it must have completed (exit 0 or 1)."""
+    result = run(*args, "--format", "ndjson")
+    assert result.exit_code in (0, 1), (result.exit_code, result.stdout[-500:], result.stderr[-500:])
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+def one(found: list[dict], kind: str) -> dict:
+    matching = [o for o in found if o["type"] == kind]
+    assert len(matching) == 1, [o["type"] for o in found]
+    return matching[0]
+
+
+def _truncation(recording: Recording, point: str, leader: int, follower: int) -> dict:
+    return one(objects("truncate-plan", "--leader", recording.log_dir(point, leader),
+                       "--follower", recording.log_dir(point, follower), "-p", "orders-0",
+                       "--kafka-version", kafka_version(recording)), "truncation")
+
+
+def _partition_of_dir(recording: Recording, point: str, broker: int) -> dict:
+    found = objects("inspect-dir", recording.log_dir(point, broker), "--kafka-version", kafka_version(recording))
+    return next(o for o in found if o["type"] == "partition" and o["name"] == "orders-0")
+
+
+def truncation_after_a_kill(recording: Recording) -> None:
+    """truncate-plan of the killed old leader against its successor, from the copies taken before
+    it restarted, is the truncation its restart logged (ReplicaFetcherThread → UnifiedLog.truncateTo),
+    and the new epoch starts there in the rejoined broker's own cache."""
+    old = recording.step("killed")["broker"]
+    new = recording.step("elected")["leader"]
+    plan = _truncation(recording, "after-election", new, old)
+    restart = restarts(recording.server_log("after-rejoin", old), "orders-0")[-1]
+    assert restart.truncations, "the old leader never truncated orders-0 after its restart"
+    assert plan["truncate_to"] == restart.truncations[0]
+    assert plan["discarded"]["first_offset"] == restart.truncations[0]
+    assert plan["discarded"]["last_offset"] == plan["follower_log_end_before"] - 1
+    rejoined = one(objects("epochs", recording.log_dir("after-rejoin", old), "-p", "orders-0"), "epochs")
+    assert rejoined["checkpoint"][-1] == [recording.partition_account("after-election")["leader_epoch"],
+                                          plan["truncate_to"]]
+
+
+def acks1_losses_are_discarded(recording: Recording) -> None:
+    """An offset the acks=1 producer saw acknowledged twice was written by the old leader, lost
+    when it truncated and reused by the new one: every such offset is in the discarded range, and
+    nothing acks=all acknowledged (offsets 0-399) is."""
+    old = recording.step("killed")["broker"]
+    new = recording.step("elected")["leader"]
+    plan = _truncation(recording, "after-election", new, old)
+    acked = Counter(json.loads((recording.root / "acks1-acked.json").read_text())["acked"]["0"])
+    twice = sorted(o for o, n in acked.items() if n == 2)
+    assert twice, "the scenario lost no acknowledged record"
+    first, last = plan["discarded"]["first_offset"], plan["discarded"]["last_offset"]
+    assert first <= twice[0] and twice[-1] <= last
+    assert first > 399 and plan["committed_loss"] is False
+
+
+def recovery_after_a_kill(recording: Recording) -> None:
+    """inspect-dir's restart verdict on the killed broker's directory, copied before it restarted,
+    is that restart's LogLoader lines: the segments recovered and the log end loaded."""
+    old = recording.step("killed")["broker"]
+    partition = _partition_of_dir(recording, "after-election", old)
+    restart = restarts(recording.server_log("after-rejoin", old), "orders-0")[-1]
+    predicted = partition["restart"]
+    assert predicted["shutdown"] == "unclean"
+    bases = sorted(int(path.rsplit("/", 1)[1].split(".")[0]) for path in predicted["recovered_segments"])
+    assert bases == sorted(restart.recovered_bases)
+    assert predicted["log_end_offset"] == restart.loaded_log_end
+
+
+def election_after_a_kill(recording: Recording) -> None:
+    """plan-elect --fail of the leader, on the metadata copied before the incident, names the
+    leader, ISR and epoch the controller gave the partition."""
+    old = recording.step("killed")["broker"]
+    election = one(objects("plan-elect", recording.metadata("before-incident"), "--fail", old,
+                           "--kafka-version", kafka_version(recording)), "election")
+    after = recording.partition_account("after-election")
+    assert election["after"]["leader"] == after["leader"]
+    assert sorted(election["after"]["isr"]) == sorted(after["isr"])
+    assert election["after"]["leader_epoch"] == after["leader_epoch"]
+    assert election["unclean"] is False
+
+
+def election_after_a_controlled_shutdown(recording: Recording) -> None:
+    old = recording.step("stopped")["broker"]
+    election = one(objects("plan-elect", recording.metadata("before-shutdown"), "--controlled-shutdown", old,
+                           "--kafka-version", kafka_version(recording)), "election")
+    after = recording.partition_account("after-shutdown")
+    assert election["after"]["leader"] == after["leader"]
+    assert election["after"]["leader_epoch"] == after["leader_epoch"]
+
+
+def rejoin_after_a_controlled_shutdown(recording: Recording) -> None:
+    """A broker back from a controlled shutdown discards nothing (kreplica's plan) and Kafka
+    truncated nothing (any truncation it logged is at or past the log end it loaded); its log
+    had the clean-shutdown marker and needed no recovery."""
+    old = recording.step("stopped")["broker"]
+    new = recording.step("elected")["leader"]
+    plan = _truncation(recording, "after-shutdown", new, old)
+    restart = restarts(recording.server_log("after-rejoin", old), "orders-0")[-1]
+    assert plan["discarded"]["records"] == 0
+    assert all(offset >= restart.loaded_log_end for offset in restart.truncations)
+    partition = _partition_of_dir(recording, "after-shutdown", old)
+    assert partition["restart"]["shutdown"] == "clean"
+    assert restart.recovered_bases == ()
+    assert partition["log_end_offset"] == restart.loaded_log_end
+
+
+def cluster_state_is_described(recording: Recording, point: str) -> None:
+    """cluster-state on the metadata copied at the point is what Admin described then."""
+    state = one(objects("cluster-state", recording.metadata(point)), "cluster_state")
+    topic = next(t for t in state["topics"] if t["name"] == "orders")
+    partition = next(p for p in topic["partitions"] if p["partition"] == 0)
+    described = recording.partition_account(point)
+    assert partition["leader"] == described["leader"]
+    assert sorted(partition["isr"]) == sorted(described["isr"])
+    assert partition["replicas"] == described["replicas"]
+    assert partition["leader_epoch"] == described["leader_epoch"]
+    alive = sorted(b["id"] for b in state["brokers"] if b["alive"])
+    assert alive == recording.account(point)["cluster"]["brokers"]
+
+
+def election_unclean(recording: Recording) -> None:
+    """plan-elect with unclean elections allowed, on the metadata copied while the partition was
+    offline, names the stale follower the controller elected (and says it is unclean)."""
+    election = one(objects("plan-elect", recording.metadata("offline"), "--unclean-allowed", "yes",
+                           "--kafka-version", kafka_version(recording)), "election")
+    after = recording.partition_account("after-unclean")
+    assert election["before"]["leader"] == -1
+    assert election["after"]["leader"] == after["leader"]
+    assert election["after"]["leader_epoch"] == after["leader_epoch"]
+    assert election["unclean"] is True
+
+
+def truncation_after_unclean(recording: Recording) -> None:
+    """The old leader, back after an unclean election, truncates where kreplica says, and what it
+    discards holds every record acks=all acknowledged while the ISR was the leader alone: a
+    committed loss, which the plan reports."""
+    old = recording.step("isr shrunk")["isr"][0]
+    new = next(s for s in recording.steps if s["step"] == "elected")["leader"]
+    plan = _truncation(recording, "after-unclean", new, old)
+    restart = restarts(recording.server_log("after-rejoin", old), "orders-0")[-1]
+    assert restart.truncations, "the old leader never truncated orders-0 after its restart"
+    assert plan["truncate_to"] == restart.truncations[0]
+    acked = json.loads((recording.root / "leader-only-acked.json").read_text())["acked"]["0"]
+    assert plan["discarded"]["first_offset"] <= acked[0] and acked[-1] <= plan["discarded"]["last_offset"]
+    assert plan["committed_loss"] is True
+
+
+#: the judgments each scenario's recordings get, besides cluster_state_is_described at every point
+BY_SCENARIO = {
+    "leader-killed-acks1": (truncation_after_a_kill, acks1_losses_are_discarded, recovery_after_a_kill,
+                            election_after_a_kill),
+    "clean-failover": (election_after_a_controlled_shutdown, rejoin_after_a_controlled_shutdown),
+    "unclean-election": (election_unclean, truncation_after_unclean),
+}
