@@ -14,6 +14,14 @@ ROOT = Path(__file__).resolve().parents[1]
 #: of the tree elsewhere (bench/mutation.sh runs them from mutmut's mutants/ folder)
 ORACLE = Path(os.environ.get("KREPLICA_ORACLE") or ROOT.parent / "shared" / "oracle")
 FIXTURES = ROOT / "fixtures"
+#: the recorded real-cluster corpus (tests/realkafka/record.py), beside the generated fixtures
+RECORDED = FIXTURES / "real-kafka"
+
+
+def generated_fixtures(pattern: str) -> list[Path]:
+    """The generated fixtures matching ``pattern`` at any depth, in order: the recorded corpus
+    (its brokers' text logs, dozens of metadata copies) has tests of its own."""
+    return sorted(p for p in FIXTURES.rglob(pattern) if RECORDED not in p.parents)
 
 
 def oracle_dir(*parts: str) -> Path:

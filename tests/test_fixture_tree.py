@@ -8,6 +8,7 @@ import importlib.util
 from pathlib import Path
 
 from tests.conftest import FIXTURES
+from tests.conftest import RECORDED as RECORDED_CORPUS
 
 
 def _load_generator():
@@ -18,7 +19,7 @@ def _load_generator():
 
 
 # recorded from real clusters by tests/realkafka/record.py, not written by the generator
-RECORDED = "real-kafka"
+RECORDED = RECORDED_CORPUS.name
 
 
 def _files(root: Path) -> set[str]:

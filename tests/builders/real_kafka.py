@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from tests.conftest import FIXTURES
+from tests.conftest import RECORDED
 
-CORPUS = FIXTURES / "real-kafka"
+CORPUS = RECORDED
 
 # Kafka's LogLoader before and at each restart, and UnifiedLog/Log when a follower truncates
 # (3.x and 4.x word them alike; "has no effect" when the offset is at or past the log end)

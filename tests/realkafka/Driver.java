@@ -55,6 +55,9 @@ public final class Driver {
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         props.put("default.api.timeout.ms", "20000");
+        // KIP-899 (3.8+; older clients ignore it with a warning): when every broker the client
+        // knows is down, go back to the bootstrap list instead of waiting on the dead ones
+        props.put("metadata.recovery.strategy", "rebootstrap");
         this.admin = Admin.create(props);
     }
 
@@ -153,8 +156,9 @@ public final class Driver {
                 latest.put(tp, OffsetSpec.latest());
             }
         }
-        Map<TopicPartition, ?> first = cmd.path("offsets").asBoolean(true) ? admin.listOffsets(earliest).all().get(TIMEOUT_S, TimeUnit.SECONDS) : Map.of();
-        Map<TopicPartition, ?> last = cmd.path("offsets").asBoolean(true) ? admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS) : Map.of();
+        boolean offsets = cmd.path("offsets").asBoolean(true);
+        Map<TopicPartition, Object> first = offsets ? listOffsets(earliest) : Map.of();
+        Map<TopicPartition, Object> last = offsets ? listOffsets(latest) : Map.of();
         List<Object> out = new ArrayList<>();
         for (String name : new java.util.TreeSet<>(topics.keySet())) {
             TopicDescription d = topics.get(name);
@@ -170,13 +174,30 @@ public final class Driver {
                 if (elr != null) row.put("elr", ids((List<Node>) elr));
                 Object lastKnownElr = call(p, "lastKnownElr");
                 if (lastKnownElr != null) row.put("last_known_elr", ids((List<Node>) lastKnownElr));
-                if (first.containsKey(tp)) row.put("earliest", call(first.get(tp), "offset"));
-                if (last.containsKey(tp)) {
+                if (first.get(tp) instanceof String) row.put("offsets_error", first.get(tp));
+                if (first.containsKey(tp) && !(first.get(tp) instanceof String)) row.put("earliest", call(first.get(tp), "offset"));
+                if (last.containsKey(tp) && !(last.get(tp) instanceof String)) {
                     row.put("latest", call(last.get(tp), "offset"));
                     Object epoch = call(last.get(tp), "leaderEpoch");
                     if (epoch instanceof java.util.Optional && ((java.util.Optional<?>) epoch).isPresent()) row.put("leader_epoch", ((java.util.Optional<?>) epoch).get());
                 }
                 out.add(row);
+            }
+        }
+        return out;
+    }
+
+    /** Each partition's answer, or its error's name: an offline partition has no offsets to give. */
+    private Map<TopicPartition, Object> listOffsets(Map<TopicPartition, OffsetSpec> specs) throws Exception {
+        org.apache.kafka.clients.admin.ListOffsetsOptions options = new org.apache.kafka.clients.admin.ListOffsetsOptions();
+        options.timeoutMs(5000);
+        org.apache.kafka.clients.admin.ListOffsetsResult result = admin.listOffsets(specs, options);
+        Map<TopicPartition, Object> out = new HashMap<>();
+        for (TopicPartition tp : specs.keySet()) {
+            try {
+                out.put(tp, result.partitionResult(tp).get(TIMEOUT_S, TimeUnit.SECONDS));
+            } catch (java.util.concurrent.ExecutionException e) {
+                out.put(tp, e.getCause().getClass().getSimpleName());
             }
         }
         return out;
@@ -294,6 +315,7 @@ public final class Driver {
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         props.put(ProducerConfig.RETRIES_CONFIG, cmd.path("retries").asText("2147483647"));
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, cmd.path("idempotence").asText("false"));
+        props.put("metadata.recovery.strategy", "rebootstrap");
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.putAll(strings(cmd.get("props")));

@@ -158,7 +158,11 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
     wait_until("orders-0 offline", lambda: partition_state(cluster)["leader"] == -1, ELECTION_TIMEOUT_S)
     recording.log("offline", partition="orders-0")
     recording.point("offline")
-    result = cluster.driver.call("elect", type="unclean", partitions=[[TOPIC, 0]])
+    # Admin sends the election to the controller it knows: after a ZooKeeper controller moved,
+    # the first answer may be NotControllerException until its metadata catches up
+    result = wait_until("an unclean election accepted",
+                        lambda: (r := cluster.driver.call("elect", type="unclean", partitions=[[TOPIC, 0]]))
+                        and r[f"{TOPIC}-0"] is None and r, ELECTION_TIMEOUT_S, every_s=2)
     recording.log("elect", type="unclean", result=result)
     state = wait_until("an unclean leader for orders-0",
                        lambda: (s := partition_state(cluster))["leader"] in followers and s, ELECTION_TIMEOUT_S)

@@ -30,7 +30,8 @@ OFFLINE = "offline"
 PREFERRED = "preferred"
 CONTROLLED_SHUTDOWN = "controlled_shutdown"
 REASSIGN = "reassign"
-KINDS = (OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN, REASSIGN)
+UNCLEAN_ELECTION = "unclean_election"
+KINDS = (OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN, REASSIGN, UNCLEAN_ELECTION)
 
 #: ``--unclean-allowed``: the topic config (default), or forced either way
 UNCLEAN_CONFIG, UNCLEAN_YES, UNCLEAN_NO = "config", "yes", "no"

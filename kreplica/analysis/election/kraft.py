@@ -32,6 +32,7 @@ from kreplica.analysis.election.common import (
     OFFLINE,
     PREFERRED,
     REASSIGN,
+    UNCLEAN_ELECTION,
     ControllerView,
     Election,
     IsrUpdate,
@@ -457,6 +458,28 @@ class KraftRules:
                       if after.leader_epoch != before.leader_epoch else f"leader {before.leader} stays")
             out.append(finish(v, key, REASSIGN, before, elected=True, unclean=res.unclean, reason=reason,
                               rule=f"{_BUILDER} (PartitionReassignmentReplicas)"))
+        return out
+
+    def on_unclean_election(self, keys: Iterable[Key]) -> list[Election]:
+        """ElectLeaders UNCLEAN (``ReplicationControlManager.electLeader``): ELECTION_NOT_NEEDED
+        when the partition has a leader; otherwise the builder's UNCLEAN election, and
+        ELIGIBLE_LEADERS_NOT_AVAILABLE when it writes nothing (no acceptable replica)."""
+        v = self.view
+        out = []
+        rule = f"{_BUILDER} {E_UNCLEAN}"
+        for key in keys:
+            p = v.partitions[key]
+            if p.leader != NO_LEADER:
+                out.append(finish(v, key, UNCLEAN_ELECTION, p, elected=False, unclean=False, rule=rule,
+                                  reason=f"ELECTION_NOT_NEEDED: broker {p.leader} leads"))
+                continue
+            res = self._build(key, E_UNCLEAN)
+            if res.after is None:
+                out.append(finish(v, key, UNCLEAN_ELECTION, p, elected=False, unclean=False, rule=rule,
+                                  reason="ELIGIBLE_LEADERS_NOT_AVAILABLE: no replica of "
+                                         f"{list(p.replicas)} is an acceptable leader"))
+                continue
+            out.append(self._election(key, UNCLEAN_ELECTION, p, res, E_UNCLEAN))
         return out
 
     def on_preferred(self, keys: Iterable[Key]) -> list[Election]:

@@ -45,18 +45,21 @@ class ScenarioError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
-    """What to simulate. ``preferred``: ``None`` (not asked), ``()`` (every partition), or the
-    partitions named; ``unclean``: ``config``, ``yes`` or ``no``."""
+    """What to simulate. ``preferred`` and ``unclean_election`` (an admin ElectLeaders of that
+    type): ``None`` (not asked), ``()`` (every partition), or the partitions named; ``unclean``:
+    ``config``, ``yes`` or ``no``."""
 
     fail: tuple[int, ...] = ()
     shutdown: tuple[int, ...] = ()
     preferred: tuple[Key, ...] | None = None
     reassign_complete: bool = False
     unclean: str = UNCLEAN_CONFIG
+    unclean_election: tuple[Key, ...] | None = None
 
     @property
     def is_empty(self) -> bool:
-        return not (self.fail or self.shutdown or self.preferred is not None or self.reassign_complete)
+        return not (self.fail or self.shutdown or self.preferred is not None or self.reassign_complete
+                    or self.unclean_election is not None)
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,11 @@ def plan_elections(state: ClusterState, scenario: Scenario, kafka_version: Kafka
         keys = scenario.preferred or tuple(k for k, p in view.partitions.items()
                                            if p.replicas and p.leader != p.replicas[0])
         elections += rules.on_preferred(keys)
+    if scenario.unclean_election is not None:
+        if not version.has(Feature.ADMIN_UNCLEAN_ELECTION):
+            raise ScenarioError(f"an admin UNCLEAN election (ElectLeaders, KIP-460) needs Kafka 2.4 or later; "
+                                f"{version} has none (set unclean.leader.election.enable instead)")
+        elections += rules.on_unclean_election(scenario.unclean_election or tuple(view.offline_keys()))
     offline, under = [], []
     for key in view.partitions:
         off, low = view.health(key)

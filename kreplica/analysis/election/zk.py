@@ -23,6 +23,7 @@ from kreplica.analysis.election.common import (
     OFFLINE,
     PREFERRED,
     REASSIGN,
+    UNCLEAN_ELECTION,
     UNCLEAN_YES,
     ControllerView,
     Election,
@@ -259,6 +260,30 @@ class ZkRules:
                 self.remove_from_isr(key, r)
             v.write(key, replicas=tuple(target), adding_replicas=(), removing_replicas=())
             out.append(finish(v, key, REASSIGN, before, elected=True, unclean=False, rule=rule, reason=reason))
+        return out
+
+    def on_unclean_election(self, keys: Iterable[Key]) -> list[Election]:
+        """An admin ElectLeaders UNCLEAN (KIP-460, ``processReplicaLeaderElection``): a partition
+        whose leader is alive is not elected (ELECTION_NOT_NEEDED); the others run
+        ``leaderForOffline`` with unclean election allowed, whatever the topic config says, and
+        nothing else (no OfflineReplica writes first, unlike a controller taking over): one
+        write, epoch + 1."""
+        v = self.view
+        out = []
+        rule = f"{_ELECTION} leaderForOffline"
+        for key in self._electable(keys):
+            p = v.partitions[key]
+            if p.leader != NO_LEADER and v.online(p.leader):
+                out.append(finish(v, key, UNCLEAN_ELECTION, p, elected=False, unclean=False, rule=rule,
+                                  reason=f"ELECTION_NOT_NEEDED: broker {p.leader} leads and is alive"))
+                continue
+            mode, v.unclean_mode = v.unclean_mode, UNCLEAN_YES
+            try:
+                elected, unclean, reason, rule = self._offline_election(key)
+            finally:
+                v.unclean_mode = mode
+            out.append(finish(v, key, UNCLEAN_ELECTION, p, elected=elected, unclean=unclean, reason=reason,
+                              rule=rule))
         return out
 
     def on_preferred(self, keys: Iterable[Key]) -> list[Election]:

@@ -214,7 +214,9 @@ def _epoch_rounds(plan: TruncationPlan, leader: ReplicaState, follower: ReplicaS
                 plan.notes.append(f"the leader has no end offset for epoch {requested}: OFFSET_OUT_OF_RANGE")
                 break
             if not (epoch < requested or offset < follower.log_end_offset):
-                plan.rounds.append(Round(requested, epoch, offset))
+                if not plan.rounds or plan.rounds[-1] != Round(requested, epoch, offset):
+                    # the fetch after a truncation, asking what the last round asked, is no new exchange
+                    plan.rounds.append(Round(requested, epoch, offset))
                 break  # no divergence: records follow
             fetch_offset = follower.log_end_offset
         plan.rounds.append(Round(requested, epoch, offset))

@@ -36,7 +36,8 @@ def _brokers(values: list[str] | None, option: str) -> tuple[int, ...]:
 
 @app.command("plan-elect", cls=command(
     exclusive=[POINT_OPTIONS, *(("--sweep", o) for o in ("--fail", "--controlled-shutdown", "--preferred",
-                                                         "--reassign-complete", "--log-dirs"))],
+                                                         "--unclean-election", "--reassign-complete",
+                                                         "--log-dirs"))],
     needs={"--by-rack": "--sweep", "--output-file": "--log-dirs", "--groups": "--log-dirs"},
     renamed=("--emit-election-json", "--shutdown")),
              short_help="Plan the leader elections a controller would run, and what-if scenarios.")
@@ -53,6 +54,12 @@ def plan_elect(
         "--preferred", metavar="all|PARTITIONS",
         help="A preferred-replica election: for the partitions named (topic-p or topic, comma-separated, "
              "repeatable), or 'all' for every partition not led by its preferred replica.")] = None,
+    unclean_election: Annotated[Optional[list[str]], typer.Option(
+        "--unclean-election", metavar="all|PARTITIONS",
+        help="An admin unclean election (kafka-leader-election --election-type unclean, KIP-460, 2.4+): for "
+             "the partitions named (topic-p or topic, comma-separated, repeatable), or 'all' for every "
+             "partition without a live leader; unclean election is allowed for them whatever the topic "
+             "config says.")] = None,
     reassign_complete: Annotated[bool, typer.Option(
         "--reassign-complete", help="The partitions being reassigned finish: their reassignment elections.")]
     = False,
@@ -85,8 +92,8 @@ def plan_elect(
 ) -> int:
     """Say which partitions go offline, who leads each, and which elections are unclean, before
     anyone acts. With no scenario it plans what the controller would do now (an election for every
-    offline partition); --fail, --controlled-shutdown, --reassign-complete and --preferred add events, applied
-    in that order. The rules are those of the controller of --kafka-version: the ZooKeeper
+    offline partition); --fail, --controlled-shutdown, --reassign-complete, --preferred and
+    --unclean-election add events, applied in that order. The rules are those of the controller of --kafka-version: the ZooKeeper
     controller (1.1-3.9, default 3.9 for ZooKeeper sources), the 0.8-1.0 selectors, or KRaft's
     PartitionChangeBuilder with eligible leader replicas (default current Kafka). Each election gives
     the new leader (-1: offline), ISR, leader epoch and znode version or partition epoch, whether it
@@ -115,10 +122,10 @@ def plan_elect(
     dirs = parse_log_dirs(log_dirs)
     check_group_sources(groups)
     state = load_source(sources, at_zxid=at_zxid, at_time=at_time, at_offset=at_offset, chroot=chroot)
-    _check_names(state, failed, stopping, preferred, dirs)
+    _check_names(state, failed, stopping, dirs, {"--preferred": preferred, "--unclean-election": unclean_election})
 
     from kreplica.analysis.election.analysis import analyze_elections
-    from kreplica.analysis.election.scenarios import Scenario, ScenarioError, parse_partition_names
+    from kreplica.analysis.election.scenarios import Scenario, ScenarioError
     from kreplica.analysis.groups.committed import committed_offsets
     from kreplica.model.log.broker_replicas import BrokerLogDirs
     from kreplica.report.results.election import ElectionPlanReport, SweepReport
@@ -129,9 +136,9 @@ def plan_elect(
 
             return show(SweepReport(run_sweep(state, sweep, by_rack=by_rack, kafka_version=kafka_version,
                                               unclean=unclean_allowed)), output_format)
-        chosen = None if preferred is None else (
-            () if [x.strip() for x in preferred] == [ALL] else parse_partition_names(state, preferred))
-        analysis = analyze_elections(state, Scenario(failed, stopping, chosen, reassign_complete, unclean_allowed),
+        scenario = Scenario(failed, stopping, _partitions(state, preferred), reassign_complete, unclean_allowed,
+                            _partitions(state, unclean_election))
+        analysis = analyze_elections(state, scenario,
                                      kafka_version, log_dirs=BrokerLogDirs(dirs),
                                      committed=lambda version: committed_offsets(group_paths(dirs.values(), groups),
                                                                                  version))
@@ -144,7 +151,16 @@ def plan_elect(
     return show(ElectionPlanReport(analysis), output_format)
 
 
-def _check_names(state, failed, stopping, preferred, dirs) -> None:
+def _partitions(state, values: list[str] | None):
+    """``None`` (not asked), ``()`` (``all``), or the partitions named."""
+    from kreplica.analysis.election.scenarios import parse_partition_names
+
+    if values is None:
+        return None
+    return () if [x.strip() for x in values] == [ALL] else parse_partition_names(state, values)
+
+
+def _check_names(state, failed, stopping, dirs, partitions: dict[str, list[str] | None]) -> None:
     """Brokers and partitions the options name must be in the cluster state (exit 2 otherwise,
     with the names it has)."""
     from kreplica.cli.options.names import cluster_brokers, require_known
@@ -152,8 +168,9 @@ def _check_names(state, failed, stopping, preferred, dirs) -> None:
     brokers = cluster_brokers(state)
     for option, given in (("--fail", failed), ("--controlled-shutdown", stopping), ("--log-dirs", sorted(dirs))):
         require_known(option, "broker", given, brokers, where="the cluster state")
-    if preferred is not None and [x.strip() for x in preferred] != [ALL]:
-        topics = [t.name for t in state.topics]
-        names = [*topics, *(f"{t.name}-{p.partition}" for t in state.topics for p in t.partitions)]
-        wanted = [n for raw in preferred for n in (x.strip() for x in raw.split(",")) if n]
-        require_known("--preferred", "partition or topic", wanted, names, where="the cluster state")
+    topics = [t.name for t in state.topics]
+    names = [*topics, *(f"{t.name}-{p.partition}" for t in state.topics for p in t.partitions)]
+    for option, values in partitions.items():
+        if values is not None and [x.strip() for x in values] != [ALL]:
+            wanted = [n for raw in values for n in (x.strip() for x in raw.split(",")) if n]
+            require_known(option, "partition or topic", wanted, names, where="the cluster state")

@@ -75,6 +75,8 @@ def summary_object(plan: ElectionPlan) -> dict:
         "type": "election_summary", "rules": plan.rules, "kafka_version": str(plan.kafka_version),
         "scenario": {"fail": list(s.fail), "shutdown": list(s.shutdown),
                      "preferred": None if s.preferred is None else [f"{t}-{p}" for t, p in s.preferred],
+                     "unclean_election": None if s.unclean_election is None
+                     else [f"{t}-{p}" for t, p in s.unclean_election],
                      "reassign_complete": s.reassign_complete, "unclean_allowed": s.unclean},
         "elr_enabled": plan.elr_enabled,
         "elections": len(plan.elections),

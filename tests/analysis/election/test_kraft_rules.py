@@ -520,3 +520,23 @@ def test_last_known_leader_cleared_only_while_there_is_a_leader(p, target_isr, e
     res = run(p, E_ONLINE, acceptable=only(2, 3) if target_isr else nobody, elr=True, min_isr=1,
               target_isr=target_isr)
     assert (state(p, res).leader, state(p, res).last_known_elr) == expected
+
+
+def test_unclean_elections_answer_as_elect_leaders_does() -> None:
+    """``ReplicationControlManager.electLeader`` UNCLEAN: a-0 has a leader (ELECTION_NOT_NEEDED,
+    nothing written, ``partition.hasLeader()``); b-0 is leaderless, its only ISR member 3 fenced:
+    the builder's UNCLEAN election takes the first acceptable replica, 1, whatever the topic says;
+    c-0's replicas are all fenced: the builder writes nothing (ELIGIBLE_LEADERS_NOT_AVAILABLE)."""
+    s = cluster({"a": [part(0, [1, 2], 1, [1, 2])], "b": [part(0, [3, 1, 2], -1, [3])],
+                 "c": [part(0, [3, 4], -1, [3])]},
+                kind="kraft", alive=(1, 2), dead=(3, 4), configs={"b": {"unclean.leader.election.enable": "false"}})
+    p, e = plan(s, Scenario(unclean_election=(("a", 0), ("b", 0), ("c", 0))))
+    assert elections(p) == [("a-0", "unclean_election", 1, 1, False, False, "PartitionChangeBuilder UNCLEAN"),
+                            ("b-0", "unclean_election", -1, 1, True, True, "PartitionChangeBuilder UNCLEAN"),
+                            ("c-0", "unclean_election", -1, -1, False, False, "PartitionChangeBuilder UNCLEAN")]
+    assert e["a-0"].reason == "ELECTION_NOT_NEEDED: broker 1 leads"
+    assert e["b-0"].after.isr == (1,) and e["b-0"].after.leader_epoch == 6
+    assert e["c-0"].reason.startswith("ELIGIBLE_LEADERS_NOT_AVAILABLE")
+    # the counter-case: without the admin election the topic's config keeps b-0 offline
+    _p, e = plan(s, Scenario())
+    assert e["b-0"].after.leader == -1 and not e["b-0"].elected

@@ -548,3 +548,31 @@ def test_takeover_removes_dead_replicas_of_topics_queued_for_deletion_but_does_n
     assert set(e) == {"u-0"}
     assert [(u.key, rec(u.after)) for u in plan.isr_updates] == [
         (("d", 0), (-1, (1,), 6, 8)), (("u", 0), (-1, (1,), 6, 8))]
+
+
+def test_an_admin_unclean_election_is_one_write_and_no_offline_replica_step() -> None:
+    # KafkaController.processReplicaLeaderElection, ElectLeaders UNCLEAN from the admin client
+    # (KIP-460): a-0 replicas [1,2,3], leader -1, ISR [1], broker 1 dead, the topic forbidding
+    # unclean election: leaderForOffline with allowUnclean = true -> 2, ISR [2], RECOVERING
+    # (3.2+), one write: e5 -> e6, v7 -> v8 (a real 3.9.2 cluster: epoch 3 -> 4, recorded in
+    # fixtures/real-kafka/unclean-election-zookeeper-3.9.2). b-0 is led by live 2:
+    # ELECTION_NOT_NEEDED, nothing written. 'all' (()) asks only for the partitions without a live
+    # leader.
+    s = cluster({"a": [part(0, [1, 2, 3], -1, [1])], "b": [part(0, [2, 3], 2, [2, 3])]}, alive=(2, 3),
+                configs={"a": {"unclean.leader.election.enable": "false"}})
+    plan, e = one(s, Scenario(unclean_election=(("a", 0), ("b", 0))))
+    assert rec(e["a-0"].after) == (2, (2,), 6, 8)
+    assert e["a-0"].kind == "unclean_election" and e["a-0"].unclean and e["a-0"].elected
+    assert e["a-0"].after.leader_recovery_state == 1 and "KIP-460" in e["a-0"].reason
+    assert not e["b-0"].elected and e["b-0"].after == e["b-0"].before
+    assert e["b-0"].reason == "ELECTION_NOT_NEEDED: broker 2 leads and is alive"
+    assert plan.isr_updates == ()
+    _, e = one(s, Scenario(unclean_election=()))
+    assert sorted(e) == ["a-0"]
+    # the counter-case: a controller taking over (no scenario, unclean allowed) first sends dead
+    # broker 1's replica OfflineReplica (leader -1, ISR [1] kept: e6 v8), then elects (e7 v9)
+    plan, e = one(s, Scenario(unclean="yes"))
+    assert rec(e["a-0"].after) == (2, (2,), 7, 9) and len(plan.isr_updates) == 1
+    # the admin election needs ElectLeaders with an election type (2.4+)
+    with pytest.raises(ScenarioError, match="KIP-460"):
+        plan_elections(s, Scenario(unclean_election=()), parse_kafka_version("2.3"))

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kreplica.cli.main import app
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, generated_fixtures
 
 LOGS = FIXTURES / "logs"
 DAMAGED = FIXTURES / "damaged"
@@ -223,7 +223,7 @@ def test_inspect_dir_on_a_directory_that_is_not_kafka_evidence(tmp_path: Path) -
 def test_both_renderers_write_the_same_bytes_in_every_format_and_payload(renderer, fmt, monkeypatch) -> None:
     from kreplica.report.schemas import inspect_log
 
-    paths = [str(p) for p in sorted(FIXTURES.rglob("*.log"))]
+    paths = [str(p) for p in generated_fixtures("*.log")]
     for payload in ("base64", "hex", "utf8", "none"):
         args = ["inspect-log", "--records", "--payload", payload, "-f", fmt, *paths]
         ours = CliRunner().invoke(app, args)

@@ -32,7 +32,8 @@ from kreplica.model.cluster.zk_chroot import resolve_chroot
 from kreplica.model.zookeeper import find_zk_files
 from kreplica.model.zookeeper.replay import replay
 from kreplica.report.schemas.cluster_state import cluster_state_to_dict
-from tests.conftest import FIXTURES, ORACLE
+from tests.builders.real_kafka import recordings
+from tests.conftest import FIXTURES, ORACLE, generated_fixtures
 from tests.interop.wild_cases import WILD, wild_dirs
 
 #: how many points of a long history are checked (besides its start and end)
@@ -58,6 +59,8 @@ def _points(points: list[int]) -> list[int]:
 
 def _zk_histories() -> list:
     cases = [pytest.param(FIXTURES / "timeline" / "zookeeper", id="fixtures/timeline/zookeeper")]
+    cases += [pytest.param(r.metadata(r.description["points"][-1]), id=f"real-kafka/{r.name}")
+              for r in recordings() if r.mode == "zookeeper"]
     oracle = ORACLE / "zookeeper"
     if oracle.is_dir():
         cases += [pytest.param(p, id=f"oracle/{p.name}") for p in sorted(oracle.iterdir()) if p.is_dir()]
@@ -66,8 +69,12 @@ def _zk_histories() -> list:
 
 
 def _kraft_histories() -> list:
-    cases = [pytest.param(p, id=str(p.relative_to(FIXTURES)))
-             for p in sorted(FIXTURES.rglob("__cluster_metadata-0"))]
+    cases = [pytest.param(p, id=str(p.relative_to(FIXTURES))) for p in generated_fixtures("__cluster_metadata-0")]
+    # a real 4.4 cluster's: each recording's first controller at its last point (the longest history)
+    for recording in recordings():
+        if recording.mode == "kraft":
+            path = recording.metadata(recording.description["points"][-1]) / "__cluster_metadata-0"
+            cases.append(pytest.param(path, id=f"real-kafka/{recording.name}"))
     for d in wild_dirs():
         if d.kind == "kraft":
             cases += [pytest.param(p, id=f"wild/{d.id}") for p in sorted(d.path.rglob("__cluster_metadata-0"))]

@@ -47,7 +47,7 @@ from kreplica.report.output.emitter import Emitter
 from kreplica.report.output.encoding import dumps, dumps_str
 from kreplica.report.output.formats import OutputFormat, Payload
 from kreplica.report.output.payload import encoder, json_literals
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, generated_fixtures
 
 REQUIRED = os.environ.get("KREPLICA_REQUIRE_COMPILED") == "1"
 FORCED_PYTHON = os.environ.get("KREPLICA_RENDER", "").lower() == "python"
@@ -153,7 +153,7 @@ def odd_paths(tmp_path_factory) -> list[str]:
 
 
 def fixture_paths() -> list[str]:
-    return [str(p) for p in sorted(FIXTURES.rglob("*.log"))]
+    return [str(p) for p in generated_fixtures("*.log")]
 
 
 def expected_ndjson(events: list, payload: Payload) -> bytes:
