@@ -50,6 +50,9 @@ NOT_RUN = {
     "kafka-reassign-partitions.sh --bootstrap-server ... --execute --reassignment-json-file /tmp/plan/phase-1.json":
         "Kafka's own tool, against a live cluster",
     "kreplica fleet analyze /tmp/tables --leaders leaders.json": "leaders.json is the reader's own file",
+    ". .venv/bin/activate && python -m tests.realkafka.record":
+        "remakes the committed corpus from real clusters (minutes; tests/realkafka/test_harness.py runs one "
+        "scenario of it)",
     'pip wheel --no-deps -w dist . && pip install "$(ls dist/kreplica-*.whl)[fleet]"': "packaging for a Spark cluster",
     'cp "$(ls dist/kreplica-*.whl)" dist/kreplica.zip': "packaging for a Spark cluster",
     "spark-submit --master spark://host:7077 --archives dist/kreplica.zip#kreplica --conf "

@@ -120,7 +120,9 @@ class Cluster:
                 self._driver.close()
         finally:
             self._driver = None
-            self.group.close()
+            brokers = [proc for node, proc in self.running.items()
+                       if self.nodes[node].is_broker and not self.nodes[node].is_controller]
+            self.group.close(first=brokers)
             self.running.clear()
 
     def __enter__(self) -> Cluster:

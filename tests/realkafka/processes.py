@@ -112,10 +112,30 @@ class ProcessGroup:
         self.processes.append(process)
         return process
 
-    def close(self) -> None:
-        for process in reversed(self.processes):
+    def stop_together(self, processes: list[Process], grace_s: float = GRACE_S) -> None:
+        """SIGTERM to each at once, then one grace period for all; SIGKILL to whatever still runs.
+        (One at a time, each broker's controlled shutdown would wait on the next one's.)"""
+        running = [p for p in processes if p.alive]
+        for process in running:
             try:
-                process.stop()
-            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.kill(process.pid, signal.SIGCONT)
+                os.kill(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
                 continue
-        self.processes.clear()
+        deadline = time.monotonic() + grace_s
+        for process in running:
+            try:
+                process.popen.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+    def close(self, first: list[Process] = ()) -> None:
+        """Stop ``first`` together (brokers, while the controllers still answer), then the rest."""
+        try:
+            self.stop_together([p for p in first if p in self.processes])
+            self.stop_together([p for p in self.processes if p not in first])
+        finally:
+            for process in self.processes:  # never leave one behind, whatever failed above
+                if process.alive:
+                    process.kill()
+            self.processes.clear()
