@@ -17,7 +17,7 @@ CORPUS = RECORDED
 # Kafka's LogLoader before and at each restart, and UnifiedLog/Log when a follower truncates
 # (3.x and 4.x word them alike; "has no effect" when the offset is at or past the log end)
 _LOAD_DONE = re.compile(r"Completed load of Log\(dir=\S*/(?P<partition>[^/,]+), .*logEndOffset=(?P<end>\d+)\)")
-_RECOVERING = re.compile(r"\[LogLoader partition=(?P<partition>\S+), dir=\S+\] Recovering unflushed segment "
+_RECOVERING = re.compile(r"\[(?:LogLoader|Log) partition=(?P<partition>\S+), dir=\S+\] Recovering unflushed segment "
                          r"(?P<base>\d+)")
 _TRUNCATING = re.compile(r"\[(?:UnifiedLog|Log) partition=(?P<partition>\S+), dir=\S+\] "
                          r"Truncating to (?:offset )?(?P<offset>\d+)")
