@@ -19,6 +19,7 @@ what                       non-flexible version                 flexible version
 string (nullable)          int16 length, -1 = null              unsigned varint length + 1, 0 = null
 bytes (nullable)           int32 length, -1 = null              unsigned varint length + 1, 0 = null
 array (nullable)           int32 count, -1 = null               unsigned varint count + 1, 0 = null
+struct (nullable)          int8 -1 = null, 1 = present          the same; tagged: unsigned varint 0 / 1
 after every struct         nothing                              tagged fields: count, then (tag, size, value)
 =========================  ===================================  =========================================
 
@@ -89,6 +90,7 @@ _FIXED = {
     "int64": struct.Struct(">q"), "uint16": struct.Struct(">H"), "uint32": struct.Struct(">I"),
     "float64": struct.Struct(">d"),
 }
+_INT8 = _FIXED["int8"]
 _INT16 = _FIXED["int16"]
 _INT32 = _FIXED["int32"]
 UUID_SIZE = 16
@@ -175,6 +177,12 @@ def _read_value(c: Cursor, f: Field, type_: str):
         c.pos += n
         return raw.decode("utf-8", "replace") if type_ == "string" else raw
     if type_ == "struct":
+        # a nullable struct carries a presence marker (MessageDataGenerator.generateStructReader):
+        # a tagged one an unsigned varint (0: null), an untagged one a byte (negative: null)
+        if f.nullable_at(c.version):
+            present = c.uvarint(f.name) > 0 if f.tag is not None else c.fixed(_INT8, f.name) >= 0
+            if not present:
+                return None
         return _read_struct(c, f.fields)
     if type_.startswith("[]"):
         at = c.base + c.pos
@@ -372,6 +380,11 @@ def _write_value(f: Field, type_: str, v, version: int, flexible: bool) -> bytes
         raw = v.encode("utf-8") if type_ == "string" else bytes(v)
         return _length(len(raw), lst, flexible) + raw
     if type_ == "struct":
+        if f.nullable_at(version):
+            tagged = f.tag is not None
+            if v is None:
+                return build_unsigned_varint(0) if tagged else b"\xff"
+            return (build_unsigned_varint(1) if tagged else b"\x01") + _write_struct(f.fields, version, flexible, v)
         return _write_struct(f.fields, version, flexible, v)
     if type_.startswith("[]"):
         if v is None:

@@ -175,10 +175,36 @@ def truncation_after_unclean(recording: Recording) -> None:
     assert plan["committed_loss"] is True
 
 
+def groups_are_what_admin_lists(recording: Recording, point: str = "committed") -> None:
+    """kreplica groups on every broker's log directory gives each group's committed offsets
+    (offset and leader epoch) as Admin listConsumerGroupOffsets does, and its protocol as
+    describeConsumerGroups' type (Classic, Consumer)."""
+    dirs = [recording.log_dir(point, b) for b in recording.description["brokers"]]
+    found = objects("groups", *dirs, "--kafka-version", kafka_version(recording))
+    ours = {(o["group"], f"{o['topic']}-{o['partition']}"): (o["offset"], o["leader_epoch"])
+            for o in found if o["type"] == "group_offset"}
+    listed = recording.account(point)["groups"]
+    assert listed, "Admin listed no consumer group"
+    theirs = {(g, tp): (o["offset"], o["leader_epoch"]) for g, row in listed.items() for tp, o in row["offsets"].items()}
+    assert ours == theirs
+    groups = {o["group"]: o for o in found if o["type"] == "group"}
+    assert set(groups) == set(listed)
+    for group, row in listed.items():
+        ours_ = groups[group]
+        if ours_["protocol"] is None:
+            # a group known only by its offset commits (Admin's, or a simple consumer's): no
+            # membership record says its protocol, and kreplica does not guess one
+            assert ours_["generation"] == 0 and not ours_["members"], ours_
+        elif row["type"] is not None:  # describeConsumerGroups' type: 3.8+ clients
+            assert ours_["protocol"] == row["type"].lower(), (group, row, ours_)
+    assert not [o for o in found if o["type"] == "finding" and o["severity"] == "error"]
+
+
 #: the judgments each scenario's recordings get, besides cluster_state_is_described at every point
 BY_SCENARIO = {
     "leader-killed-acks1": (truncation_after_a_kill, acks1_losses_are_discarded, recovery_after_a_kill,
                             election_after_a_kill),
     "clean-failover": (election_after_a_controlled_shutdown, rejoin_after_a_controlled_shutdown),
     "unclean-election": (election_unclean, truncation_after_unclean),
+    "consumer-groups": (groups_are_what_admin_lists,),
 }

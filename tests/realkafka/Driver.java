@@ -92,6 +92,9 @@ public final class Driver {
             case "quorum": return quorum();
             case "elect": return elect(cmd);
             case "alter_config": return alterConfig(cmd);
+            case "consume": return consume(cmd);
+            case "alter_offsets": return alterOffsets(cmd);
+            case "groups": return groups();
             default: throw new IllegalArgumentException("unknown op " + cmd.get("op"));
         }
     }
@@ -261,6 +264,84 @@ public final class Driver {
         Map<String, Object> out = new TreeMap<>();
         for (Map.Entry<TopicPartition, java.util.Optional<Throwable>> e : result.entrySet()) {
             out.put(e.getKey().toString(), e.getValue().map(t -> t.getClass().getSimpleName() + ": " + t.getMessage()).orElse(null));
+        }
+        return out;
+    }
+
+    /** A consumer of ``group`` reads ``count`` records of ``topic`` and commits (commitSync, with
+     *  the leader epoch of the last record read, as clients from 2.1 do); its answer: what it read. */
+    private Object consume(JsonNode cmd) throws Exception {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", bootstrap);
+        props.put("group.id", cmd.get("group").asText());
+        props.put("enable.auto.commit", "false");
+        props.put("auto.offset.reset", "earliest");
+        props.put("max.poll.records", cmd.path("max_poll").asText("50"));
+        props.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        props.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        props.putAll(strings(cmd.get("props")));
+        int wanted = cmd.get("count").asInt();
+        int read = 0;
+        Map<String, Long> next = new TreeMap<>();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer =
+                 new org.apache.kafka.clients.consumer.KafkaConsumer<>(props)) {
+            consumer.subscribe(List.of(cmd.get("topic").asText()));
+            long deadline = System.currentTimeMillis() + TimeUnit.SECONDS.toMillis(TIMEOUT_S);
+            while (read < wanted && System.currentTimeMillis() < deadline) {
+                for (org.apache.kafka.clients.consumer.ConsumerRecord<String, String> r : consumer.poll(java.time.Duration.ofMillis(500))) {
+                    if (read >= wanted) break;
+                    read++;
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> commit = new HashMap<>();
+                    commit.put(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(r.offset() + 1, r.leaderEpoch(), ""));
+                    next.put(tp.toString(), r.offset() + 1);
+                    if (read == wanted) consumer.commitSync(commit);
+                }
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("read", read);
+        out.put("committed", next);
+        return out;
+    }
+
+    /** Admin alterConsumerGroupOffsets: a commit with no leader epoch (the group must be empty). */
+    private Object alterOffsets(JsonNode cmd) throws Exception {
+        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> offsets = new HashMap<>();
+        offsets.put(new TopicPartition(cmd.get("topic").asText(), cmd.get("partition").asInt()),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(cmd.get("offset").asLong()));
+        admin.alterConsumerGroupOffsets(cmd.get("group").asText(), offsets).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+        return cmd.get("group").asText();
+    }
+
+    /** Every consumer group: its state and type, and its committed offsets with their leader epochs. */
+    private Object groups() throws Exception {
+        Object listing = admin.getClass().getMethod("listConsumerGroups").invoke(admin);
+        Collection<?> found = (Collection<?>) future(listing, "all");
+        Map<String, Object> out = new TreeMap<>();
+        for (Object g : found) {
+            String id = (String) call(g, "groupId");
+            Map<String, Object> row = new LinkedHashMap<>();
+            Object state = call(g, "groupState");
+            if (state == null) state = call(g, "state");
+            if (state instanceof java.util.Optional) state = ((java.util.Optional<?>) state).map(Object::toString).orElse(null);
+            row.put("state", state == null ? null : state.toString());
+            Object type = call(g, "type");
+            if (type instanceof java.util.Optional) type = ((java.util.Optional<?>) type).map(Object::toString).orElse(null);
+            row.put("type", type == null ? null : type.toString());
+            Map<String, Object> offsets = new TreeMap<>();
+            Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
+                admin.listConsumerGroupOffsets(id).partitionsToOffsetAndMetadata().get(TIMEOUT_S, TimeUnit.SECONDS);
+            for (Map.Entry<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> e : committed.entrySet()) {
+                if (e.getValue() == null) continue;
+                Map<String, Object> o = new LinkedHashMap<>();
+                o.put("offset", e.getValue().offset());
+                o.put("leader_epoch", e.getValue().leaderEpoch().orElse(null));
+                o.put("metadata", e.getValue().metadata());
+                offsets.put(e.getKey().toString(), o);
+            }
+            row.put("offsets", offsets);
+            out.put(id, row);
         }
         return out;
     }

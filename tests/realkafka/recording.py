@@ -6,7 +6,8 @@ A recording is one directory::
     script.ndjson          one line per step: seconds since the start, the step, its details
     <point>/evidence/      every node's log dirs, metadata log and logs; ZooKeeper's data dir
     <point>/account.json   Admin's answers (describeCluster, describeTopics with offsets,
-                           describeLogDirs, describeMetadataQuorum in KRaft)
+                           describeLogDirs, the consumer groups with their committed offsets,
+                           describeMetadataQuorum in KRaft)
     <point>/dump-log/      kafka-dump-log --deep-iteration of each partition of the scenario's topics
     <point>/trimmed-indexes.json   the index files whose preallocated zero tail the copy cut, with
                            their sizes as Kafka left them (``copy_evidence``)
@@ -76,6 +77,7 @@ class Recording:
             "cluster": lambda: driver.call("cluster"),
             "topics": lambda: driver.call("describe", topics=self.topics),
             "log_dirs": lambda: driver.call("log_dirs", brokers=alive),
+            "groups": lambda: driver.call("groups"),
         }
         if isinstance(self.cluster, KraftCluster):
             questions["quorum"] = lambda: driver.call("quorum")

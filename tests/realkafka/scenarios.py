@@ -178,6 +178,25 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
     recording.point("after-rejoin")
 
 
+def consumer_groups(cluster: Cluster, recording: Recording) -> None:
+    """Committed offsets as Kafka's clients write them: a classic group's commitSync with the
+    leader epoch of the record it read, a KIP-848 consumer group's (4.x), and an Admin
+    alterConsumerGroupOffsets commit without a leader epoch."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
+    acked = cluster.driver.call("produce", topic=TOPIC, count=300, acks="all", prefix="records")
+    recording.log("produced", acks="all", records=300, acked=_ranges(acked), failures=acked["failures"])
+    read = cluster.driver.call("consume", group="classic", topic=TOPIC, count=120)
+    recording.log("consumed", group="classic", protocol="classic", **read)
+    if cluster.release.major >= 4:
+        read = cluster.driver.call("consume", group="consumer-protocol", topic=TOPIC, count=200,
+                                   props={"group.protocol": "consumer"})
+        recording.log("consumed", group="consumer-protocol", protocol="consumer", **read)
+    cluster.driver.call("alter_offsets", group="admin-set", topic=TOPIC, partition=0, offset=42)
+    recording.log("altered offsets", group="admin-set", partition=f"{TOPIC}-0", offset=42)
+    recording.point("committed")
+
+
 SCENARIOS = {s.name: s for s in (
     Scenario("leader-killed-acks1", "kill -9 of the leader under an acks=1 producer while both "
              "followers are paused; the old leader rejoins and truncates", leader_killed_under_acks1),
@@ -186,6 +205,8 @@ SCENARIOS = {s.name: s for s in (
     Scenario("unclean-election", "followers killed, the ISR shrinks to the leader, which takes more "
              "writes and is killed; an unclean election elects a stale follower; the old leader "
              "rejoins and truncates committed records", unclean_election),
+    Scenario("consumer-groups", "a classic group, a KIP-848 consumer group (4.x) and an Admin "
+             "offset commit without a leader epoch", consumer_groups),
 )}
 
 
