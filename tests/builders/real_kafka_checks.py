@@ -200,6 +200,31 @@ def groups_are_what_admin_lists(recording: Recording, point: str = "committed") 
     assert not [o for o in found if o["type"] == "finding" and o["severity"] == "error"]
 
 
+def transactions_are_what_admin_describes(recording: Recording, point: str = "open") -> None:
+    """kreplica transactions on every broker's log directory: each transactional id's state,
+    producer id and epoch and partitions as describeTransactions gives them; the transactions
+    open on the data partition as describeProducers' currentTransactionStartOffset; and no
+    hanging transaction, as kafka-transactions find-hanging found none on any broker."""
+    dirs = [recording.log_dir(point, b) for b in recording.description["brokers"]]
+    found = objects("transactions", *dirs)
+    account = json.loads((recording.root / point / "transactions.json").read_text())
+    ours = {o["transactional_id"]: (o["state"], o["producer_id"], o["producer_epoch"],
+                                    sorted(f"{p['topic']}-{p['partition']}" for p in o["partitions"]))
+            for o in found if o["type"] == "transaction"}
+    theirs = {t: (d["state"], d["producer_id"], d["producer_epoch"], d["partitions"])
+              for t, d in account["transactions"].items()}
+    assert ours == theirs
+    open_ours = {(o["producer_id"], o["producer_epoch"], o["first_offset"])
+                 for o in found if o["type"] == "open_transaction" and o["topic"] == "orders"}
+    open_theirs = {(p["producer_id"], p["producer_epoch"], p["current_transaction_start_offset"])
+                   for p in account["producers"]["orders-0"] if p["current_transaction_start_offset"] is not None}
+    assert open_theirs and open_ours == open_theirs
+    assert not [o for o in found if o["type"] == "hanging_transaction"]
+    for broker in recording.description["brokers"]:
+        rows = (recording.root / point / f"find-hanging-broker-{broker}.txt").read_text().strip().splitlines()
+        assert rows and rows[0].startswith("Topic") and len(rows) == 1, rows
+
+
 #: the judgments each scenario's recordings get, besides cluster_state_is_described at every point
 BY_SCENARIO = {
     "leader-killed-acks1": (truncation_after_a_kill, acks1_losses_are_discarded, recovery_after_a_kill,
@@ -207,4 +232,5 @@ BY_SCENARIO = {
     "clean-failover": (election_after_a_controlled_shutdown, rejoin_after_a_controlled_shutdown),
     "unclean-election": (election_unclean, truncation_after_unclean),
     "consumer-groups": (groups_are_what_admin_lists,),
+    "transactions": (transactions_are_what_admin_describes,),
 }

@@ -48,6 +48,8 @@ public final class Driver {
     private final String bootstrap;
     private final Admin admin;
     private final Map<String, Background> background = new ConcurrentHashMap<>();
+    /** Transactional producers left inside a transaction: kept, never closed, as a crashed client */
+    private final List<KafkaProducer<String, String>> abandoned = new ArrayList<>();
 
     private Driver(String bootstrap) {
         this.bootstrap = bootstrap;
@@ -95,6 +97,8 @@ public final class Driver {
             case "consume": return consume(cmd);
             case "alter_offsets": return alterOffsets(cmd);
             case "groups": return groups();
+            case "txn": return txn(cmd);
+            case "transactions": return transactions(cmd);
             default: throw new IllegalArgumentException("unknown op " + cmd.get("op"));
         }
     }
@@ -343,6 +347,85 @@ public final class Driver {
             row.put("offsets", offsets);
             out.put(id, row);
         }
+        return out;
+    }
+
+    /** One transaction of ``transactional_id``: ``count`` records, then commit, abort, or none
+     *  ("open": the producer is left inside it, as a client that died mid-transaction). */
+    private Object txn(JsonNode cmd) throws Exception {
+        com.fasterxml.jackson.databind.node.ObjectNode props = JSON.createObjectNode();
+        props.put("transactional.id", cmd.get("transactional_id").asText());
+        props.put("transaction.timeout.ms", cmd.path("timeout_ms").asText("600000"));
+        com.fasterxml.jackson.databind.node.ObjectNode spec = JSON.createObjectNode();
+        spec.put("acks", "all");
+        spec.put("idempotence", "true");
+        spec.set("props", props);
+        KafkaProducer<String, String> producer = producer(spec);
+        producer.initTransactions();
+        producer.beginTransaction();
+        Acks acks = new Acks();
+        String topic = cmd.get("topic").asText();
+        for (int i = 0; i < cmd.get("count").asInt(); i++) {
+            acks.add(producer.send(new ProducerRecord<>(topic, 0, cmd.get("transactional_id").asText() + "-" + i, "v" + i))
+                     .get(TIMEOUT_S, TimeUnit.SECONDS));
+        }
+        String end = cmd.get("end").asText();
+        if (end.equals("commit")) producer.commitTransaction();
+        else if (end.equals("abort")) producer.abortTransaction();
+        if (end.equals("open")) abandoned.add(producer);
+        else producer.close(java.time.Duration.ofSeconds(TIMEOUT_S));
+        return acks.json();
+    }
+
+    /** listTransactions + describeTransactions, and describeProducers of the partitions named. */
+    private Object transactions(JsonNode cmd) throws Exception {
+        Map<String, Object> out = new LinkedHashMap<>();
+        // Admin's transaction calls are 3.0+ (KIP-664): looked up by name so the driver builds on 2.8
+        Collection<?> listed = (Collection<?>) future(admin.getClass().getMethod("listTransactions").invoke(admin), "all");
+        List<String> ids = new ArrayList<>();
+        for (Object t : listed) ids.add((String) call(t, "transactionalId"));
+        Map<String, Object> described = new TreeMap<>();
+        if (!ids.isEmpty()) {
+            Map<?, ?> byId = (Map<?, ?>) future(
+                admin.getClass().getMethod("describeTransactions", Collection.class).invoke(admin, ids), "all");
+            for (Map.Entry<?, ?> e : byId.entrySet()) {
+                Object d = e.getValue();
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("state", call(d, "state").toString());
+                row.put("producer_id", call(d, "producerId"));
+                row.put("producer_epoch", call(d, "producerEpoch"));
+                row.put("timeout_ms", call(d, "transactionTimeoutMs"));
+                List<String> parts = new ArrayList<>();
+                for (Object tp : (Collection<?>) call(d, "topicPartitions")) parts.add(tp.toString());
+                parts.sort(null);
+                row.put("partitions", parts);
+                described.put(e.getKey().toString(), row);
+            }
+        }
+        out.put("transactions", described);
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (JsonNode p : cmd.path("partitions")) partitions.add(new TopicPartition(p.get(0).asText(), p.get(1).asInt()));
+        Map<String, Object> producers = new TreeMap<>();
+        if (!partitions.isEmpty()) {
+            Map<?, ?> byPartition = (Map<?, ?>) future(
+                admin.getClass().getMethod("describeProducers", Collection.class).invoke(admin, partitions), "all");
+            for (Map.Entry<?, ?> e : byPartition.entrySet()) {
+                List<Object> rows = new ArrayList<>();
+                for (Object st : (Collection<?>) call(e.getValue(), "activeProducers")) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    row.put("producer_id", call(st, "producerId"));
+                    row.put("producer_epoch", call(st, "producerEpoch"));
+                    row.put("last_sequence", call(st, "lastSequence"));
+                    Object start = call(st, "currentTransactionStartOffset");
+                    row.put("current_transaction_start_offset",
+                            start instanceof java.util.OptionalLong && ((java.util.OptionalLong) start).isPresent()
+                            ? ((java.util.OptionalLong) start).getAsLong() : null);
+                    rows.add(row);
+                }
+                producers.put(e.getKey().toString(), rows);
+            }
+        }
+        out.put("producers", producers);
         return out;
     }
 

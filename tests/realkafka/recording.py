@@ -69,6 +69,17 @@ class Recording:
         self.log("recorded", point=name)
         return directory
 
+    def tool(self, point: str, name: str, main: str, *args: str) -> str:
+        """One of Kafka's command-line tools (its main class, in the release's jars) run now, its
+        output kept as ``<point>/<name>.txt``: part of Kafka's account at that point."""
+        done = subprocess.run([java(), "-Xmx256m", "-Dlog4j.configuration=file:/dev/null",
+                               "-Dlog4j2.configurationFile=/dev/null", "-cp", self.cluster.release.classpath(),
+                               main, *args], capture_output=True, text=True, timeout=DUMP_TIMEOUT_S)
+        text = done.stdout if done.returncode == 0 else done.stdout + done.stderr
+        (self.root / point / f"{name}.txt").write_text(text)
+        self.log("tool", name=name, main=main, args=list(args), exit=done.returncode)
+        return text
+
     def account(self) -> dict[str, Any]:
         """Admin's answers now; a question the cluster cannot answer now is kept as its error."""
         driver = self.cluster.driver

@@ -197,6 +197,24 @@ def consumer_groups(cluster: Cluster, recording: Recording) -> None:
     recording.point("committed")
 
 
+def transactions(cluster: Cluster, recording: Recording) -> None:
+    """Three transactional producers: one commits, one aborts, one is left inside its transaction
+    (a client that died: the transaction stays open until its timeout, ten minutes)."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
+    for transactional_id, count, end in (("committer", 50, "commit"), ("aborter", 30, "abort"),
+                                         ("abandoned", 20, "open")):
+        acked = cluster.driver.call("txn", transactional_id=transactional_id, topic=TOPIC, count=count, end=end)
+        recording.log("transaction", transactional_id=transactional_id, records=count, end=end,
+                      acked=_ranges(acked))
+    recording.point("open")
+    answer = cluster.driver.call("transactions", partitions=[[TOPIC, 0]])
+    recording.keep("open/transactions.json", answer)
+    for broker in cluster.brokers:
+        recording.tool("open", f"find-hanging-broker-{broker}", "org.apache.kafka.tools.TransactionsCommand",
+                       "--bootstrap-server", cluster.bootstrap, "find-hanging", "--broker-id", str(broker))
+
+
 SCENARIOS = {s.name: s for s in (
     Scenario("leader-killed-acks1", "kill -9 of the leader under an acks=1 producer while both "
              "followers are paused; the old leader rejoins and truncates", leader_killed_under_acks1),
@@ -207,6 +225,8 @@ SCENARIOS = {s.name: s for s in (
              "rejoins and truncates committed records", unclean_election),
     Scenario("consumer-groups", "a classic group, a KIP-848 consumer group (4.x) and an Admin "
              "offset commit without a leader epoch", consumer_groups),
+    Scenario("transactions", "transactions committed, aborted, and one left open by its producer",
+             transactions),
 )}
 
 
