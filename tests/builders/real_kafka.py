@@ -104,11 +104,14 @@ class Recording:
         return self.evidence(point) / f"node-{broker}" / "server.log"
 
     def metadata(self, point: str) -> Path:
-        """The cluster metadata a responder reads: ZooKeeper's data dir, or the first
-        controller's metadata log (a KRaft controller's copy holds every committed record)."""
+        """The cluster metadata a responder reads: ZooKeeper's data dir, or the metadata log of
+        the first controller running at that point (a live KRaft controller's copy holds every
+        committed record; a killed one's stops where it died)."""
         if self.mode == "zookeeper":
             return self.evidence(point) / "zookeeper"
-        return self.evidence(point) / f"node-{self.description['controllers'][0]}" / "metadata"
+        running = self.account(point).get("running")
+        live = [c for c in self.description["controllers"] if running is None or c in running]
+        return self.evidence(point) / f"node-{live[0]}" / "metadata"
 
     def partition_account(self, point: str, topic: str = "orders", partition: int = 0) -> dict:
         return next(row for row in self.account(point)["topics"]

@@ -225,6 +225,23 @@ def transactions_are_what_admin_describes(recording: Recording, point: str = "op
         assert rows and rows[0].startswith("Topic") and len(rows) == 1, rows
 
 
+def controller_is_the_one_kafka_reports(recording: Recording) -> None:
+    """cluster-state's controller at each point is Kafka's: KRaft's quorum leader and its epoch
+    (describeMetadataQuorum), ZooKeeper mode's controller broker (describeCluster); after the kill
+    it is another node."""
+    seen = []
+    for point in recording.description["points"]:
+        state = one(objects("cluster-state", recording.metadata(point)), "cluster_state")
+        account = recording.account(point)
+        if recording.mode == "kraft":
+            assert (state["controller"]["broker_id"], state["controller"]["epoch"]) == (
+                account["quorum"]["leader"], account["quorum"]["leader_epoch"]), (point, state["controller"])
+        else:
+            assert state["controller"]["broker_id"] == account["cluster"]["controller"], (point, state["controller"])
+        seen.append(state["controller"]["broker_id"])
+    assert seen[1] != seen[0] == recording.step("killed")["node"]
+
+
 #: the judgments each scenario's recordings get, besides cluster_state_is_described at every point
 BY_SCENARIO = {
     "leader-killed-acks1": (truncation_after_a_kill, acks1_losses_are_discarded, recovery_after_a_kill,
@@ -233,4 +250,5 @@ BY_SCENARIO = {
     "unclean-election": (election_unclean, truncation_after_unclean),
     "consumer-groups": (groups_are_what_admin_lists,),
     "transactions": (transactions_are_what_admin_describes,),
+    "controller-failover": (controller_is_the_one_kafka_reports,),
 }

@@ -92,7 +92,7 @@ class Recording:
         }
         if isinstance(self.cluster, KraftCluster):
             questions["quorum"] = lambda: driver.call("quorum")
-        answers: dict[str, Any] = {}
+        answers: dict[str, Any] = {"running": sorted(self.cluster.running)}  # the nodes up at this point
         for name, ask in questions.items():
             try:
                 answers[name] = ask()

@@ -215,6 +215,50 @@ def transactions(cluster: Cluster, recording: Recording) -> None:
                        "--bootstrap-server", cluster.bootstrap, "find-hanging", "--broker-id", str(broker))
 
 
+def controller_failover(cluster: Cluster, recording: Recording) -> None:
+    """The active controller killed while a producer writes: KRaft's quorum leader (a controller
+    node), or ZooKeeper mode's controller broker; a new controller takes over, the old one
+    restarts and rejoins."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
+    acked = cluster.driver.call("produce", topic=TOPIC, count=200, acks="all", prefix="before")
+    recording.log("produced", acks="all", records=200, acked=_ranges(acked), failures=acked["failures"])
+    recording.point("before-failover")
+    controller = _active_controller(cluster)
+    cluster.driver.call("produce_start", topic=TOPIC, acks="all", prefix="during", interval_ms=10, name="during")
+    cluster.kill_node(controller)
+    recording.log("killed", node=controller, signal="SIGKILL", was="the active controller")
+    new = wait_until("a new active controller",
+                     lambda: (c := _active_controller(cluster)) not in (None, controller) and c, ELECTION_TIMEOUT_S)
+    recording.log("controller elected", node=new)
+    time.sleep(1)
+    acked = cluster.driver.call("produce_stop", name="during")
+    recording.log("producer stopped", acks="all", acked=_ranges(acked), failures=acked["failures"])
+    recording.point("after-failover")
+    cluster.start_node(controller)
+    recording.log("restarted", node=controller)
+    if cluster.nodes[controller].is_broker:
+        wait_until(f"broker {controller} back in the ISR of orders-0",
+                   lambda: controller in partition_state(cluster)["isr"], REJOIN_TIMEOUT_S)
+    else:
+        wait_until(f"controller {controller} caught up", lambda: _voter_caught_up(cluster, controller), REJOIN_TIMEOUT_S)
+    recording.log("rejoined", node=controller)
+    recording.point("after-rejoin")
+
+
+def _active_controller(cluster: Cluster) -> int | None:
+    """KRaft: the quorum's leader (describeMetadataQuorum); ZooKeeper mode: describeCluster's controller."""
+    if isinstance(cluster, KraftCluster):
+        return cluster.driver.call("quorum", timeout_s=30)["leader"]
+    return cluster.driver.call("cluster", timeout_s=30)["controller"]
+
+
+def _voter_caught_up(cluster: Cluster, node: int) -> bool:
+    quorum = cluster.driver.call("quorum", timeout_s=30)
+    ends = {v["id"]: v["log_end_offset"] for v in quorum["voters"]}
+    return ends.get(node, -1) >= quorum["high_watermark"] > 0
+
+
 SCENARIOS = {s.name: s for s in (
     Scenario("leader-killed-acks1", "kill -9 of the leader under an acks=1 producer while both "
              "followers are paused; the old leader rejoins and truncates", leader_killed_under_acks1),
@@ -227,6 +271,8 @@ SCENARIOS = {s.name: s for s in (
              "offset commit without a leader epoch", consumer_groups),
     Scenario("transactions", "transactions committed, aborted, and one left open by its producer",
              transactions),
+    Scenario("controller-failover", "the active controller killed while a producer writes; a new "
+             "one takes over, the old one rejoins", controller_failover),
 )}
 
 
