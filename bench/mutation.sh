@@ -13,7 +13,10 @@
 # bench/results/mutation-survivors.txt and the counts to bench/results/mutation-summary.txt. The
 # table per module (bench/README.md): mutmut results --all true | python bench/mutation_table.py
 #   --equivalent bench/mutation-equivalent.txt --killed-since bench/mutation-killed-since/*.txt
-# A run that does not fit a session is split by module: save the stopped run's listing
+# A run that does not fit a session resumes: mutmut (3.8+) keeps each mutant's result in mutants/,
+# and a later bench/mutation.sh with no names checks only the mutants without one (those of
+# functions changed since are re-checked; tests added since are found and timed first). Keep the
+# worktree and its mutants/ between sessions. Or it is split by module: save the stopped run's listing
 # (mutmut results --all true > bench/results/mutation-<date>-1.txt), run the modules it left
 # incomplete in the next (bench/mutation.sh 'kreplica.model.cluster.*' 'kreplica.analysis.timeline.*'),
 # and python bench/mutation_table.py <part 1> <part 2> ... takes each module from the part that

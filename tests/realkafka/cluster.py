@@ -73,6 +73,22 @@ class Cluster:
     _driver: DriverSession | None = None
 
     # -- what a scenario uses ------------------------------------------------------------------
+    def start(self, timeout_s: float = START_TIMEOUT_S) -> Cluster:
+        """Every node (after what they need: ZooKeeper), until all brokers are registered; a
+        start that fails stops whatever it started."""
+        try:
+            self._before_nodes()
+            for node_id in self.nodes:
+                self.start_node(node_id)
+            self.wait_for_brokers(self.brokers, timeout_s)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _before_nodes(self) -> None:
+        """What must run before the nodes start (nothing in KRaft mode)."""
+
     @property
     def brokers(self) -> list[int]:
         return sorted(n for n, spec in self.nodes.items() if spec.is_broker)
@@ -202,16 +218,6 @@ class KraftCluster(Cluster):
             self._tool("kafka.tools.StorageTool", "format", "-t", self.cluster_id,
                        "-c", str(spec.directory / "server.properties"))
 
-    def start(self, timeout_s: float = START_TIMEOUT_S) -> KraftCluster:
-        try:
-            for node_id in self.nodes:
-                self.start_node(node_id)
-            self.wait_for_brokers(self.brokers, timeout_s)
-        except BaseException:
-            self.close()
-            raise
-        return self
-
     def _tool(self, main: str, *args: str) -> str:
         done = subprocess.run([java(), "-Xmx256m", "-Dlog4j2.configurationFile=/dev/null",
                                "-Dlog4j.configuration=file:/dev/null", "-cp", self.release.classpath(),
@@ -245,16 +251,8 @@ class ZookeeperCluster(Cluster):
             })
         self.zookeeper: Process | None = None
 
-    def start(self, timeout_s: float = START_TIMEOUT_S) -> ZookeeperCluster:
-        try:
-            self.start_zookeeper()
-            for node_id in self.nodes:
-                self.start_node(node_id)
-            self.wait_for_brokers(self.brokers, timeout_s)
-        except BaseException:
-            self.close()
-            raise
-        return self
+    def _before_nodes(self) -> None:
+        self.start_zookeeper()
 
     def start_zookeeper(self) -> Process:
         self.zookeeper_dir.mkdir(parents=True, exist_ok=True)

@@ -63,6 +63,31 @@ def replicas_away_from_controller(cluster: Cluster) -> list[int]:
     return sorted(brokers, key=lambda b: (b == controller, b))[:3]
 
 
+def produce(cluster: Cluster, recording: Recording, count: int, prefix: str, acks: str = "all") -> dict:
+    """``count`` records, every acknowledgement awaited; the script's log says which offsets."""
+    acked = cluster.driver.call("produce", topic=TOPIC, count=count, acks=acks, prefix=prefix)
+    recording.log("produced", acks=acks, records=count, acked=_ranges(acked), failures=acked["failures"])
+    return acked
+
+
+def rejoin(cluster: Cluster, recording: Recording, broker: int, point: str = "after-rejoin") -> None:
+    """Restart ``broker``, wait until it is back in the ISR of orders-0, record ``point``."""
+    cluster.start_node(broker)
+    recording.log("restarted", broker=broker)
+    wait_until(f"broker {broker} back in the ISR of orders-0",
+               lambda: broker in partition_state(cluster)["isr"], REJOIN_TIMEOUT_S)
+    recording.log("rejoined", broker=broker, isr=partition_state(cluster)["isr"])
+    recording.point(point)
+
+
+def await_leader(cluster: Cluster, recording: Recording, acceptable, what: str, **details) -> dict:
+    """Until orders-0's leader is one ``acceptable(leader)`` admits; logged as ``elected``."""
+    state = wait_until(what, lambda: (s := partition_state(cluster)) and acceptable(s["leader"]) and s,
+                       ELECTION_TIMEOUT_S)
+    recording.log("elected", leader=state["leader"], isr=state["isr"], **details)
+    return state
+
+
 def leader_killed_under_acks1(cluster: Cluster, recording: Recording) -> None:
     """kill -9 of the leader while an acks=1 producer writes and both followers are paused (as in
     a long GC pause: still in the ISR, fetching nothing); a new leader from the ISR; the old leader
@@ -70,8 +95,7 @@ def leader_killed_under_acks1(cluster: Cluster, recording: Recording) -> None:
     replicas = replicas_away_from_controller(cluster)
     create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1",
                                                  "unclean.leader.election.enable": "false"})
-    acked = cluster.driver.call("produce", topic=TOPIC, count=400, acks="all", prefix="committed")
-    recording.log("produced", acks="all", records=400, acked=_ranges(acked), failures=acked["failures"])
+    produce(cluster, recording, 400, "committed")
     cluster.driver.call("produce_start", topic=TOPIC, acks="1", prefix="acks1", interval_ms=10, name="acks1")
     recording.log("producer started", acks="1", name="acks1")
     time.sleep(1)
@@ -86,21 +110,13 @@ def leader_killed_under_acks1(cluster: Cluster, recording: Recording) -> None:
     for follower in followers:
         cluster.resume_node(follower)
     recording.log("resumed", brokers=followers, signal="SIGCONT")
-    state = wait_until("a new leader for orders-0",
-                       lambda: (s := partition_state(cluster))["leader"] not in (-1, leader) and s,
-                       ELECTION_TIMEOUT_S)
-    recording.log("elected", leader=state["leader"], isr=state["isr"])
+    await_leader(cluster, recording, lambda b: b not in (-1, leader), "a new leader for orders-0")
     time.sleep(1)
     acked = cluster.driver.call("produce_stop", name="acks1")
     recording.log("producer stopped", acks="1", acked=_ranges(acked), failures=acked["failures"])
     recording.keep("acks1-acked.json", acked)
     recording.point("after-election")
-    cluster.start_node(leader)
-    recording.log("restarted", broker=leader)
-    wait_until(f"broker {leader} back in the ISR of orders-0",
-               lambda: leader in partition_state(cluster)["isr"], REJOIN_TIMEOUT_S)
-    recording.log("rejoined", broker=leader, isr=partition_state(cluster)["isr"])
-    recording.point("after-rejoin")
+    rejoin(cluster, recording, leader)
 
 
 def clean_failover(cluster: Cluster, recording: Recording) -> None:
@@ -108,24 +124,15 @@ def clean_failover(cluster: Cluster, recording: Recording) -> None:
     restarts from its clean-shutdown marker and rejoins without truncating."""
     replicas = replicas_away_from_controller(cluster)
     create_topic(cluster, recording, replicas, **{"min.insync.replicas": "2"})
-    acked = cluster.driver.call("produce", topic=TOPIC, count=600, acks="all", prefix="committed")
-    recording.log("produced", acks="all", records=600, acked=_ranges(acked), failures=acked["failures"])
+    produce(cluster, recording, 600, "committed")
     recording.point("before-shutdown")
     old = partition_state(cluster)["leader"]
     code = cluster.stop_node(old)
     recording.log("stopped", broker=old, signal="SIGTERM", exit=code, was="leader of orders-0")
-    state = wait_until("a new leader for orders-0",
-                       lambda: (s := partition_state(cluster))["leader"] not in (-1, old) and s, ELECTION_TIMEOUT_S)
-    recording.log("elected", leader=state["leader"], isr=state["isr"])
-    acked = cluster.driver.call("produce", topic=TOPIC, count=200, acks="all", prefix="after")
-    recording.log("produced", acks="all", records=200, acked=_ranges(acked), failures=acked["failures"])
+    await_leader(cluster, recording, lambda b: b not in (-1, old), "a new leader for orders-0")
+    produce(cluster, recording, 200, "after")
     recording.point("after-shutdown")
-    cluster.start_node(old)
-    recording.log("restarted", broker=old)
-    wait_until(f"broker {old} back in the ISR of orders-0",
-               lambda: old in partition_state(cluster)["isr"], REJOIN_TIMEOUT_S)
-    recording.log("rejoined", broker=old, isr=partition_state(cluster)["isr"])
-    recording.point("after-rejoin")
+    rejoin(cluster, recording, old)
 
 
 def unclean_election(cluster: Cluster, recording: Recording) -> None:
@@ -136,8 +143,7 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
     replicas = replicas_away_from_controller(cluster)
     create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1",
                                                  "unclean.leader.election.enable": "false"})
-    acked = cluster.driver.call("produce", topic=TOPIC, count=300, acks="all", prefix="all-three")
-    recording.log("produced", acks="all", records=300, acked=_ranges(acked), failures=acked["failures"])
+    produce(cluster, recording, 300, "all-three")
     leader, followers = replicas[0], replicas[1:]
     for follower in followers:
         cluster.kill_node(follower)
@@ -145,9 +151,7 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
     wait_until("the ISR of orders-0 shrunk to its leader",
                lambda: partition_state(cluster)["isr"] == [leader], ELECTION_TIMEOUT_S)
     recording.log("isr shrunk", isr=[leader])
-    acked = cluster.driver.call("produce", topic=TOPIC, count=200, acks="all", prefix="leader-only")
-    recording.log("produced", acks="all", records=200, acked=_ranges(acked), failures=acked["failures"])
-    recording.keep("leader-only-acked.json", acked)
+    recording.keep("leader-only-acked.json", produce(cluster, recording, 200, "leader-only"))
     recording.point("before-incident")
     cluster.kill_node(leader)
     recording.log("killed", broker=leader, signal="SIGKILL", was="leader of orders-0, the whole ISR")
@@ -164,18 +168,11 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
                         lambda: (r := cluster.driver.call("elect", type="unclean", partitions=[[TOPIC, 0]]))
                         and r[f"{TOPIC}-0"] is None and r, ELECTION_TIMEOUT_S, every_s=2)
     recording.log("elect", type="unclean", result=result)
-    state = wait_until("an unclean leader for orders-0",
-                       lambda: (s := partition_state(cluster))["leader"] in followers and s, ELECTION_TIMEOUT_S)
-    recording.log("elected", leader=state["leader"], isr=state["isr"], unclean=True)
-    acked = cluster.driver.call("produce", topic=TOPIC, count=100, acks="all", prefix="after-unclean")
-    recording.log("produced", acks="all", records=100, acked=_ranges(acked), failures=acked["failures"])
+    await_leader(cluster, recording, lambda b: b in followers, "an unclean leader for orders-0",
+                 unclean=True)
+    produce(cluster, recording, 100, "after-unclean")
     recording.point("after-unclean")
-    cluster.start_node(leader)
-    recording.log("restarted", broker=leader)
-    wait_until(f"broker {leader} back in the ISR of orders-0",
-               lambda: leader in partition_state(cluster)["isr"], REJOIN_TIMEOUT_S)
-    recording.log("rejoined", broker=leader, isr=partition_state(cluster)["isr"])
-    recording.point("after-rejoin")
+    rejoin(cluster, recording, leader)
 
 
 def consumer_groups(cluster: Cluster, recording: Recording) -> None:
@@ -184,8 +181,7 @@ def consumer_groups(cluster: Cluster, recording: Recording) -> None:
     alterConsumerGroupOffsets commit without a leader epoch."""
     replicas = replicas_away_from_controller(cluster)
     create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
-    acked = cluster.driver.call("produce", topic=TOPIC, count=300, acks="all", prefix="records")
-    recording.log("produced", acks="all", records=300, acked=_ranges(acked), failures=acked["failures"])
+    produce(cluster, recording, 300, "records")
     read = cluster.driver.call("consume", group="classic", topic=TOPIC, count=120)
     recording.log("consumed", group="classic", protocol="classic", **read)
     if cluster.release.major >= 4:
@@ -221,8 +217,7 @@ def controller_failover(cluster: Cluster, recording: Recording) -> None:
     restarts and rejoins."""
     replicas = replicas_away_from_controller(cluster)
     create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
-    acked = cluster.driver.call("produce", topic=TOPIC, count=200, acks="all", prefix="before")
-    recording.log("produced", acks="all", records=200, acked=_ranges(acked), failures=acked["failures"])
+    produce(cluster, recording, 200, "before")
     recording.point("before-failover")
     controller = _active_controller(cluster)
     cluster.driver.call("produce_start", topic=TOPIC, acks="all", prefix="during", interval_ms=10, name="during")
