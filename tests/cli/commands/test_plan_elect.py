@@ -72,6 +72,9 @@ def test_sweep_by_rack() -> None:
     pytest.param(["--fail", "9"], "broker 9", id="unknown-broker"),
     pytest.param(["--fail", "x"], "broker id", id="not-a-broker-id"),
     pytest.param(["--preferred", "orders-7"], "no partition or topic 'orders-7'", id="unknown-partition"),
+    pytest.param(["--unclean-election", "orders-7"], "--unclean-election: no partition or topic 'orders-7'",
+                 id="unclean-election-unknown-partition"),
+    pytest.param(["--sweep", "1", "--unclean-election", "all"], "--unclean-election", id="unclean-election-with-sweep"),
     pytest.param(["--at-zxid", "0x10"], "--at-zxid applies to ZooKeeper", id="zxid-on-kraft"),
     pytest.param(["--at-offset", "999"], "beyond the evidence, which ends at offset 9", id="offset-beyond-log"),
     pytest.param(["--unclean-allowed", "maybe"], "yes, no, config", id="bad-unclean"),
@@ -98,3 +101,16 @@ def test_controlled_shutdown_of_a_dead_broker_exits_2() -> None:
     result = CliRunner().invoke(app, ["plan-elect", str(oracle_dir("zookeeper", "plain-snapshot")),
                                       "--controlled-shutdown", "6"])
     assert result.exit_code == 2 and "not alive" in result.stderr
+
+
+def test_an_admin_unclean_election_of_a_partition_with_a_leader_is_not_needed() -> None:
+    # KRaft ReplicationControlManager.electLeader UNCLEAN: payments-0 has a leader, so
+    # ELECTION_NOT_NEEDED and nothing changes; 'all' asks only for the leaderless partitions
+    result, objs = run(KRAFT, "--unclean-election", "payments-0", "-f", "ndjson")
+    assert result.exit_code == 0, result.output
+    (election,) = [o for o in objs if o["type"] == "election"]
+    assert election["kind"] == "unclean_election" and not election["elected"]
+    assert election["reason"].startswith("ELECTION_NOT_NEEDED")
+    assert objs[-1]["scenario"]["unclean_election"] == ["payments-0"]
+    result, objs = run(KRAFT, "--unclean-election", "all", "-f", "ndjson")
+    assert [o for o in objs if o["type"] == "election"] == []
