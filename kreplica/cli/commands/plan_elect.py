@@ -93,8 +93,9 @@ def plan_elect(
     """Say which partitions go offline, who leads each, and which elections are unclean, before
     anyone acts. With no scenario it plans what the controller would do now (an election for every
     offline partition); --fail, --controlled-shutdown, --reassign-complete, --preferred and
-    --unclean-election add events, applied in that order. The rules are those of the controller of --kafka-version: the ZooKeeper
-    controller (1.1-3.9, default 3.9 for ZooKeeper sources), the 0.8-1.0 selectors, or KRaft's
+    --unclean-election add events, applied in that order. The rules are those of the controller
+    of --kafka-version: the ZooKeeper controller (1.1-3.9, default 3.9 for ZooKeeper sources),
+    the 0.8-1.0 selectors, or KRaft's
     PartitionChangeBuilder with eligible leader replicas (default current Kafka). Each election gives
     the new leader (-1: offline), ISR, leader epoch and znode version or partition epoch, whether it
     is unclean, and the partition's health. With --log-dirs the candidates of each elected partition
