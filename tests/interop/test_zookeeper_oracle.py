@@ -35,6 +35,7 @@ from kreplica.model.cluster import HEALTH_LISTS, cluster_state_from_zk
 from kreplica.model.zookeeper import ZkFiles, find_zk_files, replay
 from kreplica.report.schemas.cluster_state import cluster_state_to_dict
 from tests.conftest import ORACLE, oracle_dir
+from tests.builders.zk_oracle import kafka_health
 from tests.builders.zk_tools import parse_formatter, parse_toolkit
 
 ZK = ORACLE / "zookeeper"
@@ -266,10 +267,11 @@ def test_replay_agrees_with_expected_state(case, index):
     assert {n["name"]: {"version": 1, "partitions": n["partitions"]} for n in pending["isr_change_notifications"]} \
         == {name: {"version": 1, "partitions": v["partitions"]} for name, v in k["isr_change_notifications"].items()}
     assert [n["name"] for n in pending["log_dir_event_notifications"]] == sorted(k["log_dir_event_notifications"])
+    derived = kafka_health(k)
     for name in HEALTH_LISTS:
         # compared as sets: the order of the oracle's lists is its own presentation choice
-        assert sorted(doc["health"][name]) == sorted(k["derived"][name]), name
-        assert len(doc["health"][name]) == len(k["derived"][name]), name
+        assert sorted(doc["health"][name]) == sorted(derived[name]), name
+        assert len(doc["health"][name]) == len(derived[name]), name
 
 
 def _snapshot_bases() -> list:
@@ -306,3 +308,22 @@ def test_every_snapshot_replays_to_the_final_tree(case, snapshot):
         theirs = {p: (e["data"], e["mzxid"], e["pzxid"], e["version"], e["cversion"], e["aversion"])
                   for p, e in expected["znodes"].items()}
         assert ours == theirs
+
+
+def test_the_oracle_and_kafka_differ_on_under_replication_only_where_a_replica_is_being_added() -> None:
+    """kafka_health changes the oracle's ``under_replicated`` only for partitions whose ISR holds
+    every replica but the ones a reassignment is adding (payments-3 from B3 to C4: replicas
+    [2, 3, 4, 1], adding [4], ISR [1, 2, 3]); every other list and partition is the oracle's own."""
+    folder = oracle_dir("zookeeper", "snapshot-plus-logs")
+    expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    changed = set()
+    for point in _points(expected):
+        k = point["kafka"]
+        ours = kafka_health(k)
+        assert {n: v for n, v in ours.items() if n != "under_replicated"} == \
+            {n: list(v) for n, v in k["derived"].items() if n != "under_replicated"}
+        for name in set(ours["under_replicated"]) ^ set(k["derived"]["under_replicated"]):
+            p = k["topics"][name.rsplit("-", 1)[0]]["partitions"][name.rsplit("-", 1)[1]]
+            assert p["adding_replicas"] and set(p["state"]["isr"]) >= set(p["replicas"]) - set(p["adding_replicas"])
+            changed.add(name)
+    assert changed == {"payments-3"}

@@ -6,7 +6,9 @@ ISR state, the controller, broker configs and pending admin work, plus the healt
 
 Health lists (partitions named ``topic-p``) follow the oracle's definitions: ``no_leader``
 (leader -1), ``leader_not_alive`` (a leader that is not a live broker), ``offline`` (either),
-``under_replicated`` (ISR shorter than the replicas), ``live_isr_empty``, ``under_min_isr``
+``under_replicated`` (ISR shorter than the replication factor, which leaves out the replicas a
+reassignment is adding: Kafka's ``Partition.isUnderReplicated`` and ``TopicCommand``'s
+``--under-replicated-partitions``), ``live_isr_empty``, ``under_min_isr``
 (live ISR members fewer than the topic's effective ``min.insync.replicas``,
 :mod:`~kreplica.model.cluster.configs`), ``reassigning`` (adding or removing replicas, Kafka's
 ``isBeingReassigned``), ``preferred_leader_not_leader`` (the first replica does not lead).
@@ -148,6 +150,13 @@ def is_offline(leader: int, online: Container[int]) -> bool:
     return leader == NO_LEADER or leader not in online
 
 
+def replication_factor(partition: PartitionState) -> int:
+    """The replicas the partition is meant to have: during a reassignment the full set less the
+    ones being added, which are still catching up (``OngoingReassignmentState.replicationFactor``
+    is ``replicas.diff(addingReplicas).size``)."""
+    return len(partition.replicas) - len(set(partition.adding_replicas) & set(partition.replicas))
+
+
 def compute_health(brokers: Iterable[Broker], topics: Iterable[Topic],
                    broker_configs: Mapping[str, Mapping[str, str]], controller: int | None = None) -> Health:
     """The health lists for these brokers and topics (see the module docstring); ``controller``
@@ -165,7 +174,7 @@ def compute_health(brokers: Iterable[Broker], topics: Iterable[Topic],
                 lists["leader_not_alive"].append(key)
             if is_offline(p.leader, alive):
                 lists["offline"].append(key)
-            if len(p.isr) < len(p.replicas):
+            if len(p.isr) < replication_factor(p):
                 lists["under_replicated"].append(key)
             if not live_isr:
                 lists["live_isr_empty"].append(key)
