@@ -16,7 +16,9 @@ in ``evidence``:
   deleted; a ``PartitionRecord`` / ``RemoveTopicRecord``);
 * ``snapshot``: the state a history starts from, as the snapshot (or the ``--from`` point) holds it;
 * ``unclean_leader_election``: a new leader that was not in the ISR before it (or one put into
-  the RECOVERING state, which Kafka only does for an unclean election). An empty ISR counts in
+  the RECOVERING state, which Kafka only does for an unclean election), unless (KRaft) the same
+  record put it in the ISR beside the members it kept: an AlterPartition that completes a
+  reassignment elects its caught-up first replica cleanly. An empty ISR counts in
   ZooKeeper mode, where only a 0.8 – 1.0 controller empties one (``removeReplicaFromIsr`` with
   unclean election allowed) and any controller then elects from outside it uncleanly; not in
   KRaft, where a leader taken from the eligible leader replicas of an empty ISR is clean;
@@ -242,7 +244,7 @@ def classify(before: LeaderIsr, after: LeaderIsr, ctx: ChangeContext) -> Cause |
         # ZooKeeper (the epoch tells the writer there, never in KRaft): OfflinePartitionLeaderSelector
         # (<= 1.0) and leaderForOffline (1.1+) both elect uncleanly from an empty ISR
         from_empty_isr = not before.isr and ctx.epoch_tells_writer
-        if (before.isr and new not in before.isr) or from_empty_isr or (
+        if (before.isr and new not in before.isr and not _joined_with_leadership(new, after, ctx)) or from_empty_isr or (
                 after.leader_recovery_state == RECOVERING and before.leader_recovery_state != RECOVERING):
             return Cause(UNCLEAN_LEADER_ELECTION, BY_CONTROLLER,
                          f"new leader {new} was not in the ISR {_ids(before.isr)}"
@@ -301,6 +303,15 @@ def classify(before: LeaderIsr, after: LeaderIsr, ctx: ChangeContext) -> Cause |
         return _leaderless_bump(after, ctx) or Cause(
             UNKNOWN, BY_CONTROLLER, f"epoch bumped to {after.leader_epoch} with the leader and ISR unchanged")
     return Cause(UNKNOWN, BY_CONTROLLER, f"epoch bumped to {after.leader_epoch} with the leader and ISR unchanged")
+
+
+def _joined_with_leadership(new: int, after: LeaderIsr, ctx: ChangeContext) -> bool:
+    """KRaft: the record that made ``new`` leader also put it in the ISR beside members it kept,
+    which only an AlterPartition adding it does (``PartitionChangeBuilder`` applies the target
+    ISR, completes a reassignment it covers and elects from that ISR: a clean election, as when a
+    reassignment's new first replica catches up). An unclean election leaves the ISR the new
+    leader alone. ZooKeeper's controller writes the ISR change and the election apart."""
+    return not ctx.epoch_tells_writer and new in after.isr and len(after.isr) > 1
 
 
 def _leaderless_bump(after: LeaderIsr, ctx: ChangeContext) -> Cause | None:

@@ -155,6 +155,20 @@ REASSIGNING = [
     pytest.param(li(1, 5, [1, 2, 3]), li(2, 6, [2, 3]), kr(replicas=(1, 2, 3), replicas_changed=True),
                  (REASSIGNMENT, BY_CONTROLLER, "record that moves the replicas"),
                  id="kraft-reassignment-completes-in-one-record"),
+    # KRaft: the new first replica's AlterPartition (the leader adds 6 to the ISR) covers the
+    # target, so the same record completes the reassignment and elects 6 from the target ISR
+    # (PartitionChangeBuilder: setTargetIsr, completeReassignmentIfNeeded, electLeader): clean, as
+    # a real 4.4 cluster under kafka-reassign-partitions wrote it (replicas [6,5,7], ISR [5,6,7])
+    pytest.param(li(4, 0, [4, 5, 7]), li(6, 1, [5, 6, 7]),
+                 kr(alive=(4, 5, 6, 7), replicas=(6, 5, 7), adding=(6,), removing=(4,), replicas_changed=True),
+                 (REASSIGNMENT, BY_CONTROLLER, "record that moves the replicas"),
+                 id="kraft-caught-up-first-replica-leads-in-the-completing-record"),
+    # counter: a leader from outside the ISR that is left alone in it is KRaft's unclean
+    # election (electLeader's unclean branch: targetIsr = [leader]) even during a reassignment
+    pytest.param(li(4, 0, [4]), li(6, 1, [6]),
+                 kr(alive=(5, 6, 7), replicas=(6, 5, 7, 4), adding=(6,), removing=(4,)),
+                 (UNCLEAN_LEADER_ELECTION, BY_CONTROLLER, "not in the ISR [4]"),
+                 id="counter-kraft-outside-leader-alone-in-the-isr-is-unclean"),
     # counter: a reassignment is running but the leader is a target replica and its broker is
     # gone: that is leaderForOffline
     pytest.param(li(2, 5, [1, 2, 3, 4]), li(3, 6, [1, 3, 4]),
