@@ -29,7 +29,9 @@ from kreplica.model.cluster.state import DEFAULT_BROKER_ENTITY, Broker, ClusterS
 @dataclass(frozen=True, slots=True)
 class BrokerDelta:
     """A broker's registration changed: ``change`` is ``registered``, ``unregistered``,
-    ``fenced``, ``unfenced`` or ``controlled_shutdown``; ``epoch`` the record's broker epoch."""
+    ``fenced``, ``unfenced`` or ``controlled_shutdown``; ``epoch`` the record's broker epoch. A
+    record that leaves the registration as it was (a fenced broker fenced again, a broker in
+    controlled shutdown marked again) makes none."""
 
     broker: int
     change: str
@@ -119,7 +121,7 @@ class KraftImage(ClusterImage):
         if b is None:
             return _NONE
         out: tuple[Delta, ...] = ()
-        if d["in_controlled_shutdown"] == kraft.IN_CONTROLLED_SHUTDOWN:
+        if d["in_controlled_shutdown"] == kraft.IN_CONTROLLED_SHUTDOWN and not b.in_controlled_shutdown:
             b = self.brokers[b.id] = replace(b, in_controlled_shutdown=True)
             out = (BrokerDelta(b.id, "controlled_shutdown", d["broker_epoch"]),)
         if d["fenced"] in (kraft.FENCE, kraft.UNFENCE):
@@ -127,6 +129,12 @@ class KraftImage(ClusterImage):
         return out
 
     def _fence(self, b: Broker, fenced: bool, epoch: int) -> tuple[Delta, ...]:
+        """A fencing change that leaves the registration as it was (fencing a fenced broker, as the
+        controller does when the session of a broker fenced by its controlled shutdown times out)
+        is no change: ``BrokerRegistration.cloneWith`` returns the registration itself, and
+        ``ClusterControlManager.replay`` logs "Ignoring no-op registration change"."""
+        if b.fenced == fenced:
+            return _NONE
         self.brokers[b.id] = replace(b, fenced=fenced, alive=not fenced)
         return (BrokerDelta(b.id, "fenced" if fenced else "unfenced", epoch),)
 

@@ -249,6 +249,48 @@ def test_broker_records_make_broker_events_and_gone_at() -> None:
         assert (fold.gone_at, set(fold.alive()), set(fold.shutting_down())) == (gone_at, alive, shutting)
 
 
+def test_a_registration_change_that_changes_nothing_is_no_event() -> None:
+    """A real 4.4 cluster (``fixtures/real-kafka/clean-failover-kraft-4.4.0``, offsets 53 and 72):
+    broker 5, fenced by its controlled shutdown, is fenced again when its session times out
+    ("Fencing broker 5 at epoch 23 because its session has timed out"), and every controller logs
+    "Ignoring no-op registration change" (``BrokerRegistration.cloneWith`` returns the
+    registration itself). No second ``fenced``, and ``gone_at`` keeps the first; the same for a
+    second ``in_controlled_shutdown`` and for a fence or unfence of either record kind."""
+    fold = _fold([_md(*_register(1, 10)[0::2], 1, version=3), _md(*_unfence(1)[0::2], 2)])
+    assert list(timeline.apply_record(fold, _md(*_brcr(1, shutdown=1)[0::2], 3, version=1), False)) == [
+        BrokerEvent(1, "controlled_shutdown", 3, T0 + 3, 10)]
+    assert list(timeline.apply_record(fold, _md(*_brcr(1, shutdown=1)[0::2], 4, version=1), False)) == []
+    assert list(timeline.apply_record(fold, _md(*_brcr(1, fenced=1)[0::2], 5, version=1), False)) == [
+        BrokerEvent(1, "fenced", 5, T0 + 5, 10)]
+    assert list(timeline.apply_record(fold, _md(*_brcr(1, fenced=1)[0::2], 6, version=1), False)) == []
+    assert list(timeline.apply_record(fold, _md(*_fence(1)[0::2], 7), False)) == []
+    assert (fold.gone_at, set(fold.alive()), set(fold.shutting_down())) == ({1: 5}, set(), {1})
+    # counter-cases: an unfence of the fenced broker is one (and a second one is not); a fence
+    # after it is one again, and moves gone_at
+    assert list(timeline.apply_record(fold, _md(*_unfence(1)[0::2], 8), False)) == [
+        BrokerEvent(1, "unfenced", 8, T0 + 8, 10)]
+    assert list(timeline.apply_record(fold, _md(*_brcr(1, fenced=-1)[0::2], 9, version=1), False)) == []
+    assert list(timeline.apply_record(fold, _md(*_brcr(1, fenced=1)[0::2], 10, version=1), False)) == [
+        BrokerEvent(1, "fenced", 10, T0 + 10, 10)]
+    assert fold.gone_at == {1: 10}
+
+
+def test_a_broker_registered_fenced_and_fenced_again_makes_only_its_registration() -> None:
+    """``RegisterBrokerRecord`` registers a broker fenced (``fenced: true``); a fence before its
+    unfence changes nothing. Counter-case: a broker registered unfenced (a pre-3.3 image) is
+    fenced by the same record."""
+    fold = timeline.ImageFold()
+    assert list(timeline.apply_record(fold, _md(*_register(1, 10)[0::2], 1, version=3), False)) == [
+        BrokerEvent(1, "registered", 1, T0 + 1, 10)]
+    assert list(timeline.apply_record(fold, _md(*_fence(1)[0::2], 2), False)) == []
+    assert fold.gone_at == {}
+    assert list(timeline.apply_record(fold, _md(*_register(2, 11, fenced=False)[0::2], 3, version=3), False)) == [
+        BrokerEvent(2, "registered", 3, T0 + 3, 11)]
+    assert list(timeline.apply_record(fold, _md(*_fence(2)[0::2], 4), False)) == [
+        BrokerEvent(2, "fenced", 4, T0 + 4, 11)]
+    assert fold.gone_at == {2: 4}
+
+
 def test_quiet_yields_no_event_but_keeps_the_fold() -> None:
     fold = timeline.ImageFold()
     for r in (_md(*_register(1, 10)[0::2], 1, version=3), _md(*_unfence(1)[0::2], 2), _md(*_fence(1)[0::2], 3)):
@@ -758,11 +800,12 @@ def test_watch_sees_every_offset_read(tmp_path) -> None:
 
 
 def test_findings_of_records_go_into_the_end(tmp_path) -> None:
-    items = _timeline(_write_log(tmp_path, SETUP + [[_fence(9)], [_unfence(1)]]))
+    # (broker 1 is unfenced already: fencing it is a change, unfencing it again none)
+    items = _timeline(_write_log(tmp_path, SETUP + [[_fence(9)], [_fence(1)]]))
     found = [x for x in items if isinstance(x, Finding)]
     assert [(f.kind, f.details) for f in found] == [("kraft_invalid_record", {"offset": 11, "broker_id": 9})]
     assert items[-1].findings == found
-    assert items[-2] == BrokerEvent(1, "unfenced", 12, T0 + 12, 10)
+    assert items[-2] == BrokerEvent(1, "fenced", 12, T0 + 12, 10)
 
 
 def test_the_starts_findings_come_first(tmp_path) -> None:
