@@ -540,3 +540,23 @@ def test_unclean_elections_answer_as_elect_leaders_does() -> None:
     # the counter-case: without the admin election the topic's config keeps b-0 offline
     _p, e = plan(s, Scenario())
     assert e["b-0"].after.leader == -1 and not e["b-0"].elected
+
+
+@pytest.mark.parametrize("config,expected", [
+    # maybeTriggerUncleanLeaderElectionForLeaderlessPartitions: the topic allows it, so
+    # electLeader(UNCLEAN): the first acceptable replica in replica order, 2
+    pytest.param({"unclean.leader.election.enable": "true"},
+                 ("u-0", "offline", -1, 2, True, True, "PartitionChangeBuilder UNCLEAN"), id="unclean-on"),
+    # counter: the topic forbids it, so only the ONLINE election a registration or unfencing
+    # triggers (generateLeaderAndIsrUpdates without setElection(UNCLEAN)): no ISR member is acceptable
+    pytest.param({}, ("u-0", "offline", -1, -1, False, False, "PartitionChangeBuilder ONLINE"), id="unclean-off"),
+])
+def test_the_controllers_own_pass_elects_each_leaderless_partition_as_its_topic_allows(config, expected) -> None:
+    """No scenario: ``ReplicationControlManager.maybeTriggerUncleanLeaderElectionForLeaderlessPartitions``
+    (``brokersToIsrs.partitionsWithNoLeader``): an offline election for u-0, whose only ISR member
+    3 is fenced, UNCLEAN when ``uncleanLeaderElectionEnabledForTopic``; b-0, which has a leader,
+    gets none."""
+    s = cluster({"b": [part(0, [1, 2], 1, [1, 2])], "u": [part(0, [3, 2], -1, [3])]}, kind="kraft",
+                alive=(1, 2), dead=(3,), configs={"u": config})
+    p, _ = plan(s, Scenario())
+    assert elections(p) == [expected]

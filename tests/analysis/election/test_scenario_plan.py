@@ -125,3 +125,42 @@ def test_a_shutdown_of_the_last_isr_member_of_a_leaderless_partition_writes_noth
     state = cluster({"t": [part(0, [1, 2], -1, [2])]}, alive=(1, 2), kind="kraft")
     plan = plan_elections(state, Scenario(shutdown=(2,)))
     assert (plan.elections, plan.isr_updates) == ((), ())
+
+
+def _steps(plan) -> list[tuple]:
+    return [(e.partition, e.kind, e.before.leader, e.after.leader, e.elected) for e in plan.elections]
+
+
+def test_two_controlled_shutdowns_are_two_requests_the_second_on_the_first_ones_result() -> None:
+    """``ReplicationControlManager.handleBrokerInControlledShutdown`` per request: shutting 1 down
+    moves t-0 to 2 (the first replica of the ISR left, [2, 3]); shutting 2 down then moves t-0 on
+    to 3, as 1, in controlled shutdown, is not ``ClusterControlManager.isActive``. The plan keeps
+    both elections (counter-case: 1 alone, test_a_controlled_shutdown_named_twice_is_one_request)."""
+    plan = plan_elections(KRAFT, Scenario(shutdown=(1, 2)))
+    assert _steps(plan) == [("t-0", "controlled_shutdown", 1, 2, True), ("t-0", "controlled_shutdown", 2, 3, True)]
+
+
+def test_a_preferred_election_after_a_controlled_shutdown_keeps_both_parts() -> None:
+    """``--preferred`` runs on the state the shutdown left: t-0's preferred replica 1 is in
+    controlled shutdown, so ``electLeader`` PREFERRED answers PREFERRED_LEADER_NOT_AVAILABLE; t-1's
+    preferred replica 2 is in the ISR and acceptable and leads. The shutdown's own election of
+    t-0 stays in the plan, before the preferred ones."""
+    plan = plan_elections(KRAFT, Scenario(shutdown=(1,), preferred=()))
+    assert _steps(plan) == [("t-0", "controlled_shutdown", 1, 2, True), ("t-0", "preferred", 2, 2, False),
+                            ("t-1", "preferred", 3, 2, True)]
+    assert plan.elections[1].reason.startswith("PREFERRED_LEADER_NOT_AVAILABLE")
+
+
+@pytest.mark.parametrize("scenario, kind", [
+    pytest.param(Scenario(fail=(2,), reassign_complete=True), "offline", id="after-a-failure"),
+    pytest.param(Scenario(shutdown=(2,), reassign_complete=True), "controlled_shutdown", id="after-a-shutdown"),
+])
+def test_a_reassignment_completion_after_another_event_keeps_both_parts(scenario, kind) -> None:
+    """u-0, led by 2, moves to 3 when 2 is fenced (``handleBrokerFenced``) or shuts down
+    (``handleBrokerInControlledShutdown``); then t-0's reassignment to [2, 3] cannot complete
+    (``PartitionReassignmentReplicas.maybeCompleteReassignment``: 2 has left the ISR). The plan
+    holds the first event's election and the reassignment's."""
+    state = cluster({"t": [part(0, [1, 2, 3], 1, [1, 2], adding=[3], removing=[1])], "u": [part(0, [2, 3], 2, [2, 3])]},
+                    alive=(1, 2, 3), kind="kraft")
+    plan = plan_elections(state, scenario)
+    assert _steps(plan) == [("u-0", kind, 2, 3, True), ("t-0", "reassign", 1, 1, False)]

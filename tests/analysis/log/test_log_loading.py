@@ -412,3 +412,17 @@ def test_a_batch_below_its_segments_base_fails_the_load_from_2_0(tmp_path: Path,
     assert v.refuses_to_start is refuses
     assert any("LogSegmentOffsetOverflowException: offset 4 is below the segment's base offset 5" in r
                for r in v.reasons) is refuses
+
+
+@pytest.mark.parametrize("version, named", [pytest.param("2.5", "2.5.0", id="major-minor-patch"),
+                                            pytest.param("0.10.2.1", "0.10.2.1", id="four-part-release")])
+def test_the_verdict_names_the_version_whose_loading_it_emulates(tmp_path: Path, version: str, named: str) -> None:
+    """The version as Kafka names its releases (``gradle.properties`` ``version=``, what
+    ``AppInfoParser.getVersion`` logs as "Kafka version"): 2.5 is "2.5.0", a bug-fix release of the
+    0.x lines keeps its fourth part. The same log loads differently under 2.5 (the epoch-0 rule of
+    test_version_2_1_1_to_2_6_does_not_re_add_epoch_zero), so the verdict says which it is."""
+    from kreplica.model.versions import DEFAULT_VERSION, parse_kafka_version
+
+    log = make(tmp_path, {0: batch(0, 5, 0)}, recovery_point=0)
+    assert load_partition(log, kafka_version=parse_kafka_version(version)).kafka_version == named
+    assert load_partition(log).kafka_version == str(DEFAULT_VERSION) != named

@@ -11,6 +11,7 @@ import dataclasses
 import pytest
 
 from kreplica.analysis.reassignment.bounds import (
+    LayoutStats,
     PlanSummary,
     count_lower_bound,
     layout_stats,
@@ -116,6 +117,32 @@ def test_layout_stats_counts_replicas_leaders_and_bytes_per_broker() -> None:
 ])
 def test_disk_max_over_mean(sizes, expected) -> None:
     assert layout_stats({("t", 0): (1,)}, (1, 2), {}, 0, sizes).disk_max_over_mean == expected
+
+
+def test_without_sizes_there_are_no_bytes_per_broker_not_zero_bytes() -> None:
+    """Sizes are what brokers report in ``DescribeLogDirs`` (``UnifiedLog.size``, read with
+    ``kafka-log-dirs.sh --describe``); without them the bytes per broker are unknown, ``None``,
+    not a count of zeros (counter-case: with sizes, zero for a broker holding nothing)."""
+    layout = {("t", 0): (1,)}
+    assert layout_stats(layout, (1, 2), {}, 0, None).bytes is None
+    assert layout_stats(layout, (1, 2), {}, 0, {("t", 0): 7}).bytes == {1: 7, 2: 0}
+
+
+@pytest.mark.parametrize("replicas, leaders, spreads", [
+    # broker 2 has no entry: it holds nothing, as disk_max_over_mean's bytes.get(b, 0) reads it
+    pytest.param({1: 3}, {1: 1}, (3, 1), id="a-broker-without-an-entry-holds-none"),
+    pytest.param({1: 3, 2: 1}, {1: 1, 2: 1}, (2, 0), id="counter-both-listed"),
+])
+def test_spreads_count_a_broker_without_an_entry_as_zero(replicas, leaders, spreads) -> None:
+    s = LayoutStats((1, 2), replicas, leaders, None, 0)
+    assert (s.replica_spread, s.leader_spread) == spreads
+
+
+def test_a_layout_over_no_brokers_has_no_spread() -> None:
+    """max − min over an empty broker list is 0 (nothing to balance), not an error (counter-case:
+    test_layout_stats_counts_replicas_leaders_and_bytes_per_broker)."""
+    s = layout_stats({}, (), {}, 0, None)
+    assert (s.replica_spread, s.leader_spread, s.disk_max_over_mean) == (0, 0, None)
 
 
 @pytest.mark.parametrize("moves, bound, expected", [

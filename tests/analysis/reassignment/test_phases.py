@@ -132,3 +132,51 @@ def test_phase_duration_skips_dropped_replicas_only() -> None:
     assert phase_seconds(Phase(1, (change,)), current, 1) == 30.0
     assert phase_seconds(Phase(1, (change,)), current, 0) is None
     assert phase_seconds(Phase(1, (_sized(0, (1, 2, 3), (3, None, None)),)), current, 1) is None
+
+
+# The phases are kreplica's, not Kafka's: each phase is one file for
+# ``kafka-reassign-partitions.sh --execute`` (ReassignPartitionsCommand.executeAssignment), and a
+# file names a partition once (parseExecuteAssignmentArgs refuses duplicates), so a partition
+# stays whole. The cut points below are the module docstring's rules.
+
+def _partitions(phases) -> list[list[int]]:
+    return [[c.partition for c in ph.changes] for ph in phases]
+
+
+def test_phases_n_cuts_the_moves_at_every_nth_of_the_total() -> None:
+    """``phases=3`` over three one-move partitions: the cut before each partition is at its
+    running move count times 3 over the total, so one partition a phase, in plan order
+    (counter-case: ``phases=1`` keeps them in one)."""
+    changes = [_change(p, 1) for p in range(3)]
+    assert _partitions(split_phases(changes, phases=3)) == [[0], [1], [2]]
+    assert _partitions(split_phases(changes, phases=1)) == [[0, 1, 2]]
+
+
+@pytest.mark.parametrize("cap, expected", [
+    pytest.param(2, [[0, 1]], id="exactly-the-cap-fits"),
+    pytest.param(1, [[0], [1]], id="one-over-closes-the-phase"),
+])
+def test_a_phase_closes_only_before_it_would_exceed_max_moves(cap, expected) -> None:
+    assert _partitions(split_phases([_change(0, 1), _change(1, 1)], max_moves=cap)) == expected
+
+
+def test_a_new_phase_counts_moves_from_zero() -> None:
+    """Moves 2, 1, 1 under ``max_moves=2``: the first partition fills phase 1; phase 2 starts
+    empty and takes both one-move partitions (1 + 1 is not over 2)."""
+    changes = [_change(0, 2), _change(1, 1), _change(2, 1)]
+    assert _partitions(split_phases(changes, max_moves=2)) == [[0], [1, 2]]
+
+
+def test_max_bytes_counts_every_partition_of_the_phase() -> None:
+    """Three partitions of 10 bytes under ``max_bytes=20``: the phase holds 10 + 10; a third
+    would make 30, so it opens phase 2."""
+    changes = [_change(p, 1, size=10) for p in range(3)]
+    assert _partitions(split_phases(changes, max_bytes=20)) == [[0, 1], [2]]
+
+
+def test_a_plan_without_changes_is_one_empty_phase() -> None:
+    """No caps and no ``phases`` is one phase (``split_phases``' docstring), even with nothing in
+    it: the report's phase 1 is the one ``proposal.json`` names (counter-case: a change fills it)."""
+    assert split_phases([]) == (Phase(1, ()),)
+    assert split_phases([], max_moves=1, phases=2) == (Phase(1, ()),)
+    assert _partitions(split_phases([_change(0, 1)])) == [[0]]
