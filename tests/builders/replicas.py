@@ -28,15 +28,22 @@ def generator() -> ModuleType:
 
 
 def replica_log(root: Path, broker: int, batches: list[tuple], *, hw: int | None,
-                checkpoint: list[tuple[int, int]] | bytes | None, **options) -> PartitionLog:
+                checkpoint: list[tuple[int, int]] | bytes | None, cleaned_to: int | None = None,
+                **options) -> PartitionLog:
     """``root/broker-<broker>/orders-0`` written with ``batches`` (``options``: ``clean``,
     ``log_start``, ``recovery_point``, ``legacy``, ``segment_base``, ``partition`` as the generator
     takes them), then read as the replication commands read it (labelled ``broker-<broker>``).
-    ``checkpoint`` as bytes is written as the ``leader-epoch-checkpoint`` file as it is."""
+    ``checkpoint`` as bytes is written as the ``leader-epoch-checkpoint`` file as it is;
+    ``cleaned_to`` writes a ``cleaner-offset-checkpoint`` (the log cleaner has compacted the
+    partition below that offset)."""
     entries = None if isinstance(checkpoint, bytes) else checkpoint
     generator().replica(root, broker, batches, hw=hw, checkpoint=entries, **options)
     log_dir = scan_log_dir(root / f"broker-{broker}")
     if isinstance(checkpoint, bytes):
         (Path(log_dir.partitions[0].path) / "leader-epoch-checkpoint").write_bytes(checkpoint)
+    if cleaned_to is not None:
+        topic, _, partition = Path(log_dir.partitions[0].path).name.rpartition("-")
+        (root / f"broker-{broker}" / "cleaner-offset-checkpoint").write_text(f"0\n1\n{topic} {partition} {cleaned_to}\n")
+    if isinstance(checkpoint, bytes) or cleaned_to is not None:
         log_dir = scan_log_dir(root / f"broker-{broker}")
     return read_partition_log(log_dir.partitions[0], log_dir)

@@ -30,8 +30,8 @@ SUFFIX_MEANINGS = {
     "stray": "a replica the broker decided no longer belongs to it (KRaft), kept for later deletion",
 }
 LEFTOVER_MEANINGS = {
-    "deleted": "renamed for asynchronous deletion (retention, compaction or truncation); deleted at the next start — "
-               "the data in it may still be recoverable",
+    "deleted": "renamed for asynchronous deletion (retention, compaction or truncation), removed "
+               "file.delete.delay.ms later or at the next start; the data in it may still be recoverable",
     "cleaned": "output of an interrupted compaction or segment split; deleted at the next start",
     "swap": "compaction output being swapped in; the next start completes the swap",
     "tmp": "an interrupted write of a checkpoint or metadata file; the main file holds the previous version",
@@ -132,13 +132,22 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
     findings: list[Finding] = []
     partition, log_dir = log.partition, log.log_dir
     if partition.parsed is not None and partition.parsed.suffix:
+        # -delete (StopReplica with deletion: a topic deleted or a replica reassigned away, removed
+        # file.delete.delay.ms later) and -future (an alter-log-dirs move) are steps Kafka takes
+        # in its normal course: information; a -stray replica (KRaft) is one the broker found it
+        # should not have, a warning
         findings.append(Finding("partition_dir_state", partition.path, 0,
                                 f"{partition.name}: -{partition.parsed.suffix} directory, "
                                 f"{SUFFIX_MEANINGS[partition.parsed.suffix]}",
+                                severity="info" if partition.parsed.suffix in ("delete", "future") else "",
                                 details={"suffix": partition.parsed.suffix}))
     for path, kind in partition.leftovers:
         if kind in LEFTOVER_MEANINGS:
-            findings.append(Finding("leftover_file", path, 0, f"{path}: {LEFTOVER_MEANINGS[kind]}", details={"file_kind": kind}))
+            # a .deleted file is a step of every retention, compaction and truncation Kafka does
+            # (asyncDeleteSegment renames, the delete follows file.delete.delay.ms later): normal
+            # state, told as information (its data may still be read), never a warning
+            findings.append(Finding("leftover_file", path, 0, f"{path}: {LEFTOVER_MEANINGS[kind]}",
+                                    severity="info" if kind == "deleted" else "", details={"file_kind": kind}))
     for path in partition.orphan_indexes:
         findings.append(Finding("leftover_file", path, 0, f"{path}: an index file without its .log segment; the "
                                 "broker deletes it at start (\"Found an orphaned index file\")",
@@ -156,7 +165,7 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
                     open_txns.pop(b.producer_id, None)
                 elif b.producer_id not in open_txns:
                     open_txns[b.producer_id] = OpenTransaction(b.producer_id, b.producer_epoch, b.base_offset)
-        counts = _verify_indexes(seg, findings, open_at_start)
+        counts = _verify_indexes(seg, findings, open_at_start, active=seg is log.segments[-1])
         files = seg.files
         reports.append(SegmentReport(seg.path, seg.base_offset, seg.file_size, len(seg.batches), seg.first_offset,
                                      seg.last_offset, seg.valid_bytes, files.index, counts[0], files.timeindex,
@@ -228,10 +237,11 @@ def _without_checkpoint(restart: RestartVerdict) -> str:
             f"(from the recovery point on): its epoch cache would be {cache}")
 
 
-def _verify_indexes(seg: SegmentLog, findings: list[Finding],
-                    open_at_start: frozenset[int]) -> tuple[int | None, int | None, int | None]:
+def _verify_indexes(seg: SegmentLog, findings: list[Finding], open_at_start: frozenset[int],
+                    active: bool = False) -> tuple[int | None, int | None, int | None]:
     """The segment's indexes checked against it (``open_at_start``: the producers with a
-    transaction holding data open where it starts, for the transaction index); the entry counts."""
+    transaction holding data open where it starts, for the transaction index; ``active``: the
+    partition's last segment); the entry counts."""
     counts: list[int | None] = [None, None, None]
     files = seg.files
     with mapped_indexes(files) as mapped:
@@ -239,7 +249,7 @@ def _verify_indexes(seg: SegmentLog, findings: list[Finding],
             if kind not in mapped:
                 continue
             path, buf = mapped[kind]
-            for item in verify(buf, path=path, segment=seg):
+            for item in verify(buf, path=path, segment=seg, active=active):
                 if isinstance(item, Finding):
                     findings.append(item)
                 elif isinstance(item, IndexEnd):

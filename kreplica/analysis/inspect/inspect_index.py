@@ -45,10 +45,11 @@ def inspect_index(f: IndexFile, *, verify: bool = True, sanity: bool = True) -> 
     with mapped_index(f) as buf:
         verdict = sanity_check(f.index, buf, path=f.path, base_offset=f.base_offset) if sanity and f.index != "txn" else None
         if segment is not None:
+            active = f.active
             if f.index == "offset":
-                items = verify_offset_index(buf, path=f.path, segment=segment)
+                items = verify_offset_index(buf, path=f.path, segment=segment, active=active)
             elif f.index == "time":
-                items = verify_time_index(buf, path=f.path, segment=segment)
+                items = verify_time_index(buf, path=f.path, segment=segment, active=active)
             else:
                 items = verify_txn_index(buf, path=f.path, segment=segment)
         elif f.index == "offset":

@@ -59,6 +59,8 @@ def compare_checkpoint(log: PartitionLog, restart: RestartVerdict) -> Iterator[F
     path = log.partition.leader_epoch_checkpoint
     lines = log.epoch_checkpoint_lines or ()
     batch_cache, log_end, log_start = log.batch_cache, log.log_end_offset, log.log_start_offset
+    # the cleaner-offset-checkpoint's entry: the log is compacted and cleaned below that offset
+    cleaned_to = (log.checkpoints.cleaner_offsets or {}).get(log.partition.key)
     prev = None
     for ln in lines:
         if prev is not None and (ln.epoch <= prev.epoch or ln.start_offset <= prev.start_offset):
@@ -78,20 +80,26 @@ def compare_checkpoint(log: PartitionLog, restart: RestartVerdict) -> Iterator[F
                           "this replica", details={"epoch": ln.epoch, "start_offset": ln.start_offset,
                                                    "log_end_offset": log_end})
         elif ln.start_offset == log_end:
+            # what Kafka itself writes: a leader assigns its epoch at its log end when elected
+            # (Partition.makeLeader, maybeAssignEpochStartOffset), and a log start moved to the
+            # log end moves the entry there (truncateFromStart): normal state, not a warning
             yield Finding("epoch_checkpoint_beyond_log_end", path, ln.position,
                           f"epoch {ln.epoch} starts at the log end offset {log_end} with no batches yet (a leader "
                           "elected that has not written); the broker drops this entry on load (truncateFromEnd)",
-                          severity="warning",
+                          severity="info",
                           details={"epoch": ln.epoch, "start_offset": ln.start_offset, "log_end_offset": log_end})
         elif ln.epoch in batch_starts and batch_starts[ln.epoch] != ln.start_offset \
                 and not _moved_to_log_start(ln, lines, batch_cache, log_start):
             actual = batch_starts[ln.epoch]
             compacted = ln.start_offset < actual
+            cleaned = compacted and cleaned_to is not None and actual <= cleaned_to
             yield Finding("epoch_checkpoint_offset_mismatch", path, ln.position,
                           f"epoch {ln.epoch} starts at {ln.start_offset} in the checkpoint but at {actual} in the batch "
-                          "headers" + (" (the log cleaner may have removed the batch that opened it)" if compacted
+                          "headers" + (f" (the log cleaner, which has cleaned this log to offset {cleaned_to}, removed "
+                                       "the batches that opened it)" if cleaned else
+                                       " (the log cleaner may have removed the batch that opened it)" if compacted
                                        else ""),
-                          severity="warning" if compacted else "",
+                          severity="info" if cleaned else "warning" if compacted else "",
                           details={"epoch": ln.epoch, "checkpoint_start_offset": ln.start_offset,
                                    "batch_start_offset": actual})
         elif ln.epoch not in batch_starts and ln.start_offset >= log_start:

@@ -76,25 +76,83 @@ def sanity_check(kind: str, buf, *, path: str, base_offset: int) -> SanityVerdic
     return SanityVerdict(path, None)
 
 
-def verify_offset_index(buf, *, path: str, segment: SegmentLog) -> Iterator[OffsetIndexEntry | Finding | IndexEnd]:
+_REGRESSIONS = frozenset({"index_offset_regression", "index_timestamp_regression"})
+
+
+class _StaleTail:
+    """The entries of an active segment's index past the segment's last batch: what a truncation
+    leaves. Kafka's ``truncateTo`` moves the index's position back without clearing the bytes
+    after it (``AbstractIndex.truncateToEntries``); the broker trims them when the segment is
+    closed or rolled (``trimToValidSize``) and rebuilds the index when it recovers the segment,
+    so in a copy of a running or killed broker they are normal state, told once as information.
+    In a closed segment an entry past its end is damage and is checked as any other."""
+
+    def __init__(self, segment: SegmentLog, active: bool, path: str, entry_size: int) -> None:
+        valid = [b for b in segment.kafka_batches if b.crc_valid is not False]
+        self.last_offset = valid[-1].last_offset if valid else segment.base_offset - 1
+        self.active, self.path, self.entry_size = active, path, entry_size
+        self.first: int | None = None
+        self.count = 0
+
+    def swallows(self, finding: Finding, buf, base_offset: int) -> bool:
+        """Whether a walk-ending regression the reader found is at an entry of the stale tail
+        (its offset, read from the slot, past the last batch): part of the tail, not damage."""
+        if not (self.active and finding.kind in _REGRESSIONS):
+            return False
+        slot = finding.details["slot"]
+        (relative,) = struct.unpack_from(">i", buf, slot * self.entry_size + (8 if self.entry_size == TIME_ENTRY_SIZE
+                                                                               else 0))
+        return self.holds(slot, base_offset + relative)
+
+    def holds(self, slot: int, offset: int) -> bool:
+        """Whether the entry at ``slot`` naming ``offset`` is part of the stale tail."""
+        if self.first is None and not (self.active and offset > self.last_offset):
+            return False
+        if self.first is None:
+            self.first = slot
+        self.count += 1
+        return True
+
+    def finding(self) -> Iterator[Finding]:
+        if self.first is not None:
+            yield Finding("index_entry_mismatch", self.path, self.first * self.entry_size,
+                          f"{self.count} entr{'y' if self.count == 1 else 'ies'} from slot {self.first} "
+                          f"name{'s' if self.count == 1 else ''} offsets "
+                          f"past the active segment's last batch (offset {self.last_offset}): left by a truncation, "
+                          "trimmed when the segment is closed and rebuilt when the broker recovers it",
+                          severity="info", details={"slot": self.first, "entries": self.count,
+                                                    "last_offset": self.last_offset, "stale_tail": True})
+
+
+def verify_offset_index(buf, *, path: str, segment: SegmentLog,
+                        active: bool = False) -> Iterator[OffsetIndexEntry | Finding | IndexEnd]:
     """The index's entries and the reader's findings, plus a finding per entry that does not
-    agree with the segment."""
+    agree with the segment (``active``: the partition's last segment, whose index may hold a
+    truncation's stale tail, :class:`_StaleTail`)."""
     base = segment.base_offset
     starts = {b.position: i for i, b in enumerate(segment.batches)}
     batches = segment.batches
     size = segment.file_size
+    tail = _StaleTail(segment, active, path, OFFSET_ENTRY_SIZE)
     pending: OffsetIndexEntry | None = None
     for item in iter_offset_index(buf, path=path, base_offset=base):
+        if isinstance(item, Finding) and tail.swallows(item, buf, base):
+            continue
         if isinstance(item, OffsetIndexEntry):
+            if tail.holds(item.slot, item.offset):
+                yield item
+                continue
             if pending is not None:
                 yield pending
                 yield from _check_offset_entry(pending, item.position, starts, batches, size, path)
             pending = item
             continue
-        if isinstance(item, IndexEnd) and pending is not None:
-            yield pending
-            yield from _check_offset_entry(pending, size, starts, batches, size, path)
-            pending = None
+        if isinstance(item, IndexEnd):
+            if pending is not None:
+                yield pending
+                yield from _check_offset_entry(pending, size, starts, batches, size, path)
+                pending = None
+            yield from tail.finding()
         yield item
 
 
@@ -126,8 +184,11 @@ def _check_offset_entry(entry: OffsetIndexEntry, next_position: int, starts: dic
                       details={"slot": entry.slot, "offset": entry.offset, "log_position": entry.position})
 
 
-def verify_time_index(buf, *, path: str, segment: SegmentLog) -> Iterator[TimeIndexEntry | Finding | IndexEnd]:
-    """The time index's entries and findings, each entry checked against batch timestamps."""
+def verify_time_index(buf, *, path: str, segment: SegmentLog,
+                      active: bool = False) -> Iterator[TimeIndexEntry | Finding | IndexEnd]:
+    """The time index's entries and findings, each entry checked against batch timestamps
+    (``active``: as for :func:`verify_offset_index`)."""
+    tail = _StaleTail(segment, active, path, TIME_ENTRY_SIZE)
     base = segment.base_offset
     batches = sorted((b for b in segment.batches if b.crc_valid is not False), key=lambda b: b.base_offset)
     bases = [b.base_offset for b in batches]
@@ -138,8 +199,12 @@ def verify_time_index(buf, *, path: str, segment: SegmentLog) -> Iterator[TimeIn
         high = max(high, b.max_timestamp)
         running.append((before, high))
     for item in iter_time_index(buf, path=path, base_offset=base):
+        if isinstance(item, Finding) and tail.swallows(item, buf, base):
+            continue
+        if isinstance(item, IndexEnd):
+            yield from tail.finding()
         yield item
-        if not isinstance(item, TimeIndexEntry):
+        if not isinstance(item, TimeIndexEntry) or tail.holds(item.slot, item.offset):
             continue
         i = bisect.bisect_right(bases, item.offset) - 1
         if i < 0 or batches[i].last_offset < item.offset:

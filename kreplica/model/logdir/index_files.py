@@ -23,6 +23,9 @@ class IndexFile:
     index: str              # offset | time | txn
     base_offset: int
     segment: str | None     # the sibling .log, when present
+    #: no segment of a higher base offset beside it: the partition's active segment, whose
+    #: index may hold a truncation's stale tail
+    active: bool = False
 
 
 def find_index_files(paths: list[str]) -> list[IndexFile]:
@@ -52,8 +55,12 @@ def _index_file(path: str) -> IndexFile | None:
     f = classify_partition_file(os.path.basename(path))
     if f.kind not in KINDS or f.base_offset is None:
         return None
-    log = os.path.join(os.path.dirname(path), segment_file_name(f.base_offset))
-    return IndexFile(path, KINDS[f.kind], f.base_offset, log if os.path.isfile(log) else None)
+    folder = os.path.dirname(path)
+    log = os.path.join(folder, segment_file_name(f.base_offset))
+    later = (g for g in map(classify_partition_file, os.listdir(folder or "."))
+             if g.kind == "log" and g.base_offset is not None and g.base_offset > f.base_offset)
+    return IndexFile(path, KINDS[f.kind], f.base_offset, log if os.path.isfile(log) else None,
+                     active=next(later, None) is None)
 
 
 

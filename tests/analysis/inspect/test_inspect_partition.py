@@ -80,12 +80,16 @@ def test_a_segment_without_indexes_counts_none_and_no_open_transaction_without_o
     assert r.topic_id is None
 
 
-@pytest.mark.parametrize("suffix, meaning", [
-    ("delete", "scheduled for asynchronous deletion"),
-    ("future", "the destination of an intra-broker move"),
-    ("stray", "a replica the broker decided no longer belongs to it"),
+@pytest.mark.parametrize("suffix, meaning, severity", [
+    # StopReplica with deletion (LogManager.asyncDelete: a topic deleted, or a replica a
+    # reassignment removed, as a real 4.4 cluster left orders-0.<id>-delete) and an alter-log-dirs
+    # move are Kafka's normal course: information; a KRaft stray replica is a warning
+    ("delete", "scheduled for asynchronous deletion", "info"),
+    ("future", "the destination of an intra-broker move", "info"),
+    ("stray", "a replica the broker decided no longer belongs to it", "warning"),
 ])
-def test_a_suffixed_directory_says_what_the_broker_does_with_it(tmp_path: Path, suffix: str, meaning: str) -> None:
+def test_a_suffixed_directory_says_what_the_broker_does_with_it(tmp_path: Path, suffix: str, meaning: str,
+                                                                severity: str) -> None:
     part = written(tmp_path)
     moved = part.with_name(f"orders-0.{UNIQUE}-{suffix}")
     part.rename(moved)
@@ -94,6 +98,7 @@ def test_a_suffixed_directory_says_what_the_broker_does_with_it(tmp_path: Path, 
     (f,) = [f for f in r.findings if f.kind == "partition_dir_state"]
     assert (f.path, f.position, f.details) == (str(moved), 0, {"suffix": suffix})
     assert f.message.startswith(f"orders-0.{UNIQUE}-{suffix}: -{suffix} directory, {meaning}")
+    assert f.severity == severity
 
 
 def test_a_plain_directory_has_no_directory_state(tmp_path: Path) -> None:
@@ -112,8 +117,14 @@ def test_leftovers_and_orphaned_indexes_are_named_and_unknown_files_are_not(tmp_
                    ("00000000000000000012.log.swap", "swap"), ("leader-epoch-checkpoint.tmp", "tmp"),
                    ("00000000000000000100.index", "orphan_index"), ("00000000000000000100.timeindex", "orphan_index")]
     messages = {Path(f.path).name: f.message for f in r.findings if f.kind == "leftover_file"}
-    assert messages["00000000000000000000.log.deleted"].endswith("deleted at the next start — the data in it may "
-                                                                 "still be recoverable")
+    assert messages["00000000000000000000.log.deleted"].endswith("removed file.delete.delay.ms later or at the next "
+                                                                 "start; the data in it may still be recoverable")
+    # a .deleted file is a step of Kafka's own retention, compaction and truncation
+    # (LocalLog.deleteSegmentFiles renames, the delete follows file.delete.delay.ms later):
+    # information; the others are interrupted work, warnings
+    severities = {Path(f.path).name: f.severity for f in r.findings if f.kind == "leftover_file"}
+    assert severities["00000000000000000000.log.deleted"] == "info"
+    assert {severities[n] for n in severities if not n.endswith(".deleted")} == {"warning"}
     assert messages["00000000000000000100.index"].endswith("the broker deletes it at start (\"Found an orphaned "
                                                            "index file\")")
     assert all(f.position == 0 and f.path.startswith(str(part)) for f in r.findings if f.kind == "leftover_file")

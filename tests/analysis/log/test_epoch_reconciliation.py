@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kreplica.analysis.log.epoch_reconciliation import reconcile_epochs
-from kreplica.formats.findings import ERROR, WARNING
+from kreplica.formats.findings import ERROR, INFO, WARNING
 from kreplica.model.versions import DEFAULT_VERSION
 from tests.builders.replicas import replica_log
 
@@ -42,7 +42,9 @@ def summary(v) -> list[tuple]:
     # an extra epoch: a leader elected without writing (2.1+ registers (epoch, LEO) on election)
     pytest.param([(0, 0), (1, 5), (2, 8), (3, 10)], [(MISMATCH, WARNING, 2)], [(0, 0), (1, 5), (2, 8), (3, 10)],
                  id="extra-epoch-inside-the-log-is-kept"),
-    pytest.param(LINEAGE + [(4, 15)], [(BEYOND, WARNING, 4)], LINEAGE, id="extra-epoch-at-the-log-end-is-dropped"),
+    # what Kafka writes when a leader is elected and has not written yet (Partition.makeLeader,
+    # maybeAssignEpochStartOffset at the log end): information, not a warning
+    pytest.param(LINEAGE + [(4, 15)], [(BEYOND, INFO, 4)], LINEAGE, id="extra-epoch-at-the-log-end-is-dropped"),
     pytest.param(LINEAGE + [(4, 20)], [(BEYOND, ERROR, 4)], LINEAGE, id="checkpoint-ahead-of-the-log-is-dropped"),
     pytest.param([(0, 0), (1, 5), (3, 14)], [(MISMATCH, ERROR, 3)], [(0, 0), (1, 5), (3, 14)],
                  id="last-entry-just-below-the-log-end-is-kept"),
@@ -161,7 +163,7 @@ def fields(tmp_path: Path, v) -> list[tuple]:
     pytest.param(LINEAGE + [(4, 15)], 3, BEYOND,
                  "epoch 4 starts at the log end offset 15 with no batches yet (a leader elected that has not "
                  "written); the broker drops this entry on load (truncateFromEnd)",
-                 WARNING, {"epoch": 4, "start_offset": 15, "log_end_offset": 15}, id="at-the-log-end"),
+                 INFO, {"epoch": 4, "start_offset": 15, "log_end_offset": 15}, id="at-the-log-end"),
     pytest.param([(0, 0), (1, 3), (3, 10)], 1, MISMATCH,
                  "epoch 1 starts at 3 in the checkpoint but at 5 in the batch headers (the log cleaner may have "
                  "removed the batch that opened it)",
@@ -249,3 +251,23 @@ def test_the_kafka_version_given_decides_the_loaded_cache(tmp_path: Path) -> Non
                       recovery_point=0)
     assert [tuple(e) for e in reconcile_epochs(log, parse_kafka_version("2.5")).state.cache.entries] == [(2, 5)]
     assert [tuple(e) for e in reconcile_epochs(log, DEFAULT_VERSION).state.cache.entries] == [(0, 0), (2, 5)]
+
+
+def test_an_earlier_checkpoint_start_in_a_log_the_cleaner_has_compacted_is_information(tmp_path: Path) -> None:
+    """The log cleaner removes records and whole batches but never rewrites the leader-epoch
+    checkpoint (``LogCleaner`` leaves the epoch cache alone), so an epoch's first surviving batch
+    lies after the start the checkpoint gives it; with the partition in the log directory's
+    cleaner-offset-checkpoint, cleaned past that batch, this is Kafka's own state (a real 4.4
+    compacted topic: epoch 0 at 0 in the checkpoint, its first batch at 1540)."""
+    v = reconcile(tmp_path, checkpoint_bytes([(0, 0), (1, 3), (3, 10)]), cleaned_to=12)
+    assert summary(v) == [(MISMATCH, INFO, 1)]
+    assert "the log cleaner, which has cleaned this log to offset 12, removed the batches that opened it" \
+        in v.findings[0].message
+
+
+@pytest.mark.parametrize("cleaned_to", [None, 4], ids=["no-cleaner-checkpoint", "cleaned-below-the-batch"])
+def test_an_earlier_checkpoint_start_the_cleaner_does_not_explain_stays_a_warning(tmp_path: Path, cleaned_to) -> None:
+    """The counter-cases: no cleaner-offset-checkpoint entry for the partition, or one below the
+    epoch's first batch (5): the cleaner has not been over the missing offsets."""
+    v = reconcile(tmp_path, checkpoint_bytes([(0, 0), (1, 3), (3, 10)]), cleaned_to=cleaned_to)
+    assert summary(v) == [(MISMATCH, WARNING, 1)]

@@ -486,3 +486,38 @@ def test_inspect_dir_carries_an_open_transaction_into_the_next_segment(tmp_path:
     assert mismatches(partition("spanning", _abort(BASE + 1))) == [BASE + 1]
     ended = _abort(BASE + 1) + _abort(BASE + 2)
     assert mismatches(partition("empty", ended)) == [BASE + 1]
+
+
+def test_an_active_segments_entries_past_its_last_batch_are_a_truncations_stale_tail(tmp_path: Path) -> None:
+    """Kafka's ``LogSegment.truncateTo`` moves the indexes' position back
+    (``AbstractIndex.truncateToEntries``) without clearing the bytes after it; the active segment
+    keeps them until it is closed (``trimToValidSize``) or recovered (rebuilt). A copy of a
+    running broker after a truncation holds them: a real 4.4 old leader back from an unclean
+    election had a time index entry for offset 499 in a segment ending at 399. In the active
+    segment they are one information finding, whatever follows them; nothing else is checked."""
+    part, layout = segment(tmp_path)
+    t = table(part)
+    (p4, _, l4), last = layout[4], layout[-1][2]
+    stale_time = build_time_index([(TS + 2, 1002), (TS + 10 ** 9, last + 100), (TS + 5, last + 1)], base_offset=BASE)
+    found = rows(verify_time_index(stale_time, path="t.timeindex", segment=t, active=True))
+    assert found == [("index_entry_mismatch", "t.timeindex", 12,
+                      f"2 entries from slot 1 name offsets past the active segment's last batch (offset {last}): left "
+                      "by a truncation, trimmed when the segment is closed and rebuilt when the broker recovers it",
+                      {"slot": 1, "entries": 2, "last_offset": last, "stale_tail": True})]
+    assert [f.severity for f in findings_of(verify_time_index(stale_time, path="t.timeindex", segment=t,
+                                                              active=True))] == ["info"]
+    stale_offset = build_offset_index([(l4, p4), (last + 50, t.file_size + 10)], base_offset=BASE)
+    assert [(f.kind, f.severity, f.details["entries"]) for f in
+            findings_of(verify_offset_index(stale_offset, path="o.index", segment=t, active=True))] == [
+        ("index_entry_mismatch", "info", 1)]
+
+
+def test_a_closed_segments_entries_past_its_last_batch_are_damage(tmp_path: Path) -> None:
+    """The counter-case: a segment that is not the active one was trimmed when it rolled, so an
+    entry past its end is an error, each entry reported (the default, ``active=False``)."""
+    part, layout = segment(tmp_path)
+    t = table(part)
+    last = layout[-1][2]
+    stale_time = build_time_index([(TS + 2, 1002), (TS + 10 ** 9, last + 100)], base_offset=BASE)
+    assert [(f.kind, f.severity) for f in findings_of(verify_time_index(stale_time, path="t.timeindex", segment=t))] \
+        == [("index_entry_mismatch", "error")]
