@@ -277,15 +277,16 @@ def flat_layout(message: Message, version: int) -> bytes | None:
     """``message`` at ``version`` as a flat layout (:mod:`kreplica.formats.log.key_fold`): one code
     per field, ``s``/``S`` a non-null string (int16 / compact length), ``T`` the tagged-fields
     section of a flexible version. ``None`` when a field present at ``version`` is anything else
-    (an array, bytes, a nullable or tagged field, a struct): such a message is read only by
-    :func:`decode`. Bytes matching the layout are exactly those :func:`decode` reads to their end
-    (varints up to 4 bytes long)."""
+    (an array, bytes, a nullable field, a struct): such a message is read only by
+    :func:`decode`. A tagged field has no code: it is in the tagged-fields section, which
+    :func:`decode_flat` leaves to :func:`decode` when it holds any field. Bytes matching the
+    layout are exactly those :func:`decode` reads to their end (varints up to 4 bytes long)."""
     flexible = message.flexible(version)
     codes = []
     for f in message.fields:
-        if not f.present(version):
+        if not f.present(version) or f.tag is not None:
             continue
-        if f.tag is not None or f.nullable_at(version):
+        if f.nullable_at(version):
             return None
         if f.type == "string":
             codes.append("S" if flexible else "s")
@@ -313,7 +314,7 @@ def _flat_plan(message: Message, version: int) -> tuple:
     codes = iter(layout)
     steps: list[tuple] = []
     for f in message.fields:
-        if not f.present(version):
+        if not f.present(version) or f.tag is not None:   # a tagged one: absent when decode_flat reads
             steps.append(("default", f.name, default_of(f)))
             continue
         code = next(codes)

@@ -10,6 +10,7 @@ Kafka's version is given to kreplica as the recording's, capped at the newest it
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 from tests.builders.real_kafka import Recording, restarts
@@ -242,6 +243,148 @@ def controller_is_the_one_kafka_reports(recording: Recording) -> None:
     assert seen[1] != seen[0] == recording.step("killed")["node"]
 
 
+def _moving_broker(recording: Recording) -> int:
+    step = recording.step("reassignment started")
+    (removed,) = set(step["replicas"]) - set(step["target"])
+    return removed
+
+
+def _throttle_configs(recording: Recording, point: str) -> tuple[dict, dict]:
+    """The throttle entries of the topic and broker configs Admin described at ``point``."""
+    configs = recording.account(point)["configs"]
+    topic = {k: v for k, v in configs["topics"]["orders"].items() if "throttled" in k}
+    brokers = {b: {k: int(v) for k, v in c.items() if "throttled" in k} for b, c in configs["brokers"].items()}
+    return topic, {b: c for b, c in brokers.items() if c}
+
+
+def throttles_are_what_kafka_reassign_partitions_set(recording: Recording) -> None:
+    """plan-reassign decommission of the replaced broker, at the rate the script gave
+    kafka-reassign-partitions --throttle, on the metadata copied before the reassignment: the
+    move Kafka's tool was asked to make (the removed broker's slot to the fourth broker), and the
+    throttle configs that tool set (ReassignPartitionsCommand.calculateLeaderThrottles /
+    calculateFollowerThrottles on the topic, the rate on every broker of the move), as Admin
+    describeConfigs showed them while it ran."""
+    step = recording.step("reassignment started")
+    rate_mb = step["throttle_bytes_s"] / 1_000_000
+    found = objects("plan-reassign", recording.metadata("before-reassignment"), "decommission",
+                    str(_moving_broker(recording)), "--throttle", str(rate_mb), "--kafka-version", kafka_version(recording))
+    move = one(found, "move")
+    assert (move["from"], move["to"]) == (_moving_broker(recording), (set(step["target"]) - set(step["replicas"])).pop())
+    throttle = one(found, "throttle")
+    topic, brokers = _throttle_configs(recording, "in-flight")
+    assert throttle["topics"]["orders"] == topic
+    assert throttle["brokers"] == brokers
+    assert throttle["rate"] == step["throttle_bytes_s"]
+
+
+def reassignment_in_flight_is_what_kafka_lists(recording: Recording) -> None:
+    """cluster-state on the metadata copied while the new replica caught up: the replicas being
+    added and removed are listPartitionReassignments' (KIP-455: in the partition's state, ZooKeeper
+    and KRaft alike), the throttles the topic and brokers carry are describeConfigs', the partition
+    is reassigning and, its ISR holding every replica but the one being added, not
+    under-replicated (Kafka's replication factor leaves adding replicas out)."""
+    state = one(objects("cluster-state", recording.metadata("in-flight")), "cluster_state")
+    topic = next(t for t in state["topics"] if t["name"] == "orders")
+    partition = topic["partitions"][0]
+    listed = recording.account("in-flight")["reassignments"]["orders-0"]
+    assert (partition["replicas"], partition["adding_replicas"], partition["removing_replicas"]) == (
+        listed["replicas"], listed["adding"], listed["removing"])
+    throttled_topic, throttled_brokers = _throttle_configs(recording, "in-flight")
+    assert {k: v for k, v in topic["config"].items() if "throttled" in k} == throttled_topic
+    ours = {b: {k: int(v) for k, v in c.items() if "throttled" in k} for b, c in state["broker_configs"].items()}
+    assert {b: c for b, c in ours.items() if c} == throttled_brokers
+    assert state["health"]["reassigning"] == ["orders-0"]
+    assert "orders-0" not in state["health"]["under_replicated"]
+    assert set(partition["isr"]) >= set(listed["replicas"]) - set(listed["adding"])
+
+
+def verify_is_what_kafka_reassign_partitions_verify_said(recording: Recording) -> None:
+    """plan-reassign verify with the executed reassignment's file: in flight, the partition in
+    progress with the throttles left (exit 1), as Kafka's --verify said "still in progress"; after
+    it completed and Kafka's --verify cleared the throttles, completed with nothing left (exit 0)."""
+    plan = str(recording.root / "reassignment.json")
+    verdicts = {}
+    for point in ("in-flight", "completed"):
+        result = run("plan-reassign", recording.metadata(point), "verify", "--reassignment-json-file", plan,
+                     "--format", "ndjson")
+        found = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+        status = one(found, "reassignment_status")["status"]
+        summary = one(found, "verify")
+        said = (recording.root / point / "reassign-verify.txt").read_text()
+        verdicts[point] = (result.exit_code, status, summary["throttles_left"] > 0)
+        if point == "in-flight":
+            assert "Reassignment of partition orders-0 is still in progress." in said
+        else:
+            assert "Reassignment of partition orders-0 is completed." in said and "Clearing" in said
+    assert verdicts == {"in-flight": (1, "in_progress", True), "completed": (0, "completed", False)}
+
+
+def leader_after_reassignment_is_the_controllers(recording: Recording) -> None:
+    """plan-reassign's controller steps for the move end with the leader and leader epoch the
+    controller gave the partition when the reassignment completed (the removed leader's
+    successor: the target's first replica, in the ISR), and its leader_change says so."""
+    found = objects("plan-reassign", recording.metadata("before-reassignment"), "decommission",
+                    str(_moving_broker(recording)), "--kafka-version", kafka_version(recording))
+    rows = one(found, "transitions")["rows"]
+    after = recording.partition_account("completed")
+    assert (rows[-1]["leader"], rows[-1]["leader_epoch"], sorted(rows[-1]["isr"]), rows[-1]["replicas"]) == (
+        after["leader"], after["leader_epoch"], sorted(after["isr"]), after["replicas"])
+    change = one(found, "leader_change")
+    assert (change["from"], change["to"]) == (_moving_broker(recording), after["leader"])
+
+
+def _inspected(recording: Recording, point: str, broker: int) -> list[dict]:
+    return objects("inspect-dir", recording.log_dir(point, broker), "--kafka-version", kafka_version(recording))
+
+
+def log_start_is_what_kafka_lists(recording: Recording) -> None:
+    """inspect-dir's log start of orders-0 on every replica, after DeleteRecords and after time
+    retention, is listOffsets' earliest: what a restart would load (the log-start-offset
+    checkpoint when past the first segment, else the first segment's base; LogLoader)."""
+    for point in ("after-delete-records", "after-retention"):
+        earliest = recording.partition_account(point)["earliest"]
+        for broker in recording.partition_account(point)["replicas"]:
+            partition = next(o for o in _inspected(recording, point, broker)
+                             if o["type"] == "partition" and o["name"] == "orders-0")
+            assert partition["log_start_offset"] == earliest, (point, broker, partition["log_start_offset"])
+    assert recording.partition_account("after-delete-records")["earliest"] == recording.step("deleted records")[
+        "low_watermark"]
+
+
+def no_alarm_on_what_kafka_wrote_in_health(recording: Recording) -> None:
+    """Nothing here was damaged: every broker's log directory at every point, copied from a
+    running broker (DeleteRecords, retention and compaction done, .deleted files awaiting
+    file.delete.delay.ms, indexes of active segments, a reassignment's added and removed
+    replicas, a decommissioned broker stopped cleanly), gets no warning and no error from
+    inspect-dir: normal state Kafka writes is information at most."""
+    for point in recording.description["points"]:
+        for broker in recording.description["brokers"]:
+            if not recording.log_dir(point, broker).is_dir():
+                continue
+            alarms = [(o["kind"], o["message"][:120]) for o in _inspected(recording, point, broker)
+                      if o["type"] == "finding" and o["severity"] in ("warning", "error")]
+            assert not alarms, (point, broker, alarms)
+
+
+def compacted_log_is_what_dump_log_lists(recording: Recording) -> None:
+    """The compacted topic, on every replica after the cleaner ran: the offsets inspect-log walks
+    (records, markers included) are the ones kafka-dump-log --deep-iteration printed, so the
+    cleaner's removals (superseded keys, tombstones past delete.retention.ms, the aborted
+    transaction's records) are seen as Kafka sees them; and its log start is listOffsets'."""
+    point = "compacted"
+    for broker in recording.partition_account(point, topic="ledger")["replicas"]:
+        directory = recording.log_dir(point, broker) / "ledger-0"
+        segments = sorted(str(p) for p in directory.glob("*.log"))
+        ours = [o["offset"] for o in objects("inspect-log", *segments, "--records", "--payload", "none")
+                if o["type"] == "record"]
+        dump = (recording.root / point / "dump-log" / f"node-{broker}" / "data" / "ledger-0.txt").read_text()
+        theirs = [int(m) for m in re.findall(r"^\| offset: (\d+)", dump, re.M)]
+        assert theirs and ours == theirs, (broker, len(ours), len(theirs))
+        partition = next(o for o in _inspected(recording, point, broker)
+                         if o["type"] == "partition" and o["name"] == "ledger-0")
+        assert partition["log_start_offset"] == recording.partition_account(point, topic="ledger")["earliest"]
+
+
 #: the judgments each scenario's recordings get, besides cluster_state_is_described at every point
 BY_SCENARIO = {
     "leader-killed-acks1": (truncation_after_a_kill, acks1_losses_are_discarded, recovery_after_a_kill,
@@ -251,4 +394,9 @@ BY_SCENARIO = {
     "consumer-groups": (groups_are_what_admin_lists,),
     "transactions": (transactions_are_what_admin_describes,),
     "controller-failover": (controller_is_the_one_kafka_reports,),
+    "reassignment-throttled": (throttles_are_what_kafka_reassign_partitions_set, reassignment_in_flight_is_what_kafka_lists,
+                               verify_is_what_kafka_reassign_partitions_verify_said,
+                               leader_after_reassignment_is_the_controllers, no_alarm_on_what_kafka_wrote_in_health),
+    "log-start": (log_start_is_what_kafka_lists, no_alarm_on_what_kafka_wrote_in_health,
+                  compacted_log_is_what_dump_log_lists),
 }

@@ -166,6 +166,7 @@ class Registration:
 
 
 _REPLAYED_REGISTER = re.compile(r"Replayed (?:initial )?RegisterBrokerRecord .*?RegisterBrokerRecord\(brokerId=(\d+),")
+_REPLAYED_UNREGISTER = re.compile(r"Replayed UnregisterBrokerRecord\(brokerId=(\d+),")
 _REPLAYED_CHANGE = re.compile(r"Replayed BrokerRegistrationChangeRecord modifying the registration for broker (\d+): "
                               r".*fenced=(-?\d+), inControlledShutdown=(\d+)")
 
@@ -178,6 +179,8 @@ def kraft_registrations(path: Path) -> list[Registration]:
     for at, text in _lines(path):
         if m := _REPLAYED_REGISTER.search(text):
             found.append(Registration(at, int(m[1]), "registered", text))
+        elif m := _REPLAYED_UNREGISTER.search(text):
+            found.append(Registration(at, int(m[1]), "unregistered", text))
         elif m := _REPLAYED_CHANGE.search(text):
             broker = int(m[1])
             if m[3] == "1":
@@ -415,7 +418,8 @@ def liveness_is_the_scripts(j: Judged) -> None:
     broker's next liveness step:
 
     * killed (SIGKILL): KRaft ``fenced`` (or ``unregistered``), ZooKeeper ``session_expired``;
-    * stopped (SIGTERM, controlled shutdown): KRaft ``controlled_shutdown``, ZooKeeper
+    * stopped (SIGTERM, controlled shutdown): KRaft ``controlled_shutdown`` (``fenced`` for a
+      broker that leads nothing, which the controller fences at once), ZooKeeper
       ``session_closed`` (the broker closes its session; ZooKeeper holds no controlled-shutdown
       state). The step is logged once the process has exited, so the event is at or before the
       step's second (+1 s) and no earlier than the previous step's second;
@@ -442,6 +446,11 @@ def liveness_is_the_scripts(j: Judged) -> None:
             earliest = utc_second(j.recording.steps[s.index - 1]["utc"])
             latest = s.utc + 1000
             kinds = GONE_AFTER_STOP[mode]
+            if mode == "kraft" and not _leads_at(j, s.node, earliest):
+                # a broker that leads nothing is fenced at once when it asks to shut down
+                # (BrokerHeartbeatManager.calculateNextBrokerState: SHUTDOWN_NOW without
+                # leaderships; ReplicationControlManager.handleBrokerFenced)
+                kinds = ("fenced",)
         else:
             earliest, latest = s.utc, (until + 1000 if until is not None else None)
             kinds = GONE_AFTER_KILL[mode] if s.action == "killed" else BACK[mode]
@@ -453,7 +462,8 @@ def liveness_is_the_scripts(j: Judged) -> None:
         assert earliest <= e["time"] and (latest is None or e["time"] < latest), (
             f"{j.name}: broker {s.node} {s.action} (step {s.index}, {s.step['utc']}): its {e['event']} at "
             f"position {e['position']} is at {e['time']}, outside [{earliest}, {latest})")
-        wrong = {"killed": GONE_AFTER_STOP, "stopped": GONE_AFTER_KILL}.get(s.action, {}).get(mode, ())
+        wrong = tuple(k for k in {"killed": GONE_AFTER_STOP, "stopped": GONE_AFTER_KILL}.get(s.action, {}).get(mode, ())
+                      if k not in kinds)
         between = [x for _, x in mine if x["time"] <= e["time"] and x["event"] in wrong]
         assert not between, f"{j.name}: broker {s.node} {s.action}, the timeline says {between[0]['event']}"
         if s.action == "restarted" and mode == "kraft":
@@ -465,14 +475,33 @@ def liveness_is_the_scripts(j: Judged) -> None:
         last_position[s.node] = i
 
 
+def _leads_at(j: Judged, broker: int, before_ms: int) -> bool:
+    """Whether the timeline has ``broker`` leading any partition just before ``before_ms``."""
+    last: dict[str, dict] = {}
+    for e in j.events:
+        if e["type"] == "partition_event" and e["time"] is not None and e["time"] < before_ms:
+            last[e["partition"]] = e
+    return any((e["after"] or {}).get("leader") == broker for e in last.values())
+
+
 def liveness_is_what_the_controller_replayed(j: Judged) -> None:
-    """(c, KRaft) The timeline's broker events (registered, fenced, unfenced, controlled_shutdown)
-    are, broker by broker and in order, the registration changes the active controllers replayed
+    """(c, KRaft) The timeline's broker events (registered, fenced, unfenced, controlled_shutdown,
+    unregistered) are, broker by broker and in order, the registration changes the active controllers replayed
     (``controller.log`` of a controller never killed: a restarted one replays the log again),
     none missing, none extra."""
     killed = {s.node for s in j.liveness_steps() if s.action in ("killed", "stopped")}
-    steady = next(c for c in j.recording.description["controllers"] if c not in killed)
+    steadies = [c for c in j.recording.description["controllers"] if c not in killed]
+    steady = steadies[0]
     replayed = kraft_registrations(j.recording.evidence(j.point) / f"node-{steady}" / "controller.log")
+    # 3.9's active controller does not log its own UnregisterBrokerRecord, its standbys do: an
+    # unregistration is taken from every controller that was never killed
+    held = {(r.broker, r.change) for r in replayed}
+    for other in steadies[1:]:
+        for r in kraft_registrations(j.recording.evidence(j.point) / f"node-{other}" / "controller.log"):
+            if r.change == "unregistered" and (r.broker, r.change) not in held:
+                replayed.append(r)
+                held.add((r.broker, r.change))
+    replayed.sort(key=lambda r: r.time)
     for broker in j.recording.description["brokers"]:
         theirs = [r.change for r in replayed if r.broker == broker]
         ours = [e["event"] for e in _broker_events(j) if e["broker"] == broker]

@@ -99,6 +99,10 @@ public final class Driver {
             case "groups": return groups();
             case "txn": return txn(cmd);
             case "transactions": return transactions(cmd);
+            case "reassignments": return reassignments();
+            case "configs": return configs(cmd);
+            case "delete_records": return deleteRecords(cmd);
+            case "unregister_broker": return unregisterBroker(cmd);
             default: throw new IllegalArgumentException("unknown op " + cmd.get("op"));
         }
     }
@@ -365,8 +369,10 @@ public final class Driver {
         producer.beginTransaction();
         Acks acks = new Acks();
         String topic = cmd.get("topic").asText();
+        String prefix = cmd.path("prefix").asText(cmd.get("transactional_id").asText());
+        int keys = cmd.path("keys").asInt(0);
         for (int i = 0; i < cmd.get("count").asInt(); i++) {
-            acks.add(producer.send(new ProducerRecord<>(topic, 0, cmd.get("transactional_id").asText() + "-" + i, "v" + i))
+            acks.add(producer.send(new ProducerRecord<>(topic, 0, prefix + "-" + (keys > 0 ? i % keys : i), "v" + i))
                      .get(TIMEOUT_S, TimeUnit.SECONDS));
         }
         String end = cmd.get("end").asText();
@@ -429,6 +435,64 @@ public final class Driver {
         return out;
     }
 
+    /** listPartitionReassignments: each reassignment in flight, its replicas and the ones moving. */
+    private Object reassignments() throws Exception {
+        Map<?, ?> found = (Map<?, ?>) future(admin.listPartitionReassignments(), "reassignments");
+        Map<String, Object> out = new TreeMap<>();
+        for (Map.Entry<?, ?> e : found.entrySet()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("replicas", call(e.getValue(), "replicas"));
+            row.put("adding", call(e.getValue(), "addingReplicas"));
+            row.put("removing", call(e.getValue(), "removingReplicas"));
+            out.put(e.getKey().toString(), row);
+        }
+        return out;
+    }
+
+    /** describeConfigs of the topics named and of every broker: the dynamic entries only (what an
+     *  operator or a tool such as kafka-reassign-partitions --throttle set), by name. */
+    private Object configs(JsonNode cmd) throws Exception {
+        List<ConfigResource> resources = new ArrayList<>();
+        for (JsonNode t : cmd.path("topics")) resources.add(new ConfigResource(ConfigResource.Type.TOPIC, t.asText()));
+        for (JsonNode b : cmd.path("brokers")) resources.add(new ConfigResource(ConfigResource.Type.BROKER, b.asText()));
+        Map<ConfigResource, org.apache.kafka.clients.admin.Config> described =
+            admin.describeConfigs(resources).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+        Map<String, Object> topics = new TreeMap<>();
+        Map<String, Object> brokers = new TreeMap<>();
+        for (Map.Entry<ConfigResource, org.apache.kafka.clients.admin.Config> e : described.entrySet()) {
+            Map<String, String> entries = new TreeMap<>();
+            for (ConfigEntry entry : e.getValue().entries()) {
+                String source = entry.source().name();
+                if (source.equals("DYNAMIC_TOPIC_CONFIG") || source.equals("DYNAMIC_BROKER_CONFIG")) {
+                    entries.put(entry.name(), entry.value());
+                }
+            }
+            (e.getKey().type() == ConfigResource.Type.TOPIC ? topics : brokers).put(e.getKey().name(), entries);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("topics", topics);
+        out.put("brokers", brokers);
+        return out;
+    }
+
+    /** Admin deleteRecords (DeleteRecords: the log start offset moved to ``offset``); the low
+     *  watermark the leader answered. */
+    private Object deleteRecords(JsonNode cmd) throws Exception {
+        TopicPartition tp = new TopicPartition(cmd.get("topic").asText(), cmd.get("partition").asInt());
+        Map<TopicPartition, org.apache.kafka.clients.admin.RecordsToDelete> request =
+            Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(cmd.get("offset").asLong()));
+        org.apache.kafka.clients.admin.DeletedRecords done =
+            admin.deleteRecords(request).lowWatermarks().get(tp).get(TIMEOUT_S, TimeUnit.SECONDS);
+        return done.lowWatermark();
+    }
+
+    /** Admin unregisterBroker (KRaft, KIP-631): a decommissioned broker's registration removed. */
+    private Object unregisterBroker(JsonNode cmd) throws Exception {
+        Method unregister = admin.getClass().getMethod("unregisterBroker", int.class);
+        future(unregister.invoke(admin, cmd.get("broker").asInt()), "all");
+        return cmd.get("broker").asInt();
+    }
+
     /** Sends count records and waits for every acknowledgement: the offsets Kafka acked. */
     private Object produce(JsonNode cmd) throws Exception {
         try (KafkaProducer<String, String> producer = producer(cmd)) {
@@ -436,8 +500,13 @@ public final class Driver {
             Integer partition = cmd.has("partition") ? cmd.get("partition").asInt() : null;
             String prefix = cmd.path("prefix").asText("r");
             List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
+            // keys: K cycles K keys (prefix-0 .. prefix-(K-1)) for a compacted topic; tombstone:
+            // null values, a delete of each key
+            int keys = cmd.path("keys").asInt(0);
+            boolean tombstone = cmd.path("tombstone").asBoolean(false);
             for (int i = 0; i < cmd.get("count").asInt(); i++) {
-                sent.add(producer.send(new ProducerRecord<>(topic, partition, prefix + "-" + i, prefix + "-value-" + i)));
+                String key = prefix + "-" + (keys > 0 ? i % keys : i);
+                sent.add(producer.send(new ProducerRecord<>(topic, partition, key, tombstone ? null : prefix + "-value-" + i)));
             }
             Acks acks = new Acks();
             for (java.util.concurrent.Future<RecordMetadata> f : sent) {

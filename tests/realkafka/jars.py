@@ -73,15 +73,20 @@ def java() -> str:
 
 def release(version: str) -> Release:
     """The release's jars and compiled driver, resolving and compiling on first use."""
+    found = release_jars(version)
+    if not (found.classes / "Driver.class").exists() or _stale(found):
+        _compile(found)
+    return found
+
+
+def release_jars(version: str) -> Release:
+    """The release's jars alone, resolved on first use: enough for Kafka's own tools (no driver)."""
     java()
-    home = cache_root() / version
-    found = Release(version, home)
-    done = home / "lib" / ".resolved"
+    found = Release(version, cache_root() / version)
+    done = found.lib / ".resolved"
     if not done.exists():
         _resolve(found)
         done.write_text(version + "\n")
-    if not (found.classes / "Driver.class").exists() or _stale(found):
-        _compile(found)
     return found
 
 
@@ -117,3 +122,45 @@ def _compile(found: Release) -> None:
     if done.returncode != 0:
         raise Unavailable(f"the driver does not compile against Kafka {found.version}: "
                           f"{done.stderr.strip().splitlines()[0][:200]}")
+
+
+CLIENTS_POM = HERE / "clients-pom.xml"
+PROBE_SOURCE = HERE / "ConsumerProbe.java"
+
+
+def clients(version: str) -> Release:
+    """One generation of Kafka's Java clients alone (``kafka-clients`` of ``version`` and
+    slf4j-simple, by ``clients-pom.xml``), cached as ``<cache>/clients-<version>/lib``, with the
+    consumer probe compiled against them beside it (``classes/``): a client older than the
+    brokers it talks to, as a responder's applications often are."""
+    java()
+    found = Release(version, cache_root() / f"clients-{version}")
+    done = found.lib / ".resolved"
+    if not done.exists():
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise Unavailable("no mvn on PATH to resolve Kafka's clients")
+        if found.lib.exists():
+            shutil.rmtree(found.lib)
+        command = [mvn, "-q", "-B", "-f", str(CLIENTS_POM), f"-Dclients.version={version}",
+                   f"-DoutputDirectory={found.lib}", "dependency:copy-dependencies"]
+        try:
+            resolved = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S)
+        except subprocess.TimeoutExpired as exc:
+            raise Unavailable(f"Maven did not resolve kafka-clients {version} in {RESOLVE_TIMEOUT_S} s") from exc
+        if resolved.returncode != 0:
+            errors = [line for line in (resolved.stdout + resolved.stderr).splitlines() if "ERROR" in line]
+            raise Unavailable(f"Maven could not resolve kafka-clients {version}: {(errors or ['no output'])[0][:200]}")
+        done.write_text(version + "\n")
+    probe = found.classes / "ConsumerProbe.class"
+    if not probe.exists() or probe.stat().st_mtime < PROBE_SOURCE.stat().st_mtime:
+        javac = shutil.which("javac")
+        if javac is None:
+            raise Unavailable("no javac on PATH to compile the consumer probe")
+        found.classes.mkdir(parents=True, exist_ok=True)
+        compiled = subprocess.run([javac, "-nowarn", "-d", str(found.classes), "-cp", found.classpath(),
+                                   str(PROBE_SOURCE)], capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+        if compiled.returncode != 0:
+            raise Unavailable(f"the consumer probe does not compile against kafka-clients {version}: "
+                              f"{compiled.stderr.strip().splitlines()[0][:200]}")
+    return found

@@ -1,17 +1,23 @@
 """Record the real-cluster corpus: ``python -m tests.realkafka.record`` runs every scenario on
 every release and mode it is recorded for, into ``fixtures/real-kafka/<scenario>-<mode>-<version>/``
 (``--scenario``, ``--kafka-version`` and ``--mode`` pick fewer). Needs Java and Maven; takes a
-few minutes a recording. A recording that fails leaves nothing behind in the corpus."""
+few minutes a recording. A recording that fails leaves nothing behind in the corpus.
+
+``--redump`` starts no cluster: it remakes each committed recording's ``<point>/dump-log/`` from
+its evidence with the release named in its ``recording.json`` (the same picks apply)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.realkafka.jars import release
+from tests.realkafka.jars import release, release_jars
+from tests.realkafka.recording import dump_logs
 from tests.realkafka.scenarios import SCENARIOS, run
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "real-kafka"
@@ -29,7 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kafka-version", action="append")
     parser.add_argument("--mode", choices=("kraft", "zookeeper"), action="append")
     parser.add_argument("--out", type=Path, default=CORPUS)
+    parser.add_argument("--redump", action="store_true",
+                        help="remake the recordings' dump-log/ from their evidence; no cluster is run")
     args = parser.parse_args(argv)
+    if args.redump:
+        return redump(args.out, args.scenario, args.mode, args.kafka_version)
     chosen = [(s, m, v) for s, m, v in RECORDED
               if (not args.scenario or s in args.scenario) and (not args.mode or m in args.mode)
               and (not args.kafka_version or v in args.kafka_version)]
@@ -46,6 +56,35 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def redump(corpus: Path, scenarios: list[str] | None = None, modes: list[str] | None = None,
+           versions: list[str] | None = None, workers: int = 2) -> int:
+    """Each committed recording's ``<point>/dump-log/`` made again from its evidence (``dump_logs``
+    with the recording's release and topics), a point's whole directory replaced only once its
+    dumps are all written."""
+    jobs = []
+    for described in sorted(corpus.glob("*/recording.json")):
+        recording = json.loads(described.read_text())
+        if ((scenarios and recording["scenario"] not in scenarios) or (modes and recording["mode"] not in modes)
+                or (versions and recording["kafka_version"] not in versions)):
+            continue
+        found = release_jars(recording["kafka_version"])
+        jobs += [(described.parent / point, found, recording["topics"]) for point in recording["points"]]
+
+    def one(job) -> Path:
+        directory, found, topics = job
+        staged = directory / "dump-log.new"
+        shutil.rmtree(staged, ignore_errors=True)
+        dump_logs(directory, found, topics, into=staged)
+        shutil.rmtree(directory / "dump-log", ignore_errors=True)
+        staged.rename(directory / "dump-log")
+        return directory
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:  # each dump is a JVM of its own
+        for directory in pool.map(one, jobs):
+            print(f"redumped {directory}", file=sys.stderr)
+    return 0
+
+
 def readme() -> str:
     """The corpus's README: what each recording holds and the command that remakes it."""
     lines = ["# Real-cluster corpus", "",
@@ -56,11 +95,14 @@ def readme() -> str:
              "recording); judged by `tests/interop/test_real_kafka.py`.", "",
              "| recording | what happened |", "| --- | --- |"]
     for name, mode, version in RECORDED:
-        lines.append(f"| `{name}-{mode}-{version}` | Kafka {version}, {_MODES[mode]}: {SCENARIOS[name].summary} |")
+        scenario = SCENARIOS[name]
+        cluster = _MODES[mode].format(controllers=scenario.kraft_controllers, brokers=scenario.brokers)
+        lines.append(f"| `{name}-{mode}-{version}` | Kafka {version}, {cluster}: {scenario.summary} |")
     return "\n".join(lines) + "\n"
 
 
-_MODES = {"kraft": "KRaft (3 controllers, 3 brokers)", "zookeeper": "ZooKeeper mode (ZooKeeper and 3 brokers)"}
+_MODES = {"kraft": "KRaft ({controllers} controllers, {brokers} brokers)",
+          "zookeeper": "ZooKeeper mode (ZooKeeper and {brokers} brokers)"}
 
 
 def write_readme(corpus: Path) -> None:

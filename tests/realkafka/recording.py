@@ -7,8 +7,16 @@ A recording is one directory::
     <point>/evidence/      every node's log dirs, metadata log and logs; ZooKeeper's data dir
     <point>/account.json   Admin's answers (describeCluster, describeTopics with offsets,
                            describeLogDirs, the consumer groups with their committed offsets,
+                           listPartitionReassignments, the dynamic topic and broker configs,
                            describeMetadataQuorum in KRaft)
-    <point>/dump-log/      kafka-dump-log --deep-iteration of each partition of the scenario's topics
+    <point>/<tool>.txt     what one of Kafka's command-line tools printed there (``tool``)
+    <point>/dump-log/      kafka-dump-log --deep-iteration of each partition of the scenario's topics,
+                           and with its decoder of each internal partition holding records:
+                           __consumer_offsets-* (--offsets-decoder), __transaction_state-*
+                           (--transaction-log-decoder), each KRaft node's __cluster_metadata-0
+                           (--cluster-metadata-decoder); one node-N/{data,metadata}/<partition>.txt
+                           each (``dump_logs``; ``python -m tests.realkafka.record --redump``
+                           remakes them from the evidence)
     <point>/trimmed-indexes.json   the index files whose preallocated zero tail the copy cut, with
                            their sizes as Kafka left them (``copy_evidence``)
     recording.json         the scenario, the Kafka release, the mode, the points in order
@@ -25,9 +33,13 @@ from typing import Any
 
 from tests.realkafka.cluster import Cluster, KraftCluster, copy_evidence
 from tests.realkafka.driver import DriverError
-from tests.realkafka.jars import java
+from tests.realkafka.jars import Release, java
 
 DUMP_TIMEOUT_S = 300
+# the internal partitions dumped, each with the decoder of kafka-dump-log that reads its records as
+# Kafka's coordinators and controllers do (a decoder implies --print-data-log)
+DECODERS = {"__consumer_offsets": "--offsets-decoder", "__transaction_state": "--transaction-log-decoder",
+            "__cluster_metadata": "--cluster-metadata-decoder"}
 
 
 @dataclass
@@ -69,6 +81,10 @@ class Recording:
         self.log("recorded", point=name)
         return directory
 
+    def account_at(self, point: str) -> dict[str, Any]:
+        """The account recorded at ``point``."""
+        return json.loads((self.root / point / "account.json").read_text())
+
     def tool(self, point: str, name: str, main: str, *args: str) -> str:
         """One of Kafka's command-line tools (its main class, in the release's jars) run now, its
         output kept as ``<point>/<name>.txt``: part of Kafka's account at that point."""
@@ -76,6 +92,7 @@ class Recording:
                                "-Dlog4j2.configurationFile=/dev/null", "-cp", self.cluster.release.classpath(),
                                main, *args], capture_output=True, text=True, timeout=DUMP_TIMEOUT_S)
         text = done.stdout if done.returncode == 0 else done.stdout + done.stderr
+        (self.root / point).mkdir(parents=True, exist_ok=True)
         (self.root / point / f"{name}.txt").write_text(text)
         self.log("tool", name=name, main=main, args=list(args), exit=done.returncode)
         return text
@@ -89,6 +106,8 @@ class Recording:
             "topics": lambda: driver.call("describe", topics=self.topics),
             "log_dirs": lambda: driver.call("log_dirs", brokers=alive),
             "groups": lambda: driver.call("groups"),
+            "reassignments": lambda: driver.call("reassignments"),
+            "configs": lambda: driver.call("configs", topics=self.topics, brokers=alive),
         }
         if isinstance(self.cluster, KraftCluster):
             questions["quorum"] = lambda: driver.call("quorum")
@@ -101,23 +120,7 @@ class Recording:
         return answers
 
     def _dump_logs(self, directory: Path) -> None:
-        release = self.cluster.release
-        main = "org.apache.kafka.tools.DumpLogSegments" if release.major >= 4 else "kafka.tools.DumpLogSegments"
-        evidence = directory / "evidence"
-        for partition in sorted(evidence.glob("node-*/data/*")):
-            segments = sorted(partition.glob("*.log"))
-            if partition.name.rsplit("-", 1)[0] not in self.topics or not segments:
-                continue
-            # one JVM per partition: the tool takes its segments as one comma-separated list
-            done = subprocess.run([java(), "-Xmx256m", "-Dlog4j.configuration=file:/dev/null",
-                                   "-Dlog4j2.configurationFile=/dev/null", "-cp", release.classpath(), main,
-                                   "--files", ",".join(map(str, segments)), "--deep-iteration"],
-                                  capture_output=True, text=True, timeout=DUMP_TIMEOUT_S)
-            target = directory / "dump-log" / f"{partition.relative_to(evidence)}.txt"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # the dump names the absolute paths it read: keep them relative to the evidence
-            text = done.stdout.replace(str(evidence) + "/", "")
-            target.write_text(text if done.returncode == 0 else text + done.stderr)
+        dump_logs(directory, self.cluster.release, self.topics)
 
     def close(self) -> None:
         description = {"scenario": self.scenario, "kafka_version": self.cluster.release.version,
@@ -127,3 +130,45 @@ class Recording:
                        "controllers": sorted(n for n, spec in self.cluster.nodes.items() if spec.is_controller)}
         (self.root / "recording.json").write_text(json.dumps(description, indent=1) + "\n")
         self._script.close()
+
+
+def dump_main(release: Release) -> str:
+    """DumpLogSegments' main class: moved from core (Scala) to tools (Java) in Kafka 4."""
+    return "org.apache.kafka.tools.DumpLogSegments" if release.major >= 4 else "kafka.tools.DumpLogSegments"
+
+
+def dumped_partitions(evidence: Path, topics: list[str]) -> list[tuple[Path, list[Path], str | None]]:
+    """What ``dump_logs`` dumps of a point's evidence: each partition directory, its segments and
+    its decoder (None for the scenario's topics). A partition of the scenario's topics is dumped
+    when it has a segment; an internal one (``DECODERS``) only when a segment holds records."""
+    found: list[tuple[Path, list[Path], str | None]] = []
+    candidates = [*evidence.glob("node-*/data/*"), *evidence.glob("node-*/metadata/__cluster_metadata-0")]
+    for partition in sorted(candidates):
+        segments = sorted(partition.glob("*.log"))
+        topic = partition.name.rsplit("-", 1)[0]
+        if topic in topics and segments:
+            found.append((partition, segments, None))
+        elif topic in DECODERS and any(s.stat().st_size > 0 for s in segments):
+            found.append((partition, segments, DECODERS[topic]))
+    return found
+
+
+def dump_logs(directory: Path, release: Release, topics: list[str], into: Path | None = None) -> None:
+    """``<directory>/dump-log/`` (or ``into``): ``kafka-dump-log --deep-iteration`` of each
+    partition of the point's evidence that ``dumped_partitions`` names, with its decoder, one
+    ``.txt`` a partition at the partition directory's path under ``evidence/``. Run at each point
+    of a recording, and by ``python -m tests.realkafka.record --redump`` over a committed one."""
+    evidence = directory.resolve() / "evidence"
+    into = directory / "dump-log" if into is None else into
+    for partition, segments, decoder in dumped_partitions(evidence, topics):
+        # one JVM per partition: the tool takes its segments as one comma-separated list
+        done = subprocess.run([java(), "-Xmx256m", "-Dlog4j.configuration=file:/dev/null",
+                               "-Dlog4j2.configurationFile=/dev/null", "-cp", release.classpath(), dump_main(release),
+                               "--files", ",".join(map(str, segments)), "--deep-iteration",
+                               *([decoder] if decoder else [])],
+                              capture_output=True, text=True, timeout=DUMP_TIMEOUT_S)
+        target = into / f"{partition.relative_to(evidence)}.txt"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # the dump names the absolute paths it read: keep them relative to the evidence
+        text = done.stdout.replace(str(evidence) + "/", "")
+        target.write_text(text if done.returncode == 0 else text + done.stderr)

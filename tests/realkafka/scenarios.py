@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.realkafka.cluster import Cluster, KraftCluster, ZookeeperCluster
+from tests.realkafka.driver import DriverError
 from tests.realkafka.jars import Release
 from tests.realkafka.processes import Process, wait_until
 from tests.realkafka.recording import Recording
@@ -34,6 +35,9 @@ class Scenario:
     summary: str
     script: Callable[[Cluster, Recording], None]
     kraft_controllers: int = 3
+    brokers: int = 3
+    #: broker configs the incident needs besides the harness's (``cluster.BROKER_DEFAULTS``)
+    config: tuple[tuple[str, str], ...] = ()
 
 
 def small_segments(release: Release) -> dict[str, str]:
@@ -48,12 +52,13 @@ def partition_state(cluster: Cluster, partition: int = 0) -> dict:
     return next(row for row in rows if row["partition"] == partition)
 
 
-def create_topic(cluster: Cluster, recording: Recording, replicas: list[int], **configs: str) -> None:
+def create_topic(cluster: Cluster, recording: Recording, replicas: list[int], topic: str = TOPIC,
+                 **configs: str) -> None:
     configs = {**small_segments(cluster.release), **configs}
-    cluster.driver.call("create_topic", topic=TOPIC, assignment={"0": replicas}, configs=configs)
-    recording.topics.append(TOPIC)
-    wait_until(f"{TOPIC}-0 has a leader", lambda: partition_state(cluster)["leader"] == replicas[0], 60)
-    recording.log("created topic", topic=TOPIC, replicas=replicas, configs=configs)
+    cluster.driver.call("create_topic", topic=topic, assignment={"0": replicas}, configs=configs)
+    recording.topics.append(topic)
+    wait_until(f"{topic}-0 has a leader", lambda: partition_offsets(cluster, topic)["leader"] == replicas[0], 60)
+    recording.log("created topic", topic=topic, replicas=replicas, configs=configs)
 
 
 def replicas_away_from_controller(cluster: Cluster) -> list[int]:
@@ -63,10 +68,13 @@ def replicas_away_from_controller(cluster: Cluster) -> list[int]:
     return sorted(brokers, key=lambda b: (b == controller, b))[:3]
 
 
-def produce(cluster: Cluster, recording: Recording, count: int, prefix: str, acks: str = "all") -> dict:
-    """``count`` records, every acknowledgement awaited; the script's log says which offsets."""
-    acked = cluster.driver.call("produce", topic=TOPIC, count=count, acks=acks, prefix=prefix)
-    recording.log("produced", acks=acks, records=count, acked=_ranges(acked), failures=acked["failures"])
+def produce(cluster: Cluster, recording: Recording, count: int, prefix: str, acks: str = "all",
+            topic: str = TOPIC, **keyed: object) -> dict:
+    """``count`` records, every acknowledgement awaited; the script's log says which offsets.
+    ``keyed``: the driver's ``keys`` (cycle that many keys) and ``tombstone`` (null values)."""
+    acked = cluster.driver.call("produce", topic=topic, count=count, acks=acks, prefix=prefix, **keyed)
+    recording.log("produced", topic=topic, acks=acks, records=count, **keyed, acked=_ranges(acked),
+                  failures=acked["failures"])
     return acked
 
 
@@ -241,6 +249,156 @@ def controller_failover(cluster: Cluster, recording: Recording) -> None:
     recording.point("after-rejoin")
 
 
+REASSIGN_TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
+REASSIGNED_RECORDS = 1000
+# bytes/s, kafka-reassign-partitions --throttle: with replica.fetch.max.bytes at 2 KiB (the
+# scenario's config) the new replica's ~40 KB take half a minute to copy, long enough to record
+# the reassignment in flight
+THROTTLE_BYTES_S = 1000
+
+
+def reassignment_throttled(cluster: Cluster, recording: Recording) -> None:
+    """orders-0's first replica (its leader) replaced by a fourth broker with Kafka's own
+    kafka-reassign-partitions --throttle: in flight while the new replica copies the log at the
+    throttled rate, then complete (the controller moves leadership to the new first replica;
+    --verify clears the throttles); the replaced broker is then decommissioned: stopped and, in
+    KRaft, unregistered (Admin unregisterBroker)."""
+    replicas = replicas_away_from_controller(cluster)
+    spare = next(b for b in cluster.brokers if b not in replicas)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
+    produce(cluster, recording, REASSIGNED_RECORDS, "before")
+    recording.point("before-reassignment")
+    target = [spare, *replicas[1:]]
+    recording.keep("reassignment.json", {"version": 1, "partitions": [
+        {"topic": TOPIC, "partition": 0, "replicas": target}]})
+
+    def reassign(point: str, name: str, *args: str) -> str:
+        return recording.tool(point, name, REASSIGN_TOOL, "--bootstrap-server", cluster.bootstrap,
+                              "--reassignment-json-file", str(recording.root / "reassignment.json"), *args)
+
+    reassign("in-flight", "reassign-execute", "--execute", "--throttle", str(THROTTLE_BYTES_S))
+    recording.log("reassignment started", partition=f"{TOPIC}-0", replicas=replicas, target=target,
+                  throttle_bytes_s=THROTTLE_BYTES_S)
+    reassign("in-flight", "reassign-verify", "--verify")
+    recording.point("in-flight")
+    if f"{TOPIC}-0" not in recording.account_at("in-flight").get("reassignments", {}):
+        raise RuntimeError("the reassignment completed before it could be recorded in flight")
+    wait_until("the reassignment of orders-0 complete",
+               lambda: not cluster.driver.call("reassignments") and partition_state(cluster)["replicas"] == target,
+               REJOIN_TIMEOUT_S)
+    recording.log("reassignment completed", partition=f"{TOPIC}-0", replicas=target)
+    reassign("completed", "reassign-verify", "--verify")
+    await_leader(cluster, recording, lambda b: b == spare, "the new first replica leads orders-0")
+    recording.point("completed")
+    removed = replicas[0]
+    code = cluster.stop_node(removed)
+    recording.log("stopped", broker=removed, signal="SIGTERM", exit=code, was="the replica the reassignment removed")
+    remaining = [b for b in cluster.brokers if b != removed]
+    if isinstance(cluster, KraftCluster):
+        wait_until(f"broker {removed} unregistered",
+                   lambda: _unregistered(cluster, removed), ELECTION_TIMEOUT_S, every_s=2)
+        recording.log("unregistered", broker=removed)
+    cluster.wait_for_brokers(remaining)
+    recording.point("decommissioned")
+
+
+def _unregistered(cluster: Cluster, broker: int) -> bool:
+    """Admin unregisterBroker; refused while the broker's session has not yet ended."""
+    try:
+        cluster.driver.call("unregister_broker", broker=broker)
+    except DriverError:
+        return False
+    return True
+
+
+DELETED_BEFORE = 500
+RETENTION_MS = 4000
+
+
+def log_start_moved(cluster: Cluster, recording: Recording) -> None:
+    """The log start moved the three ways Kafka moves it: Admin deleteRecords; time retention
+    deleting whole segments; and the log cleaner compacting a second topic (``ledger``) with
+    keys, tombstones, an aborted and a committed transaction. Each point waits until every
+    replica has checkpointed what it did, so the evidence says what the brokers know."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
+    produce(cluster, recording, 1200, "records")
+    low = cluster.driver.call("delete_records", topic=TOPIC, partition=0, offset=DELETED_BEFORE)
+    recording.log("deleted records", partition=f"{TOPIC}-0", before_offset=DELETED_BEFORE, low_watermark=low)
+    _await_log_start(cluster, TOPIC, replicas, lambda start: start == DELETED_BEFORE)
+    recording.point("after-delete-records")
+    cluster.driver.call("alter_config", type="topic", name=TOPIC, configs={"retention.ms": str(RETENTION_MS)})
+    recording.log("altered config", topic=TOPIC, configs={"retention.ms": str(RETENTION_MS)})
+    _await_log_start(cluster, TOPIC, replicas, lambda start: start > DELETED_BEFORE)
+    recording.log("retention deleted segments", partition=f"{TOPIC}-0",
+                  log_start=partition_offsets(cluster, TOPIC)["earliest"])
+    recording.point("after-retention")
+    create_topic(cluster, recording, replicas, topic=COMPACTED, **{
+        "cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0",
+        "min.insync.replicas": "1"})
+    produce(cluster, recording, 1500, "k", topic=COMPACTED, keys=40)
+    produce(cluster, recording, 10, "k", topic=COMPACTED, keys=10, tombstone=True)
+    for transactional_id, count, end in (("ledger-aborter", 30, "abort"), ("ledger-committer", 20, "commit")):
+        acked = cluster.driver.call("txn", transactional_id=transactional_id, topic=COMPACTED, count=count,
+                                    end=end, prefix="k", keys=40)
+        recording.log("transaction", transactional_id=transactional_id, records=count, end=end, acked=_ranges(acked))
+    produce(cluster, recording, 1500, "k", topic=COMPACTED, keys=40)
+    dirty_end = partition_offsets(cluster, COMPACTED)["latest"] - 1500
+    wait_until(f"{COMPACTED}-0 cleaned past offset {dirty_end} on every replica",
+               lambda: all(_cleaned_to(cluster, b, COMPACTED) >= dirty_end for b in replicas), REJOIN_TIMEOUT_S)
+    recording.log("compacted", partition=f"{COMPACTED}-0",
+                  cleaned_to={b: _cleaned_to(cluster, b, COMPACTED) for b in replicas})
+    recording.point("compacted")
+
+
+COMPACTED = "ledger"
+
+
+def partition_offsets(cluster: Cluster, topic: str, partition: int = 0) -> dict:
+    rows = cluster.driver.call("describe", topics=[topic])
+    return next(row for row in rows if row["partition"] == partition)
+
+
+def _checkpointed(cluster: Cluster, broker: int, name: str, topic: str, partition: int = 0) -> int | None:
+    """The offset a broker's checkpoint file ``name`` holds for the partition (Kafka's
+    OffsetCheckpointFile: version, count, then ``topic partition offset`` lines), or None."""
+    path = cluster.nodes[broker].directory / "data" / name
+    try:
+        lines = path.read_text().splitlines()[2:]
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) == 3 and fields[0] == topic and int(fields[1]) == partition:
+            return int(fields[2])
+    return None
+
+
+def _cleaned_to(cluster: Cluster, broker: int, topic: str) -> int:
+    return _checkpointed(cluster, broker, "cleaner-offset-checkpoint", topic) or -1
+
+
+def _disk_log_start(cluster: Cluster, broker: int, topic: str) -> int | None:
+    """The log start a restart of ``broker`` would load for ``topic``-0: its first segment's base
+    offset, or the log-start-offset checkpoint where that is higher (the checkpoint holds a
+    partition only while its log start is past its first segment: LogManager
+    ``checkpointLogStartOffsetsInDir``)."""
+    bases = [int(f.name.split(".")[0]) for f in (cluster.nodes[broker].directory / "data" / f"{topic}-0").glob("*.log")]
+    if not bases:
+        return None
+    return max(min(bases), _checkpointed(cluster, broker, "log-start-offset-checkpoint", topic) or 0)
+
+
+def _await_log_start(cluster: Cluster, topic: str, replicas: list[int], reached) -> None:
+    """Until listOffsets' earliest passes ``reached`` and every replica's files say it (the
+    checkpoint is written every log.flush.start.offset.checkpoint.interval.ms)."""
+    start = wait_until(f"the log start of {topic}-0 moved",
+                       lambda: (e := partition_offsets(cluster, topic)["earliest"]) is not None and reached(e) and e,
+                       ELECTION_TIMEOUT_S)
+    wait_until(f"every replica of {topic}-0 has log start {start} on disk",
+               lambda: all(_disk_log_start(cluster, b, topic) == start for b in replicas), ELECTION_TIMEOUT_S)
+
+
 def _active_controller(cluster: Cluster) -> int | None:
     """KRaft: the quorum's leader (describeMetadataQuorum); ZooKeeper mode: describeCluster's controller."""
     if isinstance(cluster, KraftCluster):
@@ -268,6 +426,15 @@ SCENARIOS = {s.name: s for s in (
              transactions),
     Scenario("controller-failover", "the active controller killed while a producer writes; a new "
              "one takes over, the old one rejoins", controller_failover),
+    Scenario("reassignment-throttled", "the leader's replica moved to a fourth broker by "
+             "kafka-reassign-partitions --throttle, recorded in flight and complete; the removed broker "
+             "then decommissioned", reassignment_throttled, brokers=4,
+             config=(("replica.fetch.max.bytes", "2048"),)),
+    Scenario("log-start", "the log start moved by DeleteRecords and by time retention; a compacted "
+             "topic with tombstones and an aborted transaction cleaned", log_start_moved,
+             config=(("log.retention.check.interval.ms", "1000"),
+                     ("log.flush.start.offset.checkpoint.interval.ms", "1000"),
+                     ("log.cleaner.backoff.ms", "1000"))),
 )}
 
 
@@ -275,10 +442,12 @@ def run(scenario: Scenario, release: Release, mode: str, workdir: Path, out: Pat
     """Start the cluster the scenario needs, run it, record it under ``out``; always stop it.
     Returns every process the cluster started (all ended by then)."""
     cluster: Cluster
+    config = dict(scenario.config)
     if mode == "kraft":
-        cluster = KraftCluster(release, workdir, controllers=scenario.kraft_controllers, brokers=3)
+        cluster = KraftCluster(release, workdir, controllers=scenario.kraft_controllers, brokers=scenario.brokers,
+                               config=config)
     else:
-        cluster = ZookeeperCluster(release, workdir, brokers=3)
+        cluster = ZookeeperCluster(release, workdir, brokers=scenario.brokers, config=config)
     with cluster:
         cluster.start()
         recording = Recording(out, scenario.name, cluster)

@@ -2,7 +2,10 @@
 
 Sources (apache/kafka): ``group-coordinator/src/main/resources/common/message/*.json`` (trunk
 ``1eb76443`` and the 4.0 release, which added ``ConsumerGroupRegularExpression``),
-``group-coordinator/.../GroupCoordinatorRecordSerde.java`` (record type → schemas),
+``group-coordinator/.../GroupCoordinatorRecordSerde.java`` (record type → schemas), the 4.4.0
+release's schemas for the tagged fields 4.x added (``OffsetCommitValue.TopicId``,
+``ConsumerGroupMetadataValue.MetadataHash``, ``ConsumerGroupTargetAssignmentMetadataValue.
+AssignmentTimestamp``, ``ConsumerGroupCurrentMemberAssignmentValue``'s ``AssignmentEpochs``),
 ``core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala`` (the 0.9–3.x writer:
 offset key v0/v1, offset value v0–v3, group key v2, group value v0–v3, the same bytes);
 ``../shared/specs/kafka-formats.md`` §11.
@@ -21,6 +24,8 @@ from kreplica.formats.generated_messages import F, Message
 _GROUP_KEY = (F('group_id', 'string'),)
 _MEMBER_KEY = (F('group_id', 'string'), F('member_id', 'string'))
 _TOPIC_PARTITIONS = (F('topic_id', 'uuid'), F('partitions', '[]int32'))
+#: a consumer group member's partitions, with the epoch each was assigned in (4.x, tagged)
+_ASSIGNED_PARTITIONS = (*_TOPIC_PARTITIONS, F('assignment_epochs', '[]int32', tag=0, nullable=True))
 _TOPIC_METADATA = (
     F('topic_id', 'uuid'),
     F('topic_name', 'string'),
@@ -40,6 +45,7 @@ OffsetCommitValue = Message('OffsetCommitValue', 4, 4, (
     F('metadata', 'string'),
     F('commit_timestamp', 'int64'),
     F('expire_timestamp', 'int64', since=1, until=1, default=-1),
+    F('topic_id', 'uuid', since=4, tag=0),
 ))
 
 GroupMetadataKey = Message('GroupMetadataKey', 0, None, (
@@ -68,6 +74,7 @@ ConsumerGroupMetadataKey = Message('ConsumerGroupMetadataKey', 0, None, _GROUP_K
 
 ConsumerGroupMetadataValue = Message('ConsumerGroupMetadataValue', 0, 0, (
     F('epoch', 'int32'),
+    F('metadata_hash', 'int64', tag=0, default=0),
 ))
 
 ConsumerGroupPartitionMetadataKey = Message('ConsumerGroupPartitionMetadataKey', 0, None, _GROUP_KEY)
@@ -100,6 +107,7 @@ ConsumerGroupTargetAssignmentMetadataKey = Message('ConsumerGroupTargetAssignmen
 
 ConsumerGroupTargetAssignmentMetadataValue = Message('ConsumerGroupTargetAssignmentMetadataValue', 0, 0, (
     F('assignment_epoch', 'int32'),
+    F('assignment_timestamp', 'int64', tag=0, default=0),
 ))
 
 ConsumerGroupTargetAssignmentMemberKey = Message('ConsumerGroupTargetAssignmentMemberKey', 0, None, _MEMBER_KEY)
@@ -114,8 +122,8 @@ ConsumerGroupCurrentMemberAssignmentValue = Message('ConsumerGroupCurrentMemberA
     F('member_epoch', 'int32'),
     F('previous_member_epoch', 'int32'),
     F('state', 'int8'),
-    F('assigned_partitions', '[]', fields=_TOPIC_PARTITIONS),
-    F('partitions_pending_revocation', '[]', fields=_TOPIC_PARTITIONS),
+    F('assigned_partitions', '[]', fields=_ASSIGNED_PARTITIONS),
+    F('partitions_pending_revocation', '[]', fields=_ASSIGNED_PARTITIONS),
 ))
 
 ShareGroupPartitionMetadataKey = Message('ShareGroupPartitionMetadataKey', 0, None, _GROUP_KEY)

@@ -135,6 +135,10 @@ METADATA_RECORDS: dict[int, tuple[str, int, tuple[Field, ...]]] = {
     27: ("RegisterControllerRecord", 0, (
         F("controller_id", "int32"), F("incarnation_id", "uuid"), F("zk_migration_ready", "bool"),
         F("end_points", "[]", fields=_ENDPOINT), F("features", "[]", fields=_FEATURE))),
+    # KIP-966 (4.0+): written when min.insync.replicas changes, for one topic or (empty name) all
+    28: ("ClearElrRecord", 0, (F("topic_name", "string"),)),
+    # KIP-853 (4.1+): a controller removed from the quorum's registrations
+    29: ("UnregisterControllerRecord", 0, (F("controller_id", "int32"),)),
 }
 RECORD_KEYS = {name: key for key, (name, _v, _f) in METADATA_RECORDS.items()}
 

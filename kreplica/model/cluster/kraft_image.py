@@ -184,6 +184,27 @@ class KraftImage(ClusterImage):
         after = parts[d["partition_id"]] = merge_partition_change(before, change)
         return (PartitionDelta(name, d["partition_id"], before, after, change),)
 
+    def _clear_elr(self, r, d) -> tuple[Delta, ...]:
+        """``TopicsDelta.replay(ClearElrRecord)``: every partition of the named topic (of every
+        topic, when the name is empty) whose ELR or last known ELR is not empty gets both emptied,
+        as a merged PartitionChangeRecord (``removeTopicElrs``: the partition epoch moves on);
+        the others are left as they are. A name no topic has: Kafka throws ("no such topic")."""
+        if d["topic_name"]:
+            if d["topic_name"] not in self.topics:
+                return self._orphan(r)
+            names = [d["topic_name"]]
+        else:
+            names = sorted(self.topics)
+        clear = PartitionChange(elr=(), last_known_elr=())
+        out = []
+        for name in names:
+            parts = self.topics[name].partitions
+            for pid, before in sorted(parts.items()):
+                if before.elr or before.last_known_elr:
+                    after = parts[pid] = merge_partition_change(before, clear)
+                    out.append(PartitionDelta(name, pid, before, after, clear))
+        return tuple(out)
+
     def _orphan(self, r) -> tuple[Delta, ...]:
         self.findings.append(Finding("kraft_invalid_record", r.path, r.batch_position,
                                      f"{r.name} at offset {r.offset} names a topic or partition "
@@ -233,6 +254,7 @@ _HANDLERS = {
     "RemoveTopicRecord": KraftImage._remove_topic,
     "PartitionRecord": KraftImage._partition,
     "PartitionChangeRecord": KraftImage._change_partition,
+    "ClearElrRecord": KraftImage._clear_elr,
     "ConfigRecord": KraftImage._config,
     "FeatureLevelRecord": KraftImage._feature,
 }

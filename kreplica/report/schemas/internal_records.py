@@ -22,7 +22,8 @@ A value holds the fields its version has, as Kafka's generated JSON converters w
 (``JsonConverterGenerator.generateWrite``, what the dump tool prints): a field added in a later
 version, or dropped in an earlier one, is absent (``leader_epoch`` of an offset commit before
 v3), and a tagged field is there only when it differs from its default (a
-``PartitionChangeRecord`` names only what changed). A ``consumer`` protocol member's
+``PartitionChangeRecord`` names only what changed; a tagged struct's default is the empty
+struct, so a null one is there, null). A ``consumer`` protocol member's
 ``subscription`` and ``assignment`` are expanded the same way, with their ``version``.
 Field names are Kafka's schema names in snake_case; values are the schema's raw values (ints
 stay ints: ``transaction_status`` 4 is CompleteCommit); uuids are Kafka's text (22 characters of
@@ -80,7 +81,7 @@ def as_written(fields: tuple[Field, ...], version: int, flexible: bool, values: 
     default (module docstring); unknown tags are kept."""
     out = {}
     for f in fields:
-        if not f.present(version) or (f.tag is not None and (not flexible or values[f.name] == default_of(f))):
+        if not f.present(version) or (f.tag is not None and (not flexible or values[f.name] == _written_default(f))):
             continue
         value = values[f.name]
         if value is not None and f.type == "[]":
@@ -95,6 +96,15 @@ def as_written(fields: tuple[Field, ...], version: int, flexible: bool, values: 
     if "_unknown_tags" in values:
         out["_unknown_tags"] = values["_unknown_tags"]
     return out
+
+
+def _written_default(f: Field):
+    """What Kafka's JSON converter takes for a tagged field's default: a struct's is a new, empty
+    struct whatever the schema says (``FieldSpec.generateNonDefaultValueCheck``), so a null
+    struct is written, as null (``classic_member_metadata`` of a consumer group member)."""
+    if f.type == "struct":
+        return {g.name: default_of(g) for g in f.fields}
+    return default_of(f)
 
 
 def _plain(value, enc: Callable[[bytes], object]):

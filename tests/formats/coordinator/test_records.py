@@ -20,7 +20,7 @@ from kreplica.formats.coordinator.consumer_protocol import decode_assignment, de
 from kreplica.formats.coordinator.records import (CONSUMER_OFFSETS, SHARE_GROUP_STATE, TRANSACTION_STATE,
                                                   TOPIC_RECORD_TYPES, build_key, build_value, decode_record)
 from kreplica.formats.errors import FormatError, Malformed, Truncated, UnsupportedVersion
-from kreplica.formats.generated_messages import Field, Message, decode, default_of, encode
+from kreplica.formats.generated_messages import ZERO_UUID, Field, Message, decode, default_of, encode, uuid_text
 
 
 def s16(text: str) -> bytes:
@@ -46,19 +46,28 @@ def test_offset_commit_key_is_group_topic_partition():
 @pytest.mark.parametrize("version, body, expected", [
     # v0: offset, metadata, commit timestamp
     (0, struct.pack(">q", 42) + s16("m") + struct.pack(">q", 1000),
-     {"offset": 42, "leader_epoch": -1, "metadata": "m", "commit_timestamp": 1000, "expire_timestamp": -1}),
+     {"offset": 42, "leader_epoch": -1, "metadata": "m", "commit_timestamp": 1000, "expire_timestamp": -1,
+      "topic_id": ZERO_UUID}),
     # v1 adds the explicit expire timestamp
     (1, struct.pack(">q", 42) + s16("") + struct.pack(">qq", 1000, 2000),
-     {"offset": 42, "leader_epoch": -1, "metadata": "", "commit_timestamp": 1000, "expire_timestamp": 2000}),
+     {"offset": 42, "leader_epoch": -1, "metadata": "", "commit_timestamp": 1000, "expire_timestamp": 2000,
+      "topic_id": ZERO_UUID}),
     # v2 drops it again
     (2, struct.pack(">q", 42) + s16("") + struct.pack(">q", 1000),
-     {"offset": 42, "leader_epoch": -1, "metadata": "", "commit_timestamp": 1000, "expire_timestamp": -1}),
+     {"offset": 42, "leader_epoch": -1, "metadata": "", "commit_timestamp": 1000, "expire_timestamp": -1,
+      "topic_id": ZERO_UUID}),
     # v3 adds the leader epoch after the offset (KIP-320)
     (3, struct.pack(">qi", 42, 7) + s16("") + struct.pack(">q", 1000),
-     {"offset": 42, "leader_epoch": 7, "metadata": "", "commit_timestamp": 1000, "expire_timestamp": -1}),
+     {"offset": 42, "leader_epoch": 7, "metadata": "", "commit_timestamp": 1000, "expire_timestamp": -1,
+      "topic_id": ZERO_UUID}),
     # v4 is flexible: compact string and a tagged-field section
     (4, struct.pack(">qi", 42, 7) + compact("x") + struct.pack(">q", 1000) + b"\x00",
-     {"offset": 42, "leader_epoch": 7, "metadata": "x", "commit_timestamp": 1000, "expire_timestamp": -1}),
+     {"offset": 42, "leader_epoch": 7, "metadata": "x", "commit_timestamp": 1000, "expire_timestamp": -1,
+      "topic_id": ZERO_UUID}),
+    # 4.x tags v4 with the topic's id (tag 0)
+    (4, struct.pack(">qi", 42, 7) + compact("x") + struct.pack(">q", 1000) + b"\x01\x00\x10" + bytes(range(16)),
+     {"offset": 42, "leader_epoch": 7, "metadata": "x", "commit_timestamp": 1000, "expire_timestamp": -1,
+      "topic_id": uuid_text(bytes(range(16)))}),
 ])
 def test_offset_commit_value_every_version(version, body, expected):
     value = struct.pack(">h", version) + body

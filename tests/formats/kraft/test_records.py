@@ -64,6 +64,8 @@ SAMPLES = {
     "RegisterControllerRecord": {"controller_id": 3000, "incarnation_id": TID, "zk_migration_ready": False,
                                  "end_points": ({"name": "CONTROLLER", "host": "c", "port": 9093,
                                                  "security_protocol": 0},), "features": ()},
+    "ClearElrRecord": {"topic_name": "orders"},
+    "UnregisterControllerRecord": {"controller_id": 3000},
 }
 
 

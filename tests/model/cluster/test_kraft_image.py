@@ -219,3 +219,46 @@ def test_fence_record_refusal_text(tmp_path, record, broker, epoch, text):
     events = [(e.event, e.position, e.broker_epoch) for e in _timeline(files) if isinstance(e, BrokerEvent)]
     assert events[-1] == (("fenced", 2, 10) if text is None else ("unfenced", 1, 10))
     assert cs.broker(1).fenced is (text is None)
+
+
+def _with_elr(topic_id: str, pid: int, elr) -> tuple:
+    """A PartitionRecord v2 (KIP-966) of ``topic_id``-``pid`` with its ELR and last known ELR."""
+    return ("PartitionRecord", 2, {"partition_id": pid, "topic_id": topic_id, "replicas": [1, 2, 3], "isr": [1],
+                                   "leader": 1, "leader_epoch": 4, "partition_epoch": 7,
+                                   "eligible_leader_replicas": list(elr), "last_known_elr": list(elr)})
+
+
+_TWO_TOPICS_WITH_ELR = [("TopicRecord", 0, {"name": "orders", "topic_id": ORDERS}),
+                        ("TopicRecord", 0, {"name": "payments", "topic_id": PAYMENTS}),
+                        _with_elr(ORDERS, 0, [2, 3]), _with_elr(ORDERS, 1, []), _with_elr(PAYMENTS, 0, [2])]
+
+
+@pytest.mark.parametrize("topic_name, cleared", [
+    pytest.param("orders", {("orders", 0)}, id="one-topic"),
+    pytest.param("", {("orders", 0), ("payments", 0)}, id="empty-name-every-topic"),
+])
+def test_clear_elr_empties_the_elr_of_the_partitions_that_have_one(tmp_path, topic_name, cleared):
+    """``TopicsDelta.replay(ClearElrRecord)`` (4.0+, written when min.insync.replicas changes):
+    the named topic, or every topic for an empty name; ``ReplicationControlManager.removeTopicElrs``
+    merges an empty ELR and last known ELR into each partition that has either, a partition epoch
+    later (``PartitionRegistration.merge``), and leaves the others as they are (orders-1)."""
+    records = [*_TWO_TOPICS_WITH_ELR, ("ClearElrRecord", 0, {"topic_name": topic_name})]
+    cs = cluster_state_from_kraft(_write(tmp_path, records))
+    assert cs.findings == ()
+    for t in cs.topics:
+        for p in t.partitions:
+            before = {(ORDERS, 0): [2, 3], (ORDERS, 1): [], (PAYMENTS, 0): [2]}[(t.topic_id, p.partition)]
+            if (t.name, p.partition) in cleared:
+                assert (p.elr, p.last_known_elr, p.version) == ((), (), 8), (t.name, p.partition)
+            else:
+                assert (p.elr, p.last_known_elr, p.version) == (tuple(before), tuple(before), 7), (t.name, p.partition)
+            assert (p.leader, p.leader_epoch, p.isr) == (1, 4, (1,))
+
+
+def test_clear_elr_of_a_topic_that_does_not_exist_is_refused(tmp_path):
+    """``TopicsDelta.replay(ClearElrRecord)`` throws "Unable to clear elr for topic with name ...: no
+    such topic found.": nothing changes and the record is a ``kraft_invalid_record`` error."""
+    records = [*_TWO_TOPICS_WITH_ELR, ("ClearElrRecord", 0, {"topic_name": "nosuch"})]
+    cs = cluster_state_from_kraft(_write(tmp_path, records))
+    assert [(f.kind, f.severity) for f in cs.findings] == [("kraft_invalid_record", "error")]
+    assert cs.topic("orders").partitions[0].elr == (2, 3)

@@ -37,16 +37,20 @@ FIELDS = (F("a", "int32"), F("b", "int32", since=2, default=-1), F("c", "int32",
 
 @pytest.mark.parametrize(("version", "flexible", "values", "shown"), [
     pytest.param(0, False, {"a": 1, "b": -1, "c": 3, "t": -1, "s": None}, {"a": 1, "c": 3}, id="v0"),
-    pytest.param(2, True, {"a": 1, "b": 2, "c": 0, "t": -1, "s": None}, {"a": 1, "b": 2}, id="tagged-at-default"),
+    pytest.param(2, True, {"a": 1, "b": 2, "c": 0, "t": -1, "s": {"x": 0}}, {"a": 1, "b": 2}, id="tagged-at-default"),
+    # a tagged struct's default is the empty struct, whatever the schema says: a null one is written
+    pytest.param(2, True, {"a": 1, "b": 2, "c": 0, "t": -1, "s": None}, {"a": 1, "b": 2, "s": None},
+                 id="tagged-null-struct"),
     pytest.param(2, True, {"a": 1, "b": 2, "c": 0, "t": 9, "s": {"x": 1}}, {"a": 1, "b": 2, "t": 9, "s": {"x": 1}},
                  id="tagged-set"),
     pytest.param(1, True, {"a": 1, "b": -1, "c": 3, "t": -1, "s": None, "_unknown_tags": {7: b"\x01"}},
-                 {"a": 1, "c": 3, "_unknown_tags": {7: b"\x01"}}, id="unknown-tag-kept"),
+                 {"a": 1, "c": 3, "s": None, "_unknown_tags": {7: b"\x01"}}, id="unknown-tag-kept"),
 ])
 def test_a_version_shows_its_fields_and_tagged_ones_that_differ_from_the_default(version, flexible, values,
                                                                                  shown) -> None:
     # JsonConverterGenerator.generateWrite: fields outside the version are not written, a tagged
-    # field only when it is not its default
+    # field only when it is not its default (FieldSpec.generateNonDefaultValueCheck: a struct's is
+    # a new, empty struct, so a null struct is written)
     assert as_written(FIELDS, version, flexible, values) == shown
 
 
