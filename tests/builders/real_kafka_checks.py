@@ -140,6 +140,9 @@ def cluster_state_is_described(recording: Recording, point: str) -> None:
     assert partition["leader"] == described["leader"]
     assert sorted(partition["isr"]) == sorted(described["isr"])
     assert partition["replicas"] == described["replicas"]
+    if "elr" in described:   # KIP-966 (4.x clients and brokers): the eligible leader replicas
+        assert (sorted(partition.get("elr", [])), sorted(partition.get("last_known_elr", []))) == (
+            sorted(described["elr"]), sorted(described["last_known_elr"])), (point, partition)
     if "leader_epoch" in described:  # listOffsets' answer; an offline partition gives none
         assert partition["leader_epoch"] == described["leader_epoch"]
     else:

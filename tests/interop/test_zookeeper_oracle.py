@@ -256,6 +256,7 @@ def test_replay_agrees_with_expected_state(case, index):
                 "partition": p["partition"], "replicas": ep["replicas"],
                 "adding_replicas": ep["adding_replicas"], "removing_replicas": ep["removing_replicas"],
                 "leader": s["leader"], "leader_epoch": s["leader_epoch"], "isr": s["isr"],
+                "elr": [], "last_known_elr": [],   # KIP-966 is KRaft's: none in ZooKeeper mode
                 "controller_epoch": s["controller_epoch"],
                 "leader_recovery_state": s["leader_recovery_state"], "version": s["zk_version"],
             }, (t["name"], p["partition"])

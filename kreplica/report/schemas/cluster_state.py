@@ -8,15 +8,17 @@
      "brokers":[{"id","alive","rack","endpoints","broker_epoch"}],
      "topics":[{"name","topic_id","config",
                 "partitions":[{"partition","replicas","adding_replicas","removing_replicas",
-                               "leader","leader_epoch","isr","controller_epoch",
-                               "leader_recovery_state","version"}]}],
+                               "leader","leader_epoch","isr","elr","last_known_elr",
+                               "controller_epoch","leader_recovery_state","version"}]}],
      "broker_configs":{entity:{key:value}},
      "pending":{"reassignments","preferred_elections","topic_deletions",
                 "isr_change_notifications","log_dir_event_notifications"},
      "health":{"no_leader","leader_not_alive","offline","under_replicated","live_isr_empty",
                "under_min_isr","reassigning","preferred_leader_not_leader"}}
 
-Health lists name partitions ``topic-p``. Brokers are sorted by id, topics by name,
+``elr`` and ``last_known_elr`` are KRaft's eligible leader replicas and last known ELR
+(KIP-966, what ``describeTopics`` gives on 4.x; empty in ZooKeeper mode and before
+PartitionRecord v2). Health lists name partitions ``topic-p``. Brokers are sorted by id, topics by name,
 partitions by number. Findings are not part of this object; they are streamed as their own
 ``{"type":"finding"}`` objects by the command.
 """
@@ -49,8 +51,8 @@ def cluster_state_to_dict(state: ClusterState) -> dict:
                     {"partition": p.partition, "replicas": list(p.replicas),
                      "adding_replicas": list(p.adding_replicas),
                      "removing_replicas": list(p.removing_replicas), "leader": p.leader,
-                     "leader_epoch": p.leader_epoch, "isr": list(p.isr),
-                     "controller_epoch": p.controller_epoch,
+                     "leader_epoch": p.leader_epoch, "isr": list(p.isr), "elr": list(p.elr),
+                     "last_known_elr": list(p.last_known_elr), "controller_epoch": p.controller_epoch,
                      "leader_recovery_state": p.leader_recovery_state, "version": p.version}
                     for p in sorted(t.partitions, key=lambda p: p.partition)
                 ],

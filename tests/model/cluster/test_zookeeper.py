@@ -215,7 +215,8 @@ def test_machine_output_schema():
     assert set(doc["topics"][0]) == {"name", "topic_id", "config", "partitions"}
     assert set(doc["topics"][0]["partitions"][0]) == {
         "partition", "replicas", "adding_replicas", "removing_replicas", "leader", "leader_epoch", "isr",
-        "controller_epoch", "leader_recovery_state", "version"}
+        "elr", "last_known_elr", "controller_epoch", "leader_recovery_state", "version"}
+    assert (doc["topics"][0]["partitions"][0]["elr"], doc["topics"][0]["partitions"][0]["last_known_elr"]) == ([], [])
     assert list(doc["health"]) == list(HEALTH_LISTS)
     assert doc["health"]["offline"] == ["t-1", "t-2"]
 
