@@ -388,6 +388,37 @@ def compacted_log_is_what_dump_log_lists(recording: Recording) -> None:
         assert partition["log_start_offset"] == recording.partition_account(point, topic="ledger")["earliest"]
 
 
+def election_when_the_last_isr_member_dies(recording: Recording) -> None:
+    """plan-elect --fail of the leader, on the metadata copied while the ISR was the leader alone
+    and the other follower an eligible leader replica (KIP-966), gives what the controller wrote:
+    no leader (the ELR member is down too), the ISR emptied into the ELR
+    (``PartitionChangeBuilder`` with ELR on: a fenced last ISR member joins the ELR) and the last
+    known ELR, at the epoch Admin described."""
+    leader = [s for s in recording.steps if s["step"] == "killed"][-1]["broker"]
+    election = one(objects("plan-elect", recording.metadata("elr-formed"), "--fail", str(leader),
+                           "--kafka-version", kafka_version(recording)), "election")
+    after = recording.partition_account("offline")
+    assert (election["after"]["leader"], sorted(election["after"]["isr"]), sorted(election["after"]["elr"]),
+            sorted(election["after"]["last_known_elr"])) == (
+        after["leader"], sorted(after["isr"]), sorted(after["elr"]), sorted(after["last_known_elr"]))
+    assert election["elected"] is False and election["unclean"] is False
+    assert recording.partition_account("elr-formed")["elr"], "no eligible leader replica before the kill"
+
+
+def min_isr_change_clears_the_elr(recording: Recording) -> None:
+    """Changing the topic's min.insync.replicas makes the controller write a ClearElrRecord for it
+    (KIP-966): cluster-state after it has no ELR and no last known ELR for the partition, as Admin
+    described, where it had them before; the restarted follower, no longer eligible, is not
+    elected (the partition stays offline: unclean election is off)."""
+    before = one(objects("cluster-state", recording.metadata("offline")), "cluster_state")
+    after = one(objects("cluster-state", recording.metadata("min-isr-changed")), "cluster_state")
+    p_before = before["topics"][0]["partitions"][0]
+    p_after = after["topics"][0]["partitions"][0]
+    assert p_before["elr"] and (p_after["elr"], p_after["last_known_elr"]) == ([], [])
+    back = recording.partition_account("follower-back")
+    assert back["leader"] == -1 and not back["elr"]
+
+
 #: the judgments each scenario's recordings get, besides cluster_state_is_described at every point
 BY_SCENARIO = {
     "leader-killed-acks1": (truncation_after_a_kill, acks1_losses_are_discarded, recovery_after_a_kill,
@@ -402,4 +433,5 @@ BY_SCENARIO = {
                                leader_after_reassignment_is_the_controllers, no_alarm_on_what_kafka_wrote_in_health),
     "log-start": (log_start_is_what_kafka_lists, no_alarm_on_what_kafka_wrote_in_health,
                   compacted_log_is_what_dump_log_lists),
+    "elr-min-isr": (election_when_the_last_isr_member_dies, min_isr_change_clears_the_elr),
 }

@@ -378,10 +378,32 @@ def leader_epochs_are_kafkas(j: Judged) -> list[int]:
                 "and no controller's decision names it")
             decided.append(e.epoch)
         first = j.first_logged(e.epoch)
+        if e.time is not None and first.time >= e.time + LOGGED_WITHIN_MS and _all_replicas_down(j, e.time):
+            # no replica of the partition was up when the epoch began (a leaderless epoch after
+            # the last one died): the first line of it is a replica's, once it restarted
+            assert any(s.node == first.node and s.action == "restarted" and e.time <= s.utc + 1000 <= first.time + 1000
+                       for s in j.liveness_steps()), (f"{j.name}: epoch {e.epoch} first logged at {first.time} by "
+                                                      f"broker {first.node}, which was not restarted after it began")
+            continue
         assert e.time is not None and e.time <= first.time < e.time + LOGGED_WITHIN_MS, (
             f"{j.name}: the timeline starts epoch {e.epoch} at {e.time}, Kafka's first line of it is at "
             f"{first.time}: {first.line}")
     return decided
+
+
+def _all_replicas_down(j: Judged, at_ms: int) -> bool:
+    """Whether every replica of orders-0 had been killed or stopped, and not restarted, by ``at_ms``
+    (by the script's log)."""
+    replicas = set(j.recording.partition_account(j.recording.description["points"][0])["replicas"])
+    down: set[int] = set()
+    for s in j.liveness_steps():
+        if s.utc > at_ms:
+            break
+        if s.action in ("killed", "stopped"):
+            down.add(s.node)
+        else:
+            down.discard(s.node)
+    return replicas <= down
 
 
 def isr_at_each_epoch_is_kafkas(j: Judged) -> list[int]:

@@ -399,6 +399,48 @@ def _await_log_start(cluster: Cluster, topic: str, replicas: list[int], reached)
                lambda: all(_disk_log_start(cluster, b, topic) == start for b in replicas), ELECTION_TIMEOUT_S)
 
 
+def elr_min_isr_changed(cluster: Cluster, recording: Recording) -> None:
+    """KIP-966 on a 4.x cluster (eligible leader replicas on): min.insync.replicas 2, both
+    followers killed one after the other, so the second leaves an ISR below it and becomes an
+    eligible leader replica; the leader killed (the partition offline, its ISR empty); then
+    min.insync.replicas changed, which makes the controller clear the topic's ELR
+    (ClearElrRecord); the follower from the ELR restarted, no longer eligible. A fourth broker,
+    no replica of orders-0, keeps the cluster answering Admin throughout."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "2",
+                                                 "unclean.leader.election.enable": "false"})
+    produce(cluster, recording, 300, "all-three")
+    leader, first, second = replicas
+    cluster.kill_node(first)
+    recording.log("killed", broker=first, signal="SIGKILL", was="a follower of orders-0")
+    wait_until("the ISR of orders-0 without the first follower",
+               lambda: first not in partition_state(cluster)["isr"], ELECTION_TIMEOUT_S)
+    cluster.kill_node(second)
+    recording.log("killed", broker=second, signal="SIGKILL", was="the other follower of orders-0")
+    wait_until("the second follower an eligible leader replica of orders-0",
+               lambda: second in (partition_state(cluster).get("elr") or ()), ELECTION_TIMEOUT_S)
+    recording.log("elr", isr=partition_state(cluster)["isr"], elr=partition_state(cluster).get("elr"))
+    recording.point("elr-formed")
+    cluster.kill_node(leader)
+    recording.log("killed", broker=leader, signal="SIGKILL", was="leader of orders-0, the whole ISR")
+    wait_until("orders-0 offline", lambda: partition_state(cluster)["leader"] == -1, ELECTION_TIMEOUT_S)
+    state = partition_state(cluster)
+    recording.log("offline", partition="orders-0", isr=state["isr"], elr=state.get("elr"),
+                  last_known_elr=state.get("last_known_elr"))
+    recording.point("offline")
+    cluster.driver.call("alter_config", type="topic", name=TOPIC, configs={"min.insync.replicas": "1"})
+    recording.log("altered config", topic=TOPIC, configs={"min.insync.replicas": "1"})
+    wait_until("the ELR of orders-0 cleared", lambda: not partition_state(cluster).get("elr"), ELECTION_TIMEOUT_S)
+    recording.point("min-isr-changed")
+    cluster.start_node(second)
+    recording.log("restarted", broker=second)
+    cluster.wait_for_brokers([b for b in cluster.brokers if b in cluster.running])
+    time.sleep(5)   # a controller that would elect it does so within its next write
+    state = partition_state(cluster)
+    recording.log("after restart", broker=second, leader=state["leader"], isr=state["isr"], elr=state.get("elr"))
+    recording.point("follower-back")
+
+
 def _active_controller(cluster: Cluster) -> int | None:
     """KRaft: the quorum's leader (describeMetadataQuorum); ZooKeeper mode: describeCluster's controller."""
     if isinstance(cluster, KraftCluster):
@@ -435,6 +477,9 @@ SCENARIOS = {s.name: s for s in (
              config=(("log.retention.check.interval.ms", "1000"),
                      ("log.flush.start.offset.checkpoint.interval.ms", "1000"),
                      ("log.cleaner.backoff.ms", "1000"))),
+    Scenario("elr-min-isr", "min.insync.replicas 2, both followers killed (the second an eligible "
+             "leader replica), then the leader; min.insync.replicas changed, which clears the ELR; the "
+             "follower restarted", elr_min_isr_changed, brokers=4),
 )}
 
 
