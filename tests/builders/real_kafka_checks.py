@@ -182,7 +182,8 @@ def truncation_after_unclean(recording: Recording) -> None:
 def groups_are_what_admin_lists(recording: Recording, point: str = "committed") -> None:
     """kreplica groups on every broker's log directory gives each group's committed offsets
     (offset and leader epoch) as Admin listConsumerGroupOffsets does, and its protocol as
-    describeConsumerGroups' type (Classic, Consumer)."""
+    describeConsumerGroups' type (Classic, Consumer); a share group (4.x) with the state, group
+    epoch and members describeShareGroups gives."""
     dirs = [recording.log_dir(point, b) for b in recording.description["brokers"]]
     found = objects("groups", *dirs, "--kafka-version", kafka_version(recording))
     ours = {(o["group"], f"{o['topic']}-{o['partition']}"): (o["offset"], o["leader_epoch"])
@@ -192,7 +193,13 @@ def groups_are_what_admin_lists(recording: Recording, point: str = "committed") 
     theirs = {(g, tp): (o["offset"], o["leader_epoch"]) for g, row in listed.items() for tp, o in row["offsets"].items()}
     assert ours == theirs
     groups = {o["group"]: o for o in found if o["type"] == "group"}
-    assert set(groups) == set(listed)
+    # share groups (KIP-932, 4.x) are not consumer groups: Admin lists them apart (listGroups,
+    # describeShareGroups); kreplica gives them with protocol share and their group epoch
+    shared = recording.account(point).get("share_groups") or {}
+    assert set(groups) == set(listed) | set(shared)
+    for group, row in shared.items():
+        assert (groups[group]["protocol"], groups[group]["generation"], groups[group]["state"].lower(),
+                len(groups[group]["members"])) == ("share", row["group_epoch"], row["state"].lower(), row["members"])
     for group, row in listed.items():
         ours_ = groups[group]
         if ours_["protocol"] is None:

@@ -103,6 +103,8 @@ public final class Driver {
             case "configs": return configs(cmd);
             case "delete_records": return deleteRecords(cmd);
             case "unregister_broker": return unregisterBroker(cmd);
+            case "share_consume": return shareConsume(cmd);
+            case "share_groups": return shareGroups();
             default: throw new IllegalArgumentException("unknown op " + cmd.get("op"));
         }
     }
@@ -484,6 +486,89 @@ public final class Driver {
         org.apache.kafka.clients.admin.DeletedRecords done =
             admin.deleteRecords(request).lowWatermarks().get(tp).get(TIMEOUT_S, TimeUnit.SECONDS);
         return done.lowWatermark();
+    }
+
+    /** A KIP-932 share consumer (4.x, looked up by name) of ``group`` reads ``count`` records of
+     *  ``topic`` and acknowledges them (implicit acknowledgement, commitSync); its answer: what it read. */
+    private Object shareConsume(JsonNode cmd) throws Exception {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", bootstrap);
+        props.put("group.id", cmd.get("group").asText());
+        props.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        props.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        Class<?> type = Class.forName("org.apache.kafka.clients.consumer.KafkaShareConsumer");
+        Object consumer = type.getConstructor(Properties.class).newInstance(props);
+        int wanted = cmd.get("count").asInt();
+        int read = 0;
+        List<Long> offsets = new ArrayList<>();
+        try {
+            type.getMethod("subscribe", Collection.class).invoke(consumer, List.of(cmd.get("topic").asText()));
+            Method poll = type.getMethod("poll", java.time.Duration.class);
+            long deadline = System.currentTimeMillis() + TimeUnit.SECONDS.toMillis(TIMEOUT_S);
+            while (read < wanted && System.currentTimeMillis() < deadline) {
+                for (Object r : (Iterable<?>) poll.invoke(consumer, java.time.Duration.ofMillis(500))) {
+                    read++;
+                    offsets.add((Long) call(r, "offset"));
+                }
+                type.getMethod("commitSync").invoke(consumer);
+            }
+        } finally {
+            type.getMethod("close").invoke(consumer);
+        }
+        offsets.sort(null);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("read", read);
+        out.put("first", offsets.isEmpty() ? null : offsets.get(0));
+        out.put("last", offsets.isEmpty() ? null : offsets.get(offsets.size() - 1));
+        return out;
+    }
+
+    /** Every share group (4.x Admin: listGroups, describeShareGroups, listShareGroupOffsets): its
+     *  state, group epoch, members and each partition's share-partition start offset. */
+    private Object shareGroups() throws Exception {
+        Map<String, Object> out = new TreeMap<>();
+        Method listGroups;
+        try {
+            listGroups = admin.getClass().getMethod("listGroups");
+        } catch (NoSuchMethodException e) {
+            return out;   // before 4.0: no share groups
+        }
+        List<String> ids = new ArrayList<>();
+        for (Object g : (Collection<?>) future(listGroups.invoke(admin), "all")) {
+            Object type = call(g, "type");
+            if (type instanceof java.util.Optional) type = ((java.util.Optional<?>) type).orElse(null);
+            if (type != null && type.toString().equalsIgnoreCase("share")) ids.add((String) call(g, "groupId"));
+        }
+        if (ids.isEmpty()) return out;
+        Map<?, ?> described = (Map<?, ?>) future(
+            admin.getClass().getMethod("describeShareGroups", Collection.class).invoke(admin, ids), "all");
+        Class<?> spec = Class.forName("org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec");
+        Map<String, Object> specs = new HashMap<>();
+        for (String id : ids) specs.put(id, spec.getConstructor().newInstance());
+        Map<?, ?> offsets = (Map<?, ?>) future(
+            admin.getClass().getMethod("listShareGroupOffsets", Map.class).invoke(admin, specs), "all");
+        for (String id : ids) {
+            Object d = described.get(id);
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("state", call(d, "groupState").toString());
+            row.put("group_epoch", call(d, "groupEpoch"));
+            row.put("members", ((Collection<?>) call(d, "members")).size());
+            Map<String, Object> starts = new TreeMap<>();
+            Map<?, ?> byPartition = (Map<?, ?>) offsets.get(id);
+            if (byPartition != null) {
+                for (Map.Entry<?, ?> e : byPartition.entrySet()) {
+                    if (e.getValue() == null) continue;
+                    Map<String, Object> o = new LinkedHashMap<>();
+                    o.put("start_offset", call(e.getValue(), "startOffset"));
+                    Object epoch = call(e.getValue(), "leaderEpoch");
+                    o.put("leader_epoch", epoch instanceof java.util.Optional ? ((java.util.Optional<?>) epoch).orElse(null) : null);
+                    starts.put(e.getKey().toString(), o);
+                }
+            }
+            row.put("offsets", starts);
+            out.put(id, row);
+        }
+        return out;
     }
 
     /** Admin unregisterBroker (KRaft, KIP-631): a decommissioned broker's registration removed. */

@@ -24,11 +24,13 @@ CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "real-kafka"
 # what the corpus holds: each scenario on current Kafka (KRaft) and on 3.9, the last release with
 # both modes, in each; the leader killed under acks=1 also on the older generations that still
 # start on Java 17 (2.8, 3.0: ZooKeeper mode), for the rules that changed across versions
-RECORDED = [(scenario, mode, version) for scenario in SCENARIOS if scenario != "elr-min-isr"
+RECORDED = [(scenario, mode, version) for scenario in SCENARIOS if scenario not in ("consumer-after-unclean", "elr-min-isr")
             for mode, version in (("kraft", "4.4.0"), ("kraft", "3.9.2"), ("zookeeper", "3.9.2"))]
 RECORDED += [("leader-killed-acks1", "zookeeper", version) for version in ("3.0.2", "2.8.2")]
 # eligible leader replicas are Kafka 4's (KIP-966)
 RECORDED += [("elr-min-isr", "kraft", "4.4.0")]
+# consumers of each client generation after an unclean election: KRaft on current Kafka and on 3.9
+RECORDED += [("consumer-after-unclean", "kraft", version) for version in ("4.4.0", "3.9.2")]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ A recording is one directory::
     <point>/evidence/      every node's log dirs, metadata log and logs; ZooKeeper's data dir
     <point>/account.json   Admin's answers (describeCluster, describeTopics with offsets,
                            describeLogDirs, the consumer groups with their committed offsets,
+                           the share groups with their start offsets (4.x),
                            listPartitionReassignments, the dynamic topic and broker configs,
                            describeMetadataQuorum in KRaft)
     <point>/<tool>.txt     what one of Kafka's command-line tools printed there (``tool``)
@@ -39,7 +40,8 @@ DUMP_TIMEOUT_S = 300
 # the internal partitions dumped, each with the decoder of kafka-dump-log that reads its records as
 # Kafka's coordinators and controllers do (a decoder implies --print-data-log)
 DECODERS = {"__consumer_offsets": "--offsets-decoder", "__transaction_state": "--transaction-log-decoder",
-            "__cluster_metadata": "--cluster-metadata-decoder"}
+            "__cluster_metadata": "--cluster-metadata-decoder",
+            "__share_group_state": "--share-group-state-decoder"}   # 4.x: share groups (KIP-932)
 
 
 @dataclass
@@ -107,6 +109,7 @@ class Recording:
             "log_dirs": lambda: driver.call("log_dirs", brokers=alive),
             "groups": lambda: driver.call("groups"),
             "reassignments": lambda: driver.call("reassignments"),
+            "share_groups": lambda: driver.call("share_groups"),
             "configs": lambda: driver.call("configs", topics=self.topics, brokers=alive),
         }
         if isinstance(self.cluster, KraftCluster):

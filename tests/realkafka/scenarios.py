@@ -185,8 +185,9 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
 
 def consumer_groups(cluster: Cluster, recording: Recording) -> None:
     """Committed offsets as Kafka's clients write them: a classic group's commitSync with the
-    leader epoch of the record it read, a KIP-848 consumer group's (4.x), and an Admin
-    alterConsumerGroupOffsets commit without a leader epoch."""
+    leader epoch of the record it read, a KIP-848 consumer group's and a KIP-932 share group's
+    acknowledgements (4.x), and an Admin alterConsumerGroupOffsets commit without a leader
+    epoch."""
     replicas = replicas_away_from_controller(cluster)
     create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
     produce(cluster, recording, 300, "records")
@@ -196,6 +197,11 @@ def consumer_groups(cluster: Cluster, recording: Recording) -> None:
         read = cluster.driver.call("consume", group="consumer-protocol", topic=TOPIC, count=200,
                                    props={"group.protocol": "consumer"})
         recording.log("consumed", group="consumer-protocol", protocol="consumer", **read)
+        # a share group starts at the log end unless told otherwise (share.auto.offset.reset, a
+        # group config): from the start, so that it reads and acknowledges records already written
+        cluster.driver.call("alter_config", type="group", name="share", configs={"share.auto.offset.reset": "earliest"})
+        read = cluster.driver.call("share_consume", group="share", topic=TOPIC, count=100)
+        recording.log("consumed", group="share", protocol="share", **read)
     cluster.driver.call("alter_offsets", group="admin-set", topic=TOPIC, partition=0, offset=42)
     recording.log("altered offsets", group="admin-set", partition=f"{TOPIC}-0", offset=42)
     recording.point("committed")
@@ -454,6 +460,73 @@ def _voter_caught_up(cluster: Cluster, node: int) -> bool:
     return ends.get(node, -1) >= quorum["high_watermark"] > 0
 
 
+#: consumer-after-unclean's groups and the offsets they commit: within the records all three
+#: replicas have, inside the leader's own records below the new leader's end after its 100
+#: writes, and above that end
+CONSUMER_GROUPS = {"all-three": 200, "below-new-end": 350, "above-new-end": 450}
+
+
+def consumer_after_unclean(cluster: Cluster, recording: Recording) -> None:
+    """unclean-election with consumer groups: each commits (commitSync, the leader epoch of the
+    record it read) before the leader dies, two of them inside the 200 records only the leader had;
+    after the unclean election, the new leader's 100 records and the old leader's rejoin (it led
+    the __consumer_offsets partitions alone: their commits come back with it), a consumer of each
+    client generation resumes each group under each auto.offset.reset (``probe.py``), its
+    answers kept as ``probes.json``."""
+    from tests.realkafka.probe import generations, probe_all
+
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1",
+                                                 "unclean.leader.election.enable": "false"})
+    produce(cluster, recording, 300, "all-three")
+    # the first group creates __consumer_offsets while its three replicas are up
+    read = cluster.driver.call("consume", group="all-three", topic=TOPIC, count=CONSUMER_GROUPS["all-three"])
+    recording.log("consumed", group="all-three", protocol="classic", **read)
+    leader, followers = replicas[0], replicas[1:]
+    for follower in followers:
+        cluster.kill_node(follower)
+    recording.log("killed", brokers=followers, signal="SIGKILL", was="followers of orders-0")
+    wait_until("the ISR of orders-0 shrunk to its leader",
+               lambda: partition_state(cluster)["isr"] == [leader], ELECTION_TIMEOUT_S)
+    recording.log("isr shrunk", isr=[leader])
+    recording.keep("leader-only-acked.json", produce(cluster, recording, 200, "leader-only"))
+    wait_until("the ISR of every __consumer_offsets partition shrunk to the leader",
+               lambda: all(row["isr"] == [leader] for row in
+                           cluster.driver.call("describe", topics=["__consumer_offsets"], offsets=False)),
+               ELECTION_TIMEOUT_S)
+    for group, count in CONSUMER_GROUPS.items():
+        if group != "all-three":
+            read = cluster.driver.call("consume", group=group, topic=TOPIC, count=count)
+            recording.log("consumed", group=group, protocol="classic", **read)
+    recording.point("before-incident")
+    cluster.kill_node(leader)
+    recording.log("killed", broker=leader, signal="SIGKILL", was="leader of orders-0, the whole ISR")
+    for follower in followers:
+        cluster.start_node(follower)
+    recording.log("restarted", brokers=followers)
+    cluster.wait_for_brokers(followers)
+    wait_until("orders-0 offline", lambda: partition_state(cluster)["leader"] == -1, ELECTION_TIMEOUT_S)
+    recording.log("offline", partition="orders-0")
+    recording.point("offline")
+    result = wait_until("an unclean election accepted",
+                        lambda: (r := cluster.driver.call("elect", type="unclean", partitions=[[TOPIC, 0]]))
+                        and r[f"{TOPIC}-0"] is None and r, ELECTION_TIMEOUT_S, every_s=2)
+    recording.log("elect", type="unclean", result=result)
+    await_leader(cluster, recording, lambda b: b in followers, "an unclean leader for orders-0",
+                 unclean=True)
+    produce(cluster, recording, 100, "after-unclean")
+    recording.point("after-unclean")
+    rejoin(cluster, recording, leader)
+    versions = generations(cluster.release)
+    recording.log("probing", clients=versions, groups=list(CONSUMER_GROUPS))
+    probes = probe_all(versions, cluster.bootstrap, list(CONSUMER_GROUPS), TOPIC)
+    for answer in probes:
+        recording.log("probed", **{k: v for k, v in answer.items() if k != "log"})
+    recording.keep("probes.json", probes)
+    # the probes commit nothing: the groups' offsets are still those committed before the incident
+    recording.keep("groups-after-probes.json", cluster.driver.call("groups"))
+
+
 SCENARIOS = {s.name: s for s in (
     Scenario("leader-killed-acks1", "kill -9 of the leader under an acks=1 producer while both "
              "followers are paused; the old leader rejoins and truncates", leader_killed_under_acks1),
@@ -462,8 +535,8 @@ SCENARIOS = {s.name: s for s in (
     Scenario("unclean-election", "followers killed, the ISR shrinks to the leader, which takes more "
              "writes and is killed; an unclean election elects a stale follower; the old leader "
              "rejoins and truncates committed records", unclean_election),
-    Scenario("consumer-groups", "a classic group, a KIP-848 consumer group (4.x) and an Admin "
-             "offset commit without a leader epoch", consumer_groups),
+    Scenario("consumer-groups", "a classic group, a KIP-848 consumer group and a share group (4.x) "
+             "and an Admin offset commit without a leader epoch", consumer_groups),
     Scenario("transactions", "transactions committed, aborted, and one left open by its producer",
              transactions),
     Scenario("controller-failover", "the active controller killed while a producer writes; a new "
@@ -480,6 +553,10 @@ SCENARIOS = {s.name: s for s in (
     Scenario("elr-min-isr", "min.insync.replicas 2, both followers killed (the second an eligible "
              "leader replica), then the leader; min.insync.replicas changed, which clears the ELR; the "
              "follower restarted", elr_min_isr_changed, brokers=4),
+    Scenario("consumer-after-unclean", "unclean-election with classic groups that committed before "
+             "the leader died, two inside the records only it had; a consumer of each client "
+             "generation (2.2, 2.5, the release's) resumes each group under each auto.offset.reset",
+             consumer_after_unclean),
 )}
 
 

@@ -22,11 +22,17 @@ position in memory may be further on). What its next fetch does depends on the c
   retried after a metadata refresh, ``OffsetsForLeaderEpochUtils.handleResponse``, so the answer
   that counts is the unfenced one): an end offset below ``C`` is a detected truncation: the
   position moves to that end offset (the divergence point) under earliest or latest, and
-  ``LogTruncationException`` is raised under ``none``. An undefined answer (epoch or offset -1)
-  resets by ``auto.offset.reset`` or raises ``LogTruncationException`` from 2.6 (KAFKA-9840,
-  KAFKA-10113); 2.3 – 2.5 compare -1 with ``C`` like any end offset: the position becomes -1,
-  whose fetch is out of range and resets, and under ``none`` building the divergent
-  ``OffsetAndMetadata(-1)`` throws ``IllegalArgumentException`` ("Invalid negative offset").
+  ``LogTruncationException`` is raised under ``none`` from 2.6. An undefined answer (epoch or
+  offset -1) resets by ``auto.offset.reset`` or raises ``LogTruncationException`` from 2.6
+  (KAFKA-9840, KAFKA-10113); 2.3 – 2.5 compare -1 with ``C`` like any end offset: the position
+  becomes -1, whose fetch is out of range and resets. Under ``none`` 2.3 – 2.5 raise nothing: the
+  ``LogTruncationException`` (or the ``IllegalArgumentException`` of building the divergent
+  ``OffsetAndMetadata(-1)``) is thrown in ``Fetcher.validateOffsetsAsync``'s listener, which
+  ``AsyncClient.sendAsyncRequest`` runs inside ``future.complete`` and whose exception it drops
+  (``if (!future.isDone()) future.raise(e)``: the future is done); the partition stays awaiting
+  validation, re-validated every ``request.timeout.ms``, and the consumer stalls: poll returns
+  none of its records and ``position()`` times out (KAFKA-9840 made 2.6 raise it: "this exception
+  was not getting raised properly until KAFKA-9840", KAFKA-10113).
 
 Counts are offsets (one record each, fewer where compaction or transaction markers left gaps).
 Records consumed and lost are those of the lost range below ``C`` when the group read them from
@@ -54,8 +60,10 @@ AUTO_OFFSET_RESETS = (EARLIEST, LATEST, NONE)
 #: What the consumer does. ``continues``: fetches from its position, noticing nothing;
 #: ``seeks_to_divergence``: KIP-320 detected the truncation and moved the position to the end
 #: offset of its epoch; ``resets``: ``auto.offset.reset`` chose the position; ``fails``: the
-#: consumer's poll raises ``exception`` until the application seeks.
-CONTINUES, SEEKS_TO_DIVERGENCE, RESETS, FAILS = "continues", "seeks_to_divergence", "resets", "fails"
+#: consumer's poll raises ``exception`` until the application seeks; ``stalls``: its poll raises
+#: nothing and returns none of the partition's records (validation never completes) until the
+#: application seeks.
+CONTINUES, SEEKS_TO_DIVERGENCE, RESETS, FAILS, STALLS = "continues", "seeks_to_divergence", "resets", "fails", "stalls"
 #: Why it moved: the fetch was OFFSET_OUT_OF_RANGE; validation found the log truncated below the
 #: position; validation got an undefined answer; the group has no committed offset (it expired).
 OFFSET_OUT_OF_RANGE, LOG_TRUNCATION, UNDEFINED_END_OFFSET, NO_COMMITTED_OFFSET = (
@@ -64,7 +72,6 @@ OFFSET_OUT_OF_RANGE, LOG_TRUNCATION, UNDEFINED_END_OFFSET, NO_COMMITTED_OFFSET =
 OFFSET_OUT_OF_RANGE_EXCEPTION = "OffsetOutOfRangeException"
 LOG_TRUNCATION_EXCEPTION = "LogTruncationException"
 NO_OFFSET_EXCEPTION = "NoOffsetForPartitionException"
-INVALID_NEGATIVE_OFFSET = "IllegalArgumentException"
 #: Before KIP-320, when the committed offset is above the new log end: the consumer fetches before
 #: producers reach it (out of range), or producers write past it first (it continues, skipping them).
 FETCHES_FIRST, WRITES_FIRST = "fetches_first", "writes_first"
@@ -254,8 +261,10 @@ def next_fetch(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *
     if reply.end_offset < position:
         cause = UNDEFINED_END_OFFSET if undefined else LOG_TRUNCATION
         if auto_offset_reset == NONE:
-            exception = LOG_TRUNCATION_EXCEPTION if reply.end_offset >= 0 else INVALID_NEGATIVE_OFFSET
-            return FetchOutcome(FAILS, cause, exception, None, 0, 0, 0, reply)
+            if not client_version.has(UNDEFINED_RESETS):
+                # 2.3 – 2.5: the LogTruncationException (IllegalArgumentException for -1) is lost
+                return FetchOutcome(STALLS, cause, None, None, 0, 0, 0, reply)
+            return FetchOutcome(FAILS, cause, LOG_TRUNCATION_EXCEPTION, None, 0, 0, 0, reply)
         return _fetch(committed, lost, leader, reply.end_offset, auto_offset_reset, reply=reply, cause=cause)
     return _fetch(committed, lost, leader, position, auto_offset_reset, reply=reply)
 

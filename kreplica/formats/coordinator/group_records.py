@@ -143,14 +143,18 @@ ShareGroupMemberMetadataValue = Message('ShareGroupMemberMetadataValue', 0, 0, (
 
 ShareGroupMetadataKey = Message('ShareGroupMetadataKey', 0, None, _GROUP_KEY)
 
+# share groups' records as the 4.4 jars hold them (reshaped at version 0 before KIP-932 became
+# generally available: the metadata hash of KIP-1101, the initializing topics)
 ShareGroupMetadataValue = Message('ShareGroupMetadataValue', 0, 0, (
     F('epoch', 'int32'),
+    F('metadata_hash', 'int64'),
 ))
 
 ShareGroupTargetAssignmentMetadataKey = Message('ShareGroupTargetAssignmentMetadataKey', 0, None, _GROUP_KEY)
 
 ShareGroupTargetAssignmentMetadataValue = Message('ShareGroupTargetAssignmentMetadataValue', 0, 0, (
     F('assignment_epoch', 'int32'),
+    F('assignment_timestamp', 'int64', tag=0, default=0),
 ))
 
 ShareGroupTargetAssignmentMemberKey = Message('ShareGroupTargetAssignmentMemberKey', 0, None, _MEMBER_KEY)
@@ -171,6 +175,11 @@ ShareGroupCurrentMemberAssignmentValue = Message('ShareGroupCurrentMemberAssignm
 ShareGroupStatePartitionMetadataKey = Message('ShareGroupStatePartitionMetadataKey', 0, None, _GROUP_KEY)
 
 ShareGroupStatePartitionMetadataValue = Message('ShareGroupStatePartitionMetadataValue', 0, 0, (
+    F('initializing_topics', '[]', fields=(
+        F('topic_id', 'uuid'),
+        F('topic_name', 'string'),
+        F('partitions', '[]int32'),
+    )),
     F('initialized_topics', '[]', fields=(
         F('topic_id', 'uuid'),
         F('topic_name', 'string'),

@@ -16,7 +16,8 @@ with group evidence). Machine object::
 bound); ``auto_offset_reset`` lists the policies it holds under; ``when`` is ``fetches_first`` or
 ``writes_first`` where the race between the consumer's fetch and new writes past its committed
 offset decides (``null`` otherwise). ``action`` is ``continues``, ``seeks_to_divergence``,
-``resets`` or ``fails`` (with ``exception``); ``cause`` is ``offset_out_of_range``,
+``resets``, ``fails`` (with ``exception``) or ``stalls`` (poll raises nothing and returns none of
+the partition's records: 2.3 – 2.5 under ``none``, whose validation exception is lost); ``cause`` is ``offset_out_of_range``,
 ``log_truncation``, ``undefined_end_offset``, ``no_committed_offset`` or ``null``.
 ``records_skipped_up_to`` is ``null`` where no bound is known (a reset to latest skips what is
 written before it). ``read_from`` is ``lost_replica`` or ``new_leader`` (whose record the group read

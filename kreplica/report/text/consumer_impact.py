@@ -20,6 +20,7 @@ from kreplica.analysis.consumers.impact import (
     OFFSET_OUT_OF_RANGE,
     RESETS,
     SEEKS_TO_DIVERGENCE,
+    STALLS,
     UNDEFINED_END_OFFSET,
 )
 from kreplica.report.text.layout import print_wrapped
@@ -140,6 +141,8 @@ def _outcome(b: dict) -> str:
     """One behaviour in words: where the consumer goes and what it re-reads or skips."""
     if b["action"] == FAILS:
         return f"fails with {b['exception']}"
+    if b["action"] == STALLS:
+        return "stalls: its poll raises nothing and returns no records of the partition"
     at = b["resumes_at"]
     if b["action"] == RESETS:
         where = f"resets to {at} ({'log start' if EARLIEST in b['auto_offset_reset'] else 'log end'})"

@@ -16,6 +16,10 @@ September 2024 and the 2.2.0 – 2.7.0 tags), not from kreplica:
   ``completeValidation`` — the returned epoch is never compared with the requested one. In 2.3 – 2.5
   the undefined answer is an end offset of -1 below the position: ``seekValidated(-1)`` under a
   reset policy, ``new OffsetAndMetadata(-1, ...)`` (``IllegalArgumentException``) under ``none``;
+  under ``none`` 2.3 – 2.5 never raise what validation throws (``LogTruncationException`` or that
+  ``IllegalArgumentException``): ``Fetcher.validateOffsetsAsync`` throws it in its listener, run
+  inside ``future.complete`` in ``AsyncClient.sendAsyncRequest``, whose catch raises it only
+  ``if (!future.isDone())`` (2.3.0 – 2.5.1 tags); 2.6 keeps it for poll (KAFKA-9840/KAFKA-10113);
 * the answer itself: ``LeaderEpochFileCache.endOffsetFor`` through
   :func:`kreplica.analysis.replication.offset_for_epoch.answer` (tested against Kafka's vectors in
   ``test_offset_for_epoch.py``).
@@ -35,7 +39,6 @@ from kreplica.analysis.consumers.impact import (
     EARLIEST,
     FAILS,
     FETCHES_FIRST,
-    INVALID_NEGATIVE_OFFSET,
     LATEST,
     LOG_TRUNCATION,
     LOST_REPLICA,
@@ -48,6 +51,7 @@ from kreplica.analysis.consumers.impact import (
     OFFSET_OUT_OF_RANGE_EXCEPTION,
     RESETS,
     SEEKS_TO_DIVERGENCE,
+    STALLS,
     UNDEFINED_END_OFFSET,
     WRITES_FIRST,
     LostRange,
@@ -168,7 +172,7 @@ def test_who_validates(client: KafkaVersion, epoch: int | None, broker: KafkaVer
     got = next_fetch(committed(115, epoch), LOST, leader(version=broker), client_version=client,
                      auto_offset_reset=NONE)
     assert (got.validation is not None) == validates
-    assert got.exception == (LOG_TRUNCATION_EXCEPTION if validates else OFFSET_OUT_OF_RANGE_EXCEPTION)
+    assert got.cause == (LOG_TRUNCATION if validates else OFFSET_OUT_OF_RANGE)
 
 
 # -- KIP-320: validation with the committed leader epoch ------------------------------------------
@@ -200,12 +204,29 @@ UNDEFINED_LEADER = leader(epochs=((0, 0), (2, 100)), epoch=None)
     # 2.3-2.5: -1 < 115: seekValidated(-1), whose fetch is out of range and resets the same way...
     pytest.param(V2_5, EARLIEST, (RESETS, UNDEFINED_END_OFFSET, None, 0, 100, 0, 0), id="2.5-earliest"),
     pytest.param(V2_3, LATEST, (RESETS, UNDEFINED_END_OFFSET, None, 100, 0, 0, None), id="2.3-latest"),
-    # ...and under none OffsetAndMetadata(-1) throws "Invalid negative offset"
-    pytest.param(V2_5, NONE, (FAILS, UNDEFINED_END_OFFSET, INVALID_NEGATIVE_OFFSET, None, 0, 0, 0), id="2.5-none"),
+    # ...and under none OffsetAndMetadata(-1) throws "Invalid negative offset" in the listener,
+    # where AsyncClient drops it: the consumer stalls
+    pytest.param(V2_5, NONE, (STALLS, UNDEFINED_END_OFFSET, None, None, 0, 0, 0), id="2.5-none"),
 ])
 def test_kip320_undefined_answer(client: KafkaVersion, policy: str, expected: tuple) -> None:
     got = next_fetch(committed(115, 7), LOST, UNDEFINED_LEADER, client_version=client, auto_offset_reset=policy)
     assert (got.validation.leader_epoch, got.validation.end_offset) == (-1, -1)
+    assert outcome(got) == expected
+
+
+@pytest.mark.parametrize("client, expected", [
+    # 2.3 - 2.5: the LogTruncationException thrown in validateOffsetsAsync's listener is dropped by
+    # AsyncClient.sendAsyncRequest (the future is done): no exception, no records (a real 2.5.1
+    # consumer against 3.9 and 4.4 brokers: fixtures/real-kafka/consumer-after-unclean-*)
+    pytest.param(V2_3, (STALLS, LOG_TRUNCATION, None, None, 0, 0, 0), id="2.3-stalls"),
+    pytest.param(V2_5, (STALLS, LOG_TRUNCATION, None, None, 0, 0, 0), id="2.5-stalls"),
+    # counter-case: 2.6 keeps it (cachedOffsetForLeaderException) and poll raises it
+    pytest.param(V2_6, (FAILS, LOG_TRUNCATION, LOG_TRUNCATION_EXCEPTION, None, 0, 0, 0), id="2.6-fails"),
+    # and a client before validation fetches at 115, above the log end 100: out of range
+    pytest.param(V2_2, (FAILS, OFFSET_OUT_OF_RANGE, OFFSET_OUT_OF_RANGE_EXCEPTION, None, 0, 0, 0), id="2.2-fails"),
+])
+def test_a_detected_truncation_under_none_per_generation(client: KafkaVersion, expected: tuple) -> None:
+    got = next_fetch(committed(115, 1), LOST, LEADER, client_version=client, auto_offset_reset=NONE)
     assert outcome(got) == expected
 
 
@@ -337,9 +358,11 @@ def test_behaviours_per_generation_policy_and_race() -> None:
         (None, "2.3.0", (LATEST,), FETCHES_FIRST, RESETS),
         (None, "2.3.0", (NONE,), FETCHES_FIRST, FAILS),
         (None, "2.3.0", (EARLIEST, LATEST, NONE), WRITES_FIRST, CONTINUES),
-        # 2.3-2.5 and 2.6+ agree on a defined answer: one row each from 2.3 on
-        ("2.3.0", None, (EARLIEST, LATEST), None, SEEKS_TO_DIVERGENCE),
-        ("2.3.0", None, (NONE,), None, FAILS),
+        # 2.3-2.5 and 2.6+ agree on a defined answer under a reset policy; under none 2.3-2.5 stall
+        ("2.3.0", "2.6.0", (EARLIEST, LATEST), None, SEEKS_TO_DIVERGENCE),
+        ("2.3.0", "2.6.0", (NONE,), None, STALLS),
+        ("2.6.0", None, (EARLIEST, LATEST), None, SEEKS_TO_DIVERGENCE),
+        ("2.6.0", None, (NONE,), None, FAILS),
     ]
 
 
@@ -348,7 +371,7 @@ def test_behaviours_split_where_2_3_and_2_6_differ() -> None:
     assert [r for r in rows(got) if r[0] is not None] == [
         ("2.3.0", "2.6.0", (EARLIEST,), None, RESETS),
         ("2.3.0", "2.6.0", (LATEST,), None, RESETS),
-        ("2.3.0", "2.6.0", (NONE,), None, FAILS),
+        ("2.3.0", "2.6.0", (NONE,), None, STALLS),
         ("2.6.0", None, (EARLIEST,), None, RESETS),
         ("2.6.0", None, (LATEST,), None, RESETS),
         ("2.6.0", None, (NONE,), None, FAILS),
@@ -425,12 +448,14 @@ def test_a_later_copy_must_share_the_lineage(tmp_path: Path, other_epochs, later
 # -- boundaries the mutation run found unguarded ---------------------------------------------------
 def test_a_divergent_offset_of_0_is_a_log_truncation() -> None:
     # epochs {0@0, 2@0}: epoch 0 ends at 0, below 5; OffsetAndMetadata(0) is valid, so none raises
-    # LogTruncationException (only -1 throws IllegalArgumentException in 2.3-2.5)
+    # LogTruncationException (2.6+; 2.3-2.5 lose it and stall, as they lose the -1 case's
+    # IllegalArgumentException)
     zero = leader(end=20, epochs=((0, 0), (2, 0)))
-    for client in (V2_5, V4_0):
+    for client, expected in ((V2_5, (STALLS, LOG_TRUNCATION, None, None, 0, 0, 0)),
+                             (V4_0, (FAILS, LOG_TRUNCATION, LOG_TRUNCATION_EXCEPTION, None, 0, 0, 0))):
         got = next_fetch(committed(5, 0), LostRange(0, 20, "broker-2"), zero, client_version=client,
                          auto_offset_reset=NONE)
-        assert outcome(got) == (FAILS, LOG_TRUNCATION, LOG_TRUNCATION_EXCEPTION, None, 0, 0, 0)
+        assert outcome(got) == expected
 
 
 @pytest.mark.parametrize("policy, resumes_at", [

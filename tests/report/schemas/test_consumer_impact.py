@@ -49,8 +49,8 @@ def test_object() -> None:
         "lost": {"replica": "broker-2", "first_offset": 100, "last_offset": 119}, "at_risk": True,
         "committed_after_event": False, "read_from": "lost_replica", "consumed_and_lost": 15, "reused_offsets": 15, "reused_seen": 10,
     }
-    assert billing["behaviours"][-2] == {
-        "clients_from": "2.3.0", "clients_before": None, "auto_offset_reset": ["earliest", "latest"], "when": None,
+    assert billing["behaviours"][-4] == {
+        "clients_from": "2.3.0", "clients_before": "2.6.0", "auto_offset_reset": ["earliest", "latest"], "when": None,
         "action": "seeks_to_divergence", "cause": "log_truncation", "exception": None, "resumes_at": 100,
         "records_re_read": 0, "records_skipped": 0, "records_skipped_up_to": 0,
         "validation": {"leader_epoch": 0, "end_offset": 100},
@@ -96,7 +96,10 @@ consumer groups of orders-0 after the unclean election of broker-1 at epoch 2:
       before the reset; none: fails with OffsetOutOfRangeException
     clients before 2.3, if producers write past 115 first: continues at 115,
       skipping up to 15 new records (the evidence shows 10)
-    clients 2.3+: detects the truncation (epoch 1 ends at 100 on the new
+    clients 2.3-2.5: detects the truncation (epoch 1 ends at 100 on the new
+      leader); earliest/latest: resumes at 100; none: stalls: its poll raises
+      nothing and returns no records of the partition
+    clients 2.6+: detects the truncation (epoch 1 ends at 100 on the new
       leader); earliest/latest: resumes at 100; none: fails with
       LogTruncationException
   committed in the new leader's epoch or later (after the event; what they read
@@ -126,7 +129,7 @@ def test_a_diverged_leader_and_a_split_generation_in_words() -> None:
     assert "x: committed 105 (no leader epoch); up to 5 consumed records the log no longer has, if it read " \
            "broker-2's (no leader epoch or commit time tells)" in text
     assert "clients 2.3-2.5: the new leader has no end offset for epoch 7" in text
-    assert "none: fails with IllegalArgumentException" in text
+    assert "none: stalls: its poll raises nothing and returns no records of the partition" in text
     assert "clients 2.6+: the new leader has no end offset for epoch 7" in text
     assert "latest: resets to 110 (log end), skipping 10 new records and whatever is written before the reset" in text
 
