@@ -91,36 +91,43 @@ def release_jars(version: str) -> Release:
 
 
 def _resolve(found: Release) -> None:
+    profiles = ["-P", "kafka4"] if found.logs_with_log4j2 else []
+    _maven(found, POM, [*profiles, f"-Dkafka.version={found.version}"], f"Kafka {found.version}")
+
+
+def _maven(found: Release, pom: Path, options: list[str], what: str) -> None:
+    """``pom``'s dependencies copied into ``found.lib`` (emptied first), or :class:`Unavailable`."""
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise Unavailable("no mvn on PATH to resolve Kafka's jars")
+        raise Unavailable(f"no mvn on PATH to resolve {what}")
     if found.lib.exists():
         shutil.rmtree(found.lib)
-    profiles = ["-P", "kafka4"] if found.logs_with_log4j2 else []
-    command = [mvn, "-q", "-B", "-f", str(POM), *profiles, f"-Dkafka.version={found.version}",
-               f"-DoutputDirectory={found.lib}", "dependency:copy-dependencies"]
+    command = [mvn, "-q", "-B", "-f", str(pom), *options, f"-DoutputDirectory={found.lib}",
+               "dependency:copy-dependencies"]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S)
     except subprocess.TimeoutExpired as exc:
-        raise Unavailable(f"Maven did not resolve Kafka {found.version} in {RESOLVE_TIMEOUT_S} s") from exc
+        raise Unavailable(f"Maven did not resolve {what} in {RESOLVE_TIMEOUT_S} s") from exc
     if done.returncode != 0:
         errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line] or ["no output"]
-        raise Unavailable(f"Maven could not resolve Kafka {found.version}: {errors[0][:200]}")
+        raise Unavailable(f"Maven could not resolve {what}: {errors[0][:200]}")
 
 
 def _stale(found: Release) -> bool:
     return (found.classes / "Driver.class").stat().st_mtime < DRIVER_SOURCE.stat().st_mtime
 
 
-def _compile(found: Release) -> None:
+def _compile(found: Release, source: Path = DRIVER_SOURCE, what: str = "the scenario driver",
+             against: str | None = None) -> None:
+    """``source`` compiled into ``found.classes`` against its jars, or :class:`Unavailable`."""
     javac = shutil.which("javac")
     if javac is None:
-        raise Unavailable("no javac on PATH to compile the scenario driver")
+        raise Unavailable(f"no javac on PATH to compile {what}")
     found.classes.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([javac, "-nowarn", "-d", str(found.classes), "-cp", found.classpath(),
-                           str(DRIVER_SOURCE)], capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+                           str(source)], capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
     if done.returncode != 0:
-        raise Unavailable(f"the driver does not compile against Kafka {found.version}: "
+        raise Unavailable(f"{what} does not compile against {against or f'Kafka {found.version}'}: "
                           f"{done.stderr.strip().splitlines()[0][:200]}")
 
 
@@ -137,30 +144,9 @@ def clients(version: str) -> Release:
     found = Release(version, cache_root() / f"clients-{version}")
     done = found.lib / ".resolved"
     if not done.exists():
-        mvn = shutil.which("mvn")
-        if mvn is None:
-            raise Unavailable("no mvn on PATH to resolve Kafka's clients")
-        if found.lib.exists():
-            shutil.rmtree(found.lib)
-        command = [mvn, "-q", "-B", "-f", str(CLIENTS_POM), f"-Dclients.version={version}",
-                   f"-DoutputDirectory={found.lib}", "dependency:copy-dependencies"]
-        try:
-            resolved = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT_S)
-        except subprocess.TimeoutExpired as exc:
-            raise Unavailable(f"Maven did not resolve kafka-clients {version} in {RESOLVE_TIMEOUT_S} s") from exc
-        if resolved.returncode != 0:
-            errors = [line for line in (resolved.stdout + resolved.stderr).splitlines() if "ERROR" in line]
-            raise Unavailable(f"Maven could not resolve kafka-clients {version}: {(errors or ['no output'])[0][:200]}")
+        _maven(found, CLIENTS_POM, [f"-Dclients.version={version}"], f"kafka-clients {version}")
         done.write_text(version + "\n")
     probe = found.classes / "ConsumerProbe.class"
     if not probe.exists() or probe.stat().st_mtime < PROBE_SOURCE.stat().st_mtime:
-        javac = shutil.which("javac")
-        if javac is None:
-            raise Unavailable("no javac on PATH to compile the consumer probe")
-        found.classes.mkdir(parents=True, exist_ok=True)
-        compiled = subprocess.run([javac, "-nowarn", "-d", str(found.classes), "-cp", found.classpath(),
-                                   str(PROBE_SOURCE)], capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
-        if compiled.returncode != 0:
-            raise Unavailable(f"the consumer probe does not compile against kafka-clients {version}: "
-                              f"{compiled.stderr.strip().splitlines()[0][:200]}")
+        _compile(found, PROBE_SOURCE, "the consumer probe", f"kafka-clients {version}")
     return found

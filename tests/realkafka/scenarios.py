@@ -143,15 +143,9 @@ def clean_failover(cluster: Cluster, recording: Recording) -> None:
     rejoin(cluster, recording, old)
 
 
-def unclean_election(cluster: Cluster, recording: Recording) -> None:
-    """Both followers killed, the ISR shrinks to the leader, which goes on taking writes; the
-    leader killed, the followers restarted: the partition is offline until an unclean election
-    (Admin electLeaders UNCLEAN) makes a stale follower leader; the old leader rejoins and
-    truncates records that were committed."""
-    replicas = replicas_away_from_controller(cluster)
-    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1",
-                                                 "unclean.leader.election.enable": "false"})
-    produce(cluster, recording, 300, "all-three")
+def isr_to_the_leader(cluster: Cluster, recording: Recording, replicas: list[int]) -> tuple[int, list[int]]:
+    """Both followers killed, until the ISR of orders-0 is its leader alone, which then takes 200
+    acks=all writes only it has; the leader and the followers."""
     leader, followers = replicas[0], replicas[1:]
     for follower in followers:
         cluster.kill_node(follower)
@@ -160,7 +154,13 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
                lambda: partition_state(cluster)["isr"] == [leader], ELECTION_TIMEOUT_S)
     recording.log("isr shrunk", isr=[leader])
     recording.keep("leader-only-acked.json", produce(cluster, recording, 200, "leader-only"))
-    recording.point("before-incident")
+    return leader, followers
+
+
+def unclean_election_and_rejoin(cluster: Cluster, recording: Recording, leader: int, followers: list[int]) -> None:
+    """The leader (the whole ISR) killed and the followers restarted: orders-0 offline (point
+    ``offline``) until an Admin unclean election makes a follower leader, which takes 100 writes
+    (point ``after-unclean``); then the old leader rejoins and truncates."""
     cluster.kill_node(leader)
     recording.log("killed", broker=leader, signal="SIGKILL", was="leader of orders-0, the whole ISR")
     for follower in followers:
@@ -181,6 +181,20 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
     produce(cluster, recording, 100, "after-unclean")
     recording.point("after-unclean")
     rejoin(cluster, recording, leader)
+
+
+def unclean_election(cluster: Cluster, recording: Recording) -> None:
+    """Both followers killed, the ISR shrinks to the leader, which goes on taking writes; the
+    leader killed, the followers restarted: the partition is offline until an unclean election
+    (Admin electLeaders UNCLEAN) makes a stale follower leader; the old leader rejoins and
+    truncates records that were committed."""
+    replicas = replicas_away_from_controller(cluster)
+    create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1",
+                                                 "unclean.leader.election.enable": "false"})
+    produce(cluster, recording, 300, "all-three")
+    leader, followers = isr_to_the_leader(cluster, recording, replicas)
+    recording.point("before-incident")
+    unclean_election_and_rejoin(cluster, recording, leader, followers)
 
 
 def consumer_groups(cluster: Cluster, recording: Recording) -> None:
@@ -482,14 +496,7 @@ def consumer_after_unclean(cluster: Cluster, recording: Recording) -> None:
     # the first group creates __consumer_offsets while its three replicas are up
     read = cluster.driver.call("consume", group="all-three", topic=TOPIC, count=CONSUMER_GROUPS["all-three"])
     recording.log("consumed", group="all-three", protocol="classic", **read)
-    leader, followers = replicas[0], replicas[1:]
-    for follower in followers:
-        cluster.kill_node(follower)
-    recording.log("killed", brokers=followers, signal="SIGKILL", was="followers of orders-0")
-    wait_until("the ISR of orders-0 shrunk to its leader",
-               lambda: partition_state(cluster)["isr"] == [leader], ELECTION_TIMEOUT_S)
-    recording.log("isr shrunk", isr=[leader])
-    recording.keep("leader-only-acked.json", produce(cluster, recording, 200, "leader-only"))
+    leader, followers = isr_to_the_leader(cluster, recording, replicas)
     wait_until("the ISR of every __consumer_offsets partition shrunk to the leader",
                lambda: all(row["isr"] == [leader] for row in
                            cluster.driver.call("describe", topics=["__consumer_offsets"], offsets=False)),
@@ -499,24 +506,7 @@ def consumer_after_unclean(cluster: Cluster, recording: Recording) -> None:
             read = cluster.driver.call("consume", group=group, topic=TOPIC, count=count)
             recording.log("consumed", group=group, protocol="classic", **read)
     recording.point("before-incident")
-    cluster.kill_node(leader)
-    recording.log("killed", broker=leader, signal="SIGKILL", was="leader of orders-0, the whole ISR")
-    for follower in followers:
-        cluster.start_node(follower)
-    recording.log("restarted", brokers=followers)
-    cluster.wait_for_brokers(followers)
-    wait_until("orders-0 offline", lambda: partition_state(cluster)["leader"] == -1, ELECTION_TIMEOUT_S)
-    recording.log("offline", partition="orders-0")
-    recording.point("offline")
-    result = wait_until("an unclean election accepted",
-                        lambda: (r := cluster.driver.call("elect", type="unclean", partitions=[[TOPIC, 0]]))
-                        and r[f"{TOPIC}-0"] is None and r, ELECTION_TIMEOUT_S, every_s=2)
-    recording.log("elect", type="unclean", result=result)
-    await_leader(cluster, recording, lambda b: b in followers, "an unclean leader for orders-0",
-                 unclean=True)
-    produce(cluster, recording, 100, "after-unclean")
-    recording.point("after-unclean")
-    rejoin(cluster, recording, leader)
+    unclean_election_and_rejoin(cluster, recording, leader, followers)
     versions = generations(cluster.release)
     recording.log("probing", clients=versions, groups=list(CONSUMER_GROUPS))
     probes = probe_all(versions, cluster.bootstrap, list(CONSUMER_GROUPS), TOPIC)
