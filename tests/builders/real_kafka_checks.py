@@ -236,6 +236,20 @@ def transactions_are_what_admin_describes(recording: Recording, point: str = "op
         assert rows and rows[0].startswith("Topic") and len(rows) == 1, rows
 
 
+def transactions_after_the_timeout(recording: Recording) -> None:
+    """The transaction whose producer died with a one-minute timeout: open at ``open`` and, once
+    the coordinator aborted it at its timeout, ended at ``timed-out``, as describeTransactions
+    and describeProducers say there (transactions_are_what_admin_describes at that point); the
+    other abandoned one is still open."""
+    transactions_are_what_admin_describes(recording, "timed-out")
+    found = {p: {o["transactional_id"]: o["state"] for o in objects("transactions", *[
+        recording.log_dir(p, b) for b in recording.description["brokers"]]) if o["type"] == "transaction"}
+        for p in ("open", "timed-out")}
+    assert found["open"]["timed-out"].lower() == "ongoing"
+    assert found["timed-out"]["timed-out"].lower() in ("completeabort", "complete_abort")
+    assert found["timed-out"]["abandoned"].lower() == "ongoing"
+
+
 def controller_is_the_one_kafka_reports(recording: Recording) -> None:
     """cluster-state's controller at each point is Kafka's: KRaft's quorum leader and its epoch
     (describeMetadataQuorum), ZooKeeper mode's controller broker (describeCluster); after the kill
@@ -435,7 +449,8 @@ BY_SCENARIO = {
                        no_alarm_on_what_kafka_wrote_in_health),
     "unclean-election": (election_unclean, truncation_after_unclean),
     "consumer-groups": (groups_are_what_admin_lists, no_alarm_on_what_kafka_wrote_in_health),
-    "transactions": (transactions_are_what_admin_describes, no_alarm_on_what_kafka_wrote_in_health),
+    "transactions": (transactions_are_what_admin_describes, transactions_after_the_timeout,
+                     no_alarm_on_what_kafka_wrote_in_health),
     "controller-failover": (controller_is_the_one_kafka_reports, no_alarm_on_what_kafka_wrote_in_health),
     "reassignment-throttled": (throttles_are_what_kafka_reassign_partitions_set, reassignment_in_flight_is_what_kafka_lists,
                                verify_is_what_kafka_reassign_partitions_verify_said,

@@ -221,21 +221,42 @@ def consumer_groups(cluster: Cluster, recording: Recording) -> None:
     recording.point("committed")
 
 
+# long enough that the point before it is recorded whole (evidence and Admin's answers) first
+TIMED_OUT_MS = 60_000
+
+
 def transactions(cluster: Cluster, recording: Recording) -> None:
-    """Three transactional producers: one commits, one aborts, one is left inside its transaction
-    (a client that died: the transaction stays open until its timeout, ten minutes)."""
+    """Four transactional producers: one commits, one aborts, and two are left inside their
+    transactions as clients that died (they send nothing more): one with a ten-minute timeout,
+    still open at the end, and one with a one-minute timeout, which the coordinator aborts
+    (``abortTimedOutTransactions``, every transaction.abort.timed.out.transaction.cleanup
+    .interval.ms) between the points ``open`` and ``timed-out``."""
     replicas = replicas_away_from_controller(cluster)
     create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
-    for transactional_id, count, end in (("committer", 50, "commit"), ("aborter", 30, "abort"),
-                                         ("abandoned", 20, "open")):
-        acked = cluster.driver.call("txn", transactional_id=transactional_id, topic=TOPIC, count=count, end=end)
+    for transactional_id, count, end, timeout_ms in (("committer", 50, "commit", None), ("aborter", 30, "abort", None),
+                                                     ("abandoned", 20, "open", None),
+                                                     ("timed-out", 10, "open", TIMED_OUT_MS)):
+        extra = {"timeout_ms": str(timeout_ms)} if timeout_ms else {}
+        acked = cluster.driver.call("txn", transactional_id=transactional_id, topic=TOPIC, count=count, end=end,
+                                    **extra)
         recording.log("transaction", transactional_id=transactional_id, records=count, end=end,
-                      acked=_ranges(acked))
-    recording.point("open")
+                      acked=_ranges(acked), **extra)
+    _transactions_point(cluster, recording, "open")
+    wait_until("the coordinator aborted the timed-out transaction",
+               lambda: cluster.driver.call("transactions")["transactions"].get("timed-out", {}).get("state")
+               in ("CompleteAbort", "COMPLETE_ABORT"), ELECTION_TIMEOUT_S, every_s=2)
+    recording.log("timed out", transactional_id="timed-out", timeout_ms=TIMED_OUT_MS)
+    _transactions_point(cluster, recording, "timed-out")
+
+
+def _transactions_point(cluster: Cluster, recording: Recording, point: str) -> None:
+    """The point, with describeTransactions / describeProducers and each broker's
+    kafka-transactions find-hanging kept beside it."""
     answer = cluster.driver.call("transactions", partitions=[[TOPIC, 0]])
-    recording.keep("open/transactions.json", answer)
+    recording.point(point)
+    recording.keep(f"{point}/transactions.json", answer)
     for broker in cluster.brokers:
-        recording.tool("open", f"find-hanging-broker-{broker}", "org.apache.kafka.tools.TransactionsCommand",
+        recording.tool(point, f"find-hanging-broker-{broker}", "org.apache.kafka.tools.TransactionsCommand",
                        "--bootstrap-server", cluster.bootstrap, "find-hanging", "--broker-id", str(broker))
 
 
@@ -527,8 +548,8 @@ SCENARIOS = {s.name: s for s in (
              "rejoins and truncates committed records", unclean_election),
     Scenario("consumer-groups", "a classic group, a KIP-848 consumer group and a share group (4.x) "
              "and an Admin offset commit without a leader epoch", consumer_groups),
-    Scenario("transactions", "transactions committed, aborted, and one left open by its producer",
-             transactions),
+    Scenario("transactions", "transactions committed, aborted, and two left open by producers that "
+             "died, one until the coordinator aborts it at its timeout", transactions),
     Scenario("controller-failover", "the active controller killed while a producer writes; a new "
              "one takes over, the old one rejoins", controller_failover),
     Scenario("reassignment-throttled", "the leader's replica moved to a fourth broker by "
