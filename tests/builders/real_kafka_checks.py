@@ -273,12 +273,17 @@ def _moving_broker(recording: Recording) -> int:
     return removed
 
 
+def _throttles(topic: dict, brokers: dict) -> tuple[dict, dict]:
+    """The throttle entries of a topic's config and of each broker's (brokers without one left
+    out), the rates as ints: Admin's answer and cluster-state's read alike."""
+    per_broker = {b: {k: int(v) for k, v in c.items() if "throttled" in k} for b, c in brokers.items()}
+    return {k: v for k, v in topic.items() if "throttled" in k}, {b: c for b, c in per_broker.items() if c}
+
+
 def _throttle_configs(recording: Recording, point: str) -> tuple[dict, dict]:
     """The throttle entries of the topic and broker configs Admin described at ``point``."""
     configs = recording.account(point)["configs"]
-    topic = {k: v for k, v in configs["topics"]["orders"].items() if "throttled" in k}
-    brokers = {b: {k: int(v) for k, v in c.items() if "throttled" in k} for b, c in configs["brokers"].items()}
-    return topic, {b: c for b, c in brokers.items() if c}
+    return _throttles(configs["topics"]["orders"], configs["brokers"])
 
 
 def throttles_are_what_kafka_reassign_partitions_set(recording: Recording) -> None:
@@ -313,10 +318,7 @@ def reassignment_in_flight_is_what_kafka_lists(recording: Recording) -> None:
     listed = recording.account("in-flight")["reassignments"]["orders-0"]
     assert (partition["replicas"], partition["adding_replicas"], partition["removing_replicas"]) == (
         listed["replicas"], listed["adding"], listed["removing"])
-    throttled_topic, throttled_brokers = _throttle_configs(recording, "in-flight")
-    assert {k: v for k, v in topic["config"].items() if "throttled" in k} == throttled_topic
-    ours = {b: {k: int(v) for k, v in c.items() if "throttled" in k} for b, c in state["broker_configs"].items()}
-    assert {b: c for b, c in ours.items() if c} == throttled_brokers
+    assert _throttles(topic["config"], state["broker_configs"]) == _throttle_configs(recording, "in-flight")
     assert state["health"]["reassigning"] == ["orders-0"]
     assert "orders-0" not in state["health"]["under_replicated"]
     assert set(partition["isr"]) >= set(listed["replicas"]) - set(listed["adding"])
