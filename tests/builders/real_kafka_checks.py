@@ -190,13 +190,17 @@ def groups_are_what_admin_lists(recording: Recording, point: str = "committed") 
             for o in found if o["type"] == "group_offset"}
     listed = recording.account(point)["groups"]
     assert listed, "Admin listed no consumer group"
-    theirs = {(g, tp): (o["offset"], o["leader_epoch"]) for g, row in listed.items() for tp, o in row["offsets"].items()}
+    # share groups (KIP-932, 4.x) are not consumer groups: Admin lists them apart (listGroups,
+    # describeShareGroups); kreplica gives them with protocol share and their group epoch;
+    # streams groups (KIP-1071, 4.1+) likewise (listGroups, describeStreamsGroups and
+    # listStreamsGroupOffsets), judged whole by streams_groups_are_what_admin_describes
+    shared = recording.account(point).get("share_groups") or {}
+    streams = recording.account(point).get("streams_groups") or {}
+    theirs = {(g, tp): (o["offset"], o["leader_epoch"])
+              for g, row in (*listed.items(), *streams.items()) for tp, o in row["offsets"].items()}
     assert ours == theirs
     groups = {o["group"]: o for o in found if o["type"] == "group"}
-    # share groups (KIP-932, 4.x) are not consumer groups: Admin lists them apart (listGroups,
-    # describeShareGroups); kreplica gives them with protocol share and their group epoch
-    shared = recording.account(point).get("share_groups") or {}
-    assert set(groups) == set(listed) | set(shared)
+    assert set(groups) == set(listed) | set(shared) | set(streams)
     for group, row in shared.items():
         assert (groups[group]["protocol"], groups[group]["generation"], groups[group]["state"].lower(),
                 len(groups[group]["members"])) == ("share", row["group_epoch"], row["state"].lower(), row["members"])
@@ -209,6 +213,41 @@ def groups_are_what_admin_lists(recording: Recording, point: str = "committed") 
         elif row["type"] is not None:  # describeConsumerGroups' type: 3.8+ clients
             assert ours_["protocol"] == row["type"].lower(), (group, row, ours_)
     assert not [o for o in found if o["type"] == "finding" and o["severity"] == "error"]
+
+
+def streams_groups_are_what_admin_describes(recording: Recording) -> None:
+    """At every point, kreplica groups gives each streams group (KIP-1071) as
+    describeStreamsGroups does: its state, group, target assignment and topology epochs, its
+    subtopologies with their source, changelog and repartition topics, each member's epoch,
+    process, topology epoch and active, standby and warm-up tasks, and its committed offsets as
+    listStreamsGroupOffsets gives them; a release without streams groups has none in either."""
+    for point in recording.description["points"]:
+        dirs = [recording.log_dir(point, b) for b in recording.description["brokers"]]
+        found = objects("groups", *dirs, "--kafka-version", kafka_version(recording))
+        theirs = recording.account(point).get("streams_groups") or {}
+        ours = {o["group"]: o for o in found if o["type"] == "group" and o["protocol"] == "streams"}
+        assert set(ours) == set(theirs), (point, sorted(ours), sorted(theirs))
+        for group, row in theirs.items():
+            g = ours[group]
+            assert (g["state"], g["generation"], g["assignment_epoch"], g["topology"]["epoch"]) == \
+                (row["state"], row["group_epoch"], row["target_assignment_epoch"], row["topology_epoch"]), (point, group)
+            assert {s["subtopology_id"]: {"source_topics": s["source_topics"],
+                                          "repartition_sink_topics": s["repartition_sink_topics"],
+                                          "state_changelog_topics": s["state_changelog_topics"],
+                                          "repartition_source_topics": s["repartition_source_topics"]}
+                    for s in g["topology"]["subtopologies"]} == row["subtopologies"], (point, group)
+            members = {m["member_id"]: {"member_epoch": m["member_epoch"], "client_id": m["client_id"],
+                                        "process_id": m["process_id"], "topology_epoch": m["topology_epoch"],
+                                        "assignment": {kind: {t["subtopology"]: t["partitions"] for t in tasks}
+                                                       for kind, tasks in m["tasks"].items()}}
+                       for m in g["members"]}
+            assert members == {m: {k: v for k, v in d.items() if k != "target_assignment"}
+                               for m, d in row["members"].items()}, (point, group)
+            committed = {f"{o['topic']}-{o['partition']}": {"offset": o["offset"], "leader_epoch": o["leader_epoch"]}
+                         for o in found if o["type"] == "group_offset" and o["group"] == group and not o["pending"]}
+            assert committed == row["offsets"], (point, group)
+    if tuple(map(int, recording.kafka_version.split(".")[:2])) < (4, 1):
+        assert not any(recording.account(p).get("streams_groups") for p in recording.description["points"])
 
 
 def transactions_are_what_admin_describes(recording: Recording, point: str = "open") -> None:
@@ -450,7 +489,8 @@ BY_SCENARIO = {
     "clean-failover": (election_after_a_controlled_shutdown, rejoin_after_a_controlled_shutdown,
                        no_alarm_on_what_kafka_wrote_in_health),
     "unclean-election": (election_unclean, truncation_after_unclean),
-    "consumer-groups": (groups_are_what_admin_lists, no_alarm_on_what_kafka_wrote_in_health),
+    "consumer-groups": (groups_are_what_admin_lists, streams_groups_are_what_admin_describes,
+                        no_alarm_on_what_kafka_wrote_in_health),
     "transactions": (transactions_are_what_admin_describes, transactions_after_the_timeout,
                      no_alarm_on_what_kafka_wrote_in_health),
     "controller-failover": (controller_is_the_one_kafka_reports, no_alarm_on_what_kafka_wrote_in_health),

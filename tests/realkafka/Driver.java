@@ -48,6 +48,8 @@ public final class Driver {
     private final String bootstrap;
     private final Admin admin;
     private final Map<String, Background> background = new ConcurrentHashMap<>();
+    /** Kafka Streams applications started by streams_start, by application id (its group) */
+    private final Map<String, org.apache.kafka.streams.KafkaStreams> streams = new ConcurrentHashMap<>();
     /** Transactional producers left inside a transaction: kept, never closed, as a crashed client */
     private final List<KafkaProducer<String, String>> abandoned = new ArrayList<>();
 
@@ -79,6 +81,7 @@ public final class Driver {
             }
             out.println(JSON.writeValueAsString(answer));
         }
+        for (org.apache.kafka.streams.KafkaStreams app : driver.streams.values()) app.close(java.time.Duration.ofSeconds(TIMEOUT_S));
         driver.admin.close();
     }
 
@@ -105,6 +108,9 @@ public final class Driver {
             case "unregister_broker": return unregisterBroker(cmd);
             case "share_consume": return shareConsume(cmd);
             case "share_groups": return shareGroups();
+            case "streams_start": return streamsStart(cmd);
+            case "streams_stop": return streamsStop(cmd);
+            case "streams_groups": return streamsGroups();
             default: throw new IllegalArgumentException("unknown op " + cmd.get("op"));
         }
     }
@@ -567,6 +573,153 @@ public final class Driver {
             }
             row.put("offsets", starts);
             out.put(id, row);
+        }
+        return out;
+    }
+
+    /** A Kafka Streams application of the release (``group``: its application id) in the KIP-1071
+     *  streams rebalance protocol (group.protocol=streams, 4.1+): it counts the records of
+     *  ``topic`` by key into a state store (a changelog topic the group coordinator creates) and
+     *  writes the counts to ``output``. Left running; answered once it is RUNNING and its
+     *  committed offsets reach the end of every partition of ``topic``. */
+    private Object streamsStart(JsonNode cmd) throws Exception {
+        String group = cmd.get("group").asText();
+        String topic = cmd.get("topic").asText();
+        Properties props = new Properties();
+        props.put("application.id", group);
+        props.put("bootstrap.servers", bootstrap);
+        props.put("group.protocol", "streams");
+        props.put("commit.interval.ms", "500");
+        props.put("state.dir", java.nio.file.Files.createTempDirectory("kreplica-streams").toString());
+        org.apache.kafka.streams.StreamsBuilder builder = new org.apache.kafka.streams.StreamsBuilder();
+        org.apache.kafka.common.serialization.Serde<String> text = org.apache.kafka.common.serialization.Serdes.String();
+        builder.stream(topic, org.apache.kafka.streams.kstream.Consumed.with(text, text))
+            .groupByKey(org.apache.kafka.streams.kstream.Grouped.with(text, text))
+            .count(org.apache.kafka.streams.kstream.Materialized.as("counts"))
+            .toStream()
+            .to(cmd.get("output").asText(), org.apache.kafka.streams.kstream.Produced.with(text, org.apache.kafka.common.serialization.Serdes.Long()));
+        org.apache.kafka.streams.KafkaStreams app = new org.apache.kafka.streams.KafkaStreams(builder.build(), props);
+        streams.put(group, app);
+        app.start();
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (TopicPartitionInfo p : admin.describeTopics(List.of(topic)).allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS).get(topic).partitions()) {
+            latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+        }
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+        long deadline = System.currentTimeMillis() + TimeUnit.SECONDS.toMillis(3 * TIMEOUT_S);
+        Map<String, Object> committed = Map.of();
+        while (System.currentTimeMillis() < deadline) {
+            committed = streamsOffsets(group);
+            boolean done = app.state() == org.apache.kafka.streams.KafkaStreams.State.RUNNING;
+            for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+                Object at = committed.get(e.getKey().toString());
+                done &= at != null && ((Number) ((Map<?, ?>) at).get("offset")).longValue() == e.getValue();
+            }
+            if (done) {
+                Map<String, Object> out = new LinkedHashMap<>();
+                out.put("state", app.state().toString());
+                out.put("offsets", committed);
+                return out;
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("streams application " + group + " did not commit to the end of " + topic
+                                        + " in time: state " + app.state() + ", committed " + committed);
+    }
+
+    /** Closes a streams application (its member leaves the group: KafkaStreams.close with leaveGroup). */
+    private Object streamsStop(JsonNode cmd) throws Exception {
+        org.apache.kafka.streams.KafkaStreams app = streams.remove(cmd.get("group").asText());
+        if (app == null) return false;
+        app.close(new org.apache.kafka.streams.KafkaStreams.CloseOptions().leaveGroup(true).timeout(java.time.Duration.ofSeconds(TIMEOUT_S)));
+        return app.state().toString();
+    }
+
+    /** A streams group's committed offsets (4.1+ Admin listStreamsGroupOffsets), by partition. */
+    private Map<String, Object> streamsOffsets(String group) throws Exception {
+        Class<?> spec = Class.forName("org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec");
+        Map<String, Object> specs = Map.of(group, spec.getConstructor().newInstance());
+        Map<?, ?> all = (Map<?, ?>) future(admin.getClass().getMethod("listStreamsGroupOffsets", Map.class).invoke(admin, specs), "all");
+        Map<String, Object> out = new TreeMap<>();
+        Map<?, ?> byPartition = (Map<?, ?>) all.get(group);
+        if (byPartition == null) return out;
+        for (Map.Entry<?, ?> e : byPartition.entrySet()) {
+            if (e.getValue() == null) continue;
+            org.apache.kafka.clients.consumer.OffsetAndMetadata o = (org.apache.kafka.clients.consumer.OffsetAndMetadata) e.getValue();
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("offset", o.offset());
+            row.put("leader_epoch", o.leaderEpoch().orElse(null));
+            out.put(e.getKey().toString(), row);
+        }
+        return out;
+    }
+
+    /** Every streams group (4.1+ Admin: listGroups, describeStreamsGroups, listStreamsGroupOffsets):
+     *  its state, group, target assignment and topology epochs, its subtopologies, each member's
+     *  epoch and tasks (active, standby, warmup by subtopology) and its committed offsets. */
+    private Object streamsGroups() throws Exception {
+        Map<String, Object> out = new TreeMap<>();
+        Method describe;
+        try {
+            describe = admin.getClass().getMethod("describeStreamsGroups", Collection.class);
+        } catch (NoSuchMethodException e) {
+            return out;   // before 4.1: no streams groups
+        }
+        List<String> ids = new ArrayList<>();
+        for (Object g : (Collection<?>) future(admin.getClass().getMethod("listGroups").invoke(admin), "all")) {
+            Object type = call(g, "type");
+            if (type instanceof java.util.Optional) type = ((java.util.Optional<?>) type).orElse(null);
+            if (type != null && type.toString().equalsIgnoreCase("streams")) ids.add((String) call(g, "groupId"));
+        }
+        if (ids.isEmpty()) return out;
+        Map<?, ?> described = (Map<?, ?>) future(describe.invoke(admin, ids), "all");
+        for (String id : ids) {
+            Object d = described.get(id);
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("state", call(d, "groupState").toString());
+            row.put("group_epoch", call(d, "groupEpoch"));
+            row.put("target_assignment_epoch", call(d, "targetAssignmentEpoch"));
+            row.put("topology_epoch", call(d, "topologyEpoch"));
+            Map<String, Object> subtopologies = new TreeMap<>();
+            for (Object s : (Collection<?>) call(d, "subtopologies")) {
+                Map<String, Object> sub = new LinkedHashMap<>();
+                sub.put("source_topics", new java.util.TreeSet<>((Collection<?>) call(s, "sourceTopics")));
+                sub.put("repartition_sink_topics", new java.util.TreeSet<>((Collection<?>) call(s, "repartitionSinkTopics")));
+                sub.put("state_changelog_topics", new java.util.TreeSet<>(((Map<?, ?>) call(s, "stateChangelogTopics")).keySet()));
+                sub.put("repartition_source_topics", new java.util.TreeSet<>(((Map<?, ?>) call(s, "repartitionSourceTopics")).keySet()));
+                subtopologies.put((String) call(s, "subtopologyId"), sub);
+            }
+            row.put("subtopologies", subtopologies);
+            Map<String, Object> members = new TreeMap<>();
+            for (Object m : (Collection<?>) call(d, "members")) {
+                Map<String, Object> member = new LinkedHashMap<>();
+                member.put("member_epoch", call(m, "memberEpoch"));
+                member.put("client_id", call(m, "clientId"));
+                member.put("process_id", call(m, "processId"));
+                member.put("topology_epoch", call(m, "topologyEpoch"));
+                member.put("assignment", tasks(call(m, "assignment")));
+                member.put("target_assignment", tasks(call(m, "targetAssignment")));
+                members.put((String) call(m, "memberId"), member);
+            }
+            row.put("members", members);
+            row.put("offsets", streamsOffsets(id));
+            out.put(id, row);
+        }
+        return out;
+    }
+
+    /** A StreamsGroupMemberAssignment as {active|standby|warmup: {subtopology: [partitions]}}. */
+    private static Map<String, Object> tasks(Object assignment) throws Exception {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String kind : List.of("active", "standby", "warmup")) {
+            Map<String, Object> bySubtopology = new TreeMap<>();
+            for (Object t : (Collection<?>) call(assignment, kind + "Tasks")) {
+                List<Integer> partitions = new ArrayList<>((Collection<Integer>) call(t, "partitions"));
+                partitions.sort(null);
+                bySubtopology.put((String) call(t, "subtopologyId"), partitions);
+            }
+            out.put(kind, bySubtopology);
         }
         return out;
     }

@@ -8,6 +8,7 @@ test can skip with the reason instead of failing on a machine that cannot run Ka
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -84,10 +85,17 @@ def release_jars(version: str) -> Release:
     java()
     found = Release(version, cache_root() / version)
     done = found.lib / ".resolved"
-    if not done.exists():
+    stamp = _stamp(version, POM)
+    if not done.exists() or done.read_text() != stamp:
         _resolve(found)
-        done.write_text(version + "\n")
+        done.write_text(stamp)
     return found
+
+
+def _stamp(version: str, pom: Path) -> str:
+    """What a resolved directory was resolved from: the version and its pom's digest (a jar added
+    to the pom resolves every cached release again)."""
+    return f"{version} {hashlib.sha256(pom.read_bytes()).hexdigest()[:16]}\n"
 
 
 def _resolve(found: Release) -> None:
@@ -143,9 +151,10 @@ def clients(version: str) -> Release:
     java()
     found = Release(version, cache_root() / f"clients-{version}")
     done = found.lib / ".resolved"
-    if not done.exists():
+    stamp = _stamp(version, CLIENTS_POM)
+    if not done.exists() or done.read_text() != stamp:
         _maven(found, CLIENTS_POM, [f"-Dclients.version={version}"], f"kafka-clients {version}")
-        done.write_text(version + "\n")
+        done.write_text(stamp)
     probe = found.classes / "ConsumerProbe.class"
     if not probe.exists() or probe.stat().st_mtime < PROBE_SOURCE.stat().st_mtime:
         _compile(found, PROBE_SOURCE, "the consumer probe", f"kafka-clients {version}")

@@ -110,6 +110,7 @@ class Recording:
             "groups": lambda: driver.call("groups"),
             "reassignments": lambda: driver.call("reassignments"),
             "share_groups": lambda: driver.call("share_groups"),
+            "streams_groups": lambda: driver.call("streams_groups"),
             "configs": lambda: driver.call("configs", topics=self.topics, brokers=alive),
         }
         if isinstance(self.cluster, KraftCluster):

@@ -197,10 +197,15 @@ def unclean_election(cluster: Cluster, recording: Recording) -> None:
     unclean_election_and_rejoin(cluster, recording, leader, followers)
 
 
+#: the topic a streams group's application writes its counts to
+STREAMS_OUTPUT = "orders-counts"
+
+
 def consumer_groups(cluster: Cluster, recording: Recording) -> None:
     """Committed offsets as Kafka's clients write them: a classic group's commitSync with the
     leader epoch of the record it read, a KIP-848 consumer group's and a KIP-932 share group's
-    acknowledgements (4.x), and an Admin alterConsumerGroupOffsets commit without a leader
+    acknowledgements (4.x), a KIP-1071 streams group's application (4.1+: recorded running, then
+    after it left the group), and an Admin alterConsumerGroupOffsets commit without a leader
     epoch."""
     replicas = replicas_away_from_controller(cluster)
     create_topic(cluster, recording, replicas, **{"min.insync.replicas": "1"})
@@ -216,9 +221,24 @@ def consumer_groups(cluster: Cluster, recording: Recording) -> None:
         cluster.driver.call("alter_config", type="group", name="share", configs={"share.auto.offset.reset": "earliest"})
         read = cluster.driver.call("share_consume", group="share", topic=TOPIC, count=100)
         recording.log("consumed", group="share", protocol="share", **read)
+    streams = cluster.release.minor >= (4, 1)
+    if streams:
+        # a KIP-1071 streams group: a Kafka Streams application counting by key, running while
+        # the point is recorded (its members, tasks and topology in Admin's answers)
+        create_topic(cluster, recording, replicas, topic=STREAMS_OUTPUT, **{"min.insync.replicas": "1"})
+        running = cluster.driver.call("streams_start", group="streams", topic=TOPIC, output=STREAMS_OUTPUT)
+        recording.log("streams application running", group="streams", protocol="streams", state=running["state"],
+                      committed=running["offsets"])
     cluster.driver.call("alter_offsets", group="admin-set", topic=TOPIC, partition=0, offset=42)
     recording.log("altered offsets", group="admin-set", partition=f"{TOPIC}-0", offset=42)
     recording.point("committed")
+    if streams:
+        # closed with leaveGroup: the member's tombstones, an empty group with its offsets
+        state = cluster.driver.call("streams_stop", group="streams")
+        wait_until("the streams group has no member",
+                   lambda: not cluster.driver.call("streams_groups")["streams"]["members"], 60)
+        recording.log("streams application closed", group="streams", state=state)
+        recording.point("streams-left")
 
 
 # long enough that the point before it is recorded whole (evidence and Admin's answers) first
@@ -546,8 +566,9 @@ SCENARIOS = {s.name: s for s in (
     Scenario("unclean-election", "followers killed, the ISR shrinks to the leader, which takes more "
              "writes and is killed; an unclean election elects a stale follower; the old leader "
              "rejoins and truncates committed records", unclean_election),
-    Scenario("consumer-groups", "a classic group, a KIP-848 consumer group and a share group (4.x) "
-             "and an Admin offset commit without a leader epoch", consumer_groups),
+    Scenario("consumer-groups", "a classic group, a KIP-848 consumer group, a share group (4.x), a "
+             "streams group (4.1+) running and after it left, and an Admin offset commit without a "
+             "leader epoch", consumer_groups),
     Scenario("transactions", "transactions committed, aborted, and two left open by producers that "
              "died, one until the coordinator aborts it at its timeout", transactions),
     Scenario("controller-failover", "the active controller killed while a producer writes; a new "

@@ -50,8 +50,9 @@ def groups(
 ) -> int:
     """Replay each __consumer_offsets partition as the group coordinator of --kafka-version loads it (the
     coordinator of Kafka 0.11-3.x, or the new one of 4.0) to the end of the log or to --at-offset /
-    --at-time: every group with its protocol, generation or epoch, assignor, leader, state and members
-    with their assignments, and its committed offsets per topic-partition with leader epoch, metadata and
+    --at-time: every group (classic, consumer, share or streams) with its protocol, generation or epoch,
+    assignor, leader, state and members with their assignments (a streams group: its topology and each
+    member's tasks), and its committed offsets per topic-partition with leader epoch, metadata and
     commit time; tombstones applied, transactional commits moved or dropped by their markers (those still
     open are listed as pending), and the offsets the coordinator's next cleanup would expire marked, by
     the rules of that version.

@@ -11,7 +11,9 @@ offset key v0/v1, offset value v0–v3, group key v2, group value v0–v3, the s
 ``../shared/specs/kafka-formats.md`` §11.
 
 A key's leading int16 is the *record type* (0 and 1: offset commit, 2: classic group metadata,
-3–8 and 16: the KIP-848 consumer group, 9–15: the KIP-932 share group); key messages are never
+3–8 and 16: the KIP-848 consumer group, 9–15: the KIP-932 share group, 17 and 19–23: the
+KIP-1071 streams group, as the 4.4 jars hold them: ``CoordinatorRecordType`` has no 18, the
+streams group's partition metadata, which was dropped before release); key messages are never
 flexible. A value's leading int16 is its schema version. The classic values are flexible from
 version 4 (Kafka 3.x, KIP-915); the new protocol's values are flexible from version 0.
 """
@@ -202,6 +204,92 @@ ConsumerGroupRegularExpressionValue = Message('ConsumerGroupRegularExpressionVal
     F('timestamp', 'int64'),
 ))
 
+#: a streams group's tasks of one subtopology: the partitions of its source topics they read
+_TASK_IDS = (F('subtopology_id', 'string'), F('partitions', '[]int32'))
+#: the same in a member's current assignment, with the epoch each task was assigned in (tagged)
+_TASK_IDS_WITH_EPOCHS = (*_TASK_IDS, F('assignment_epochs', '[]int32', tag=0, nullable=True))
+_KEY_VALUE = (F('key', 'string'), F('value', 'string'))
+#: an internal topic a subtopology needs (changelog or repartition topic)
+_TOPIC_INFO = (
+    F('name', 'string'),
+    F('partitions', 'int32'),
+    F('replication_factor', 'int16'),
+    F('topic_configs', '[]', fields=_KEY_VALUE),
+)
+
+StreamsGroupMetadataKey = Message('StreamsGroupMetadataKey', 0, None, _GROUP_KEY)
+
+StreamsGroupMetadataValue = Message('StreamsGroupMetadataValue', 0, 0, (
+    F('epoch', 'int32'),
+    F('metadata_hash', 'int64'),
+    F('validated_topology_epoch', 'int32', tag=0, default=-1),
+    F('last_assignment_configs', '[]', tag=1, nullable=True, fields=_KEY_VALUE),
+    F('stored_description_topology_epoch', 'int32', tag=2, default=-1),
+    F('failed_description_topology_epoch', 'int32', tag=3, default=-1),
+))
+
+StreamsGroupMemberMetadataKey = Message('StreamsGroupMemberMetadataKey', 0, None, _MEMBER_KEY)
+
+StreamsGroupMemberMetadataValue = Message('StreamsGroupMemberMetadataValue', 0, 0, (
+    F('instance_id', 'string', nullable=True),
+    F('rack_id', 'string', nullable=True),
+    F('client_id', 'string'),
+    F('client_host', 'string'),
+    F('rebalance_timeout_ms', 'int32', default=-1),
+    F('topology_epoch', 'int32'),
+    F('process_id', 'string'),
+    F('user_endpoint', 'struct', nullable=True, fields=(F('host', 'string'), F('port', 'uint16'))),
+    F('client_tags', '[]', fields=_KEY_VALUE),
+))
+
+StreamsGroupTargetAssignmentMetadataKey = Message('StreamsGroupTargetAssignmentMetadataKey', 0, None, _GROUP_KEY)
+
+StreamsGroupTargetAssignmentMetadataValue = Message('StreamsGroupTargetAssignmentMetadataValue', 0, 0, (
+    F('assignment_epoch', 'int32'),
+    F('assignment_timestamp', 'int64', tag=0, default=0),
+))
+
+StreamsGroupTargetAssignmentMemberKey = Message('StreamsGroupTargetAssignmentMemberKey', 0, None, _MEMBER_KEY)
+
+StreamsGroupTargetAssignmentMemberValue = Message('StreamsGroupTargetAssignmentMemberValue', 0, 0, (
+    F('active_tasks', '[]', fields=_TASK_IDS),
+    F('standby_tasks', '[]', fields=_TASK_IDS),
+    F('warmup_tasks', '[]', fields=_TASK_IDS),
+))
+
+StreamsGroupCurrentMemberAssignmentKey = Message('StreamsGroupCurrentMemberAssignmentKey', 0, None, _MEMBER_KEY)
+
+StreamsGroupCurrentMemberAssignmentValue = Message('StreamsGroupCurrentMemberAssignmentValue', 0, 0, (
+    F('member_epoch', 'int32'),
+    F('previous_member_epoch', 'int32'),
+    F('state', 'int8'),
+    F('active_tasks', '[]', fields=_TASK_IDS_WITH_EPOCHS),
+    F('standby_tasks', '[]', fields=_TASK_IDS_WITH_EPOCHS),
+    F('warmup_tasks', '[]', fields=_TASK_IDS_WITH_EPOCHS),
+    F('active_tasks_pending_revocation', '[]', fields=_TASK_IDS_WITH_EPOCHS),
+    F('standby_tasks_pending_revocation', '[]', fields=_TASK_IDS_WITH_EPOCHS),
+    F('warmup_tasks_pending_revocation', '[]', fields=_TASK_IDS_WITH_EPOCHS),
+))
+
+StreamsGroupTopologyKey = Message('StreamsGroupTopologyKey', 0, None, _GROUP_KEY)
+
+StreamsGroupTopologyValue = Message('StreamsGroupTopologyValue', 0, 0, (
+    F('epoch', 'int32'),
+    F('subtopologies', '[]', fields=(
+        F('subtopology_id', 'string'),
+        F('source_topics', '[]string'),
+        F('source_topic_regex', '[]string'),
+        F('state_changelog_topics', '[]', fields=_TOPIC_INFO),
+        F('repartition_sink_topics', '[]string'),
+        F('repartition_source_topics', '[]', fields=_TOPIC_INFO),
+        F('copartition_groups', '[]', fields=(
+            F('source_topics', '[]int16'),
+            F('source_topic_regex', '[]int16'),
+            F('repartition_source_topics', '[]int16'),
+        )),
+    )),
+))
+
 OFFSET_COMMIT_TYPES = (0, 1)
 GROUP_METADATA = 2
 
@@ -232,4 +320,13 @@ RECORD_TYPES: dict[int, tuple[str, Message, Message]] = {
          ShareGroupStatePartitionMetadataValue),
     16: ("consumer_group_regular_expression", ConsumerGroupRegularExpressionKey,
          ConsumerGroupRegularExpressionValue),
+    17: ("streams_group_metadata", StreamsGroupMetadataKey, StreamsGroupMetadataValue),
+    19: ("streams_group_member_metadata", StreamsGroupMemberMetadataKey, StreamsGroupMemberMetadataValue),
+    20: ("streams_group_target_assignment_metadata", StreamsGroupTargetAssignmentMetadataKey,
+         StreamsGroupTargetAssignmentMetadataValue),
+    21: ("streams_group_target_assignment_member", StreamsGroupTargetAssignmentMemberKey,
+         StreamsGroupTargetAssignmentMemberValue),
+    22: ("streams_group_current_member_assignment", StreamsGroupCurrentMemberAssignmentKey,
+         StreamsGroupCurrentMemberAssignmentValue),
+    23: ("streams_group_topology", StreamsGroupTopologyKey, StreamsGroupTopologyValue),
 }

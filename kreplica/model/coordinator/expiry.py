@@ -22,6 +22,9 @@ its group's next cleanup drops it, and a consumer restarting then starts from
   - from 2.4 (KIP-496), a ``Stable`` classic ``consumer`` group whose subscriptions the
     coordinator could read: the commit time, for topics no member subscribes to only;
   - a KIP-848 consumer group: the commit time, for topics no member subscribes to;
+  - a KIP-1071 streams group (``StreamsGroup.offsetExpirationCondition``,
+    ``isSubscribedToTopic``): the commit time, for topics its topology does not read from
+    (source and repartition source topics), every topic once the group is ``Empty``;
   - any other group (a ``Stable`` group of another protocol type, or whose subscriptions do not
     read): none of its offsets expire. A share group has no offsets here, and offsets the new
     coordinator holds without a group (``Dead``) are in no group's cleanup.
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kreplica.model.coordinator.replay import CLASSIC, CONSUMER, SHARE, GroupPartitionState, NEW_COORDINATOR
+from kreplica.model.coordinator.replay import CLASSIC, CONSUMER, SHARE, STREAMS, GroupPartitionState, NEW_COORDINATOR
 from kreplica.model.coordinator.groups import CommittedOffset, Group
 from kreplica.model.versions import Feature, KafkaVersion
 
@@ -59,6 +62,11 @@ def _base_times(group: Group, version: KafkaVersion):
         return None     # a share group commits nothing here; offsets without a group are in no cleanup
     if group.protocol == CONSUMER:
         return (lambda o: o.commit_timestamp), frozenset(group.subscribed_topics or ())
+    if group.protocol == STREAMS:
+        # StreamsGroup.offsetExpirationCondition and isSubscribedToTopic: from the commit, and
+        # never for a topic its topology reads while the group has members
+        kept = () if group.state == "Empty" else group.subscribed_topics or ()
+        return (lambda o: o.commit_timestamp), frozenset(kept)
     if group.protocol_type is None:
         return (lambda o: o.commit_timestamp), frozenset()
     if group.protocol == CLASSIC and group.state == "Empty":

@@ -47,12 +47,52 @@ class CommittedOffset:
     position: int = 0
 
 
+#: tasks of a streams group member: ((subtopology id, (partition, ...)), ...)
+Tasks = tuple[tuple[str, tuple[int, ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsTasks:
+    """A KIP-1071 streams member's tasks by kind: a task is a subtopology and a partition of its
+    source topics; standby tasks keep a state store's copy, warm-up tasks catch one up."""
+
+    active: Tasks = ()
+    standby: Tasks = ()
+    warmup: Tasks = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsSubtopology:
+    """One subtopology of a streams group's topology (``StreamsGroupTopologyValue.Subtopology``),
+    with its internal topics by name."""
+
+    subtopology_id: str
+    source_topics: tuple[str, ...]
+    source_topic_regex: tuple[str, ...]
+    state_changelog_topics: tuple[str, ...]
+    repartition_sink_topics: tuple[str, ...]
+    repartition_source_topics: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsTopology:
+    """The topology a streams group's members run (``StreamsGroupTopologyValue``); ``validated``:
+    whether the coordinator validated this epoch of it (``StreamsGroupMetadataValue``'s
+    ``ValidatedTopologyEpoch``), without which the group is ``NotReady``."""
+
+    epoch: int
+    subtopologies: tuple[StreamsSubtopology, ...]
+    validated: bool
+
+
 @dataclass(frozen=True, slots=True)
 class GroupMember:
     """A member as the group record holds it; ``assignment`` is ((topic, (partition, ...)), ...).
 
-    ``member_epoch`` is a KIP-848 member's epoch (``None`` for a classic member); a consumer
-    group's assignment names a topic by its id when no record of the group names it.
+    ``member_epoch`` is a KIP-848 or KIP-1071 member's epoch (``None`` for a classic member); a
+    consumer group's assignment names a topic by its id when no record of the group names it. A
+    streams member has ``tasks`` instead of an assignment, its ``process_id`` (the application
+    instance) and the ``topology_epoch`` it runs.
     """
 
     member_id: str
@@ -64,6 +104,9 @@ class GroupMember:
     subscribed_topics: tuple[str, ...]
     assignment: tuple[tuple[str, tuple[int, ...]], ...]
     member_epoch: int | None = None
+    tasks: StreamsTasks | None = None
+    process_id: str | None = None
+    topology_epoch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +114,13 @@ class Group:
     """One group at the evidence point.
 
     ``protocol`` is ``classic`` (``GroupMetadataValue``), ``consumer`` (KIP-848 records),
-    ``share`` (KIP-932) or ``None`` for a group known only by its offsets (a standalone consumer
-    using ``assign``). ``generation`` is the classic generation or the new protocol's group
-    epoch. ``state`` is what the coordinator sets when it loads the group (``Empty`` without
-    members, ``Stable`` with them; a consumer group's ``Assigning`` or ``Reconciling`` while its
-    epochs differ; ``Dead`` for offsets the new coordinator holds after their group's tombstone).
+    ``share`` (KIP-932), ``streams`` (KIP-1071) or ``None`` for a group known only by its offsets
+    (a standalone consumer using ``assign``). ``generation`` is the classic generation or the new
+    protocols' group epoch, ``assignment_epoch`` their target assignment's epoch. ``state`` is
+    what the coordinator sets when it loads the group (``Empty`` without members, ``Stable`` with
+    them; a consumer or streams group's ``Assigning`` or ``Reconciling`` while its epochs differ,
+    a streams group's ``NotReady`` without a validated topology; ``Dead`` for offsets the new
+    coordinator holds after their group's tombstone). ``topology``: a streams group's.
     ``pending_offsets`` are transactional commits whose transaction has no marker yet;
     ``subscribed_topics`` what the coordinator knows the members subscribe to (``None``: it
     does not know, as for a classic group whose subscriptions do not parse).
@@ -95,3 +140,5 @@ class Group:
     source: str
     pending_offsets: tuple[CommittedOffset, ...] = ()
     subscribed_topics: tuple[str, ...] | None = None
+    assignment_epoch: int | None = None
+    topology: StreamsTopology | None = None

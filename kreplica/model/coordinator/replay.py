@@ -36,10 +36,12 @@ with its counter-case):
   replayed for a group that does not exist, and it stays when its offsets are tombstoned
   (until the next cleanup deletes it). Offsets left after their group's tombstone belong to no
   group in the new coordinator: they are shown as a group in state ``Dead``.
-* KIP-848 consumer groups (types 3-8 and 16) and KIP-932 share groups (9-14), new coordinator
-  only (``GroupMetadataManager.replay``): epochs, members, current and target assignments,
-  subscription metadata and resolved regular expressions; tombstones as Kafka applies them. The
-  old coordinator ignores those types (``readMessageKey``'s ``UnknownKey``): one
+* KIP-848 consumer groups (types 3-8 and 16), KIP-932 share groups (9-14) and KIP-1071 streams
+  groups (17, 19-23), new coordinator only (``GroupMetadataManager.replay``): epochs, members,
+  current and target assignments, subscription metadata, resolved regular expressions and a
+  streams group's topology; tombstones as Kafka applies them (a streams group's record of a
+  group or member that does not exist is ignored, ``GroupIdNotFoundException`` and
+  ``UnknownMemberIdException`` caught). The old coordinator ignores those types (``readMessageKey``'s ``UnknownKey``): one
   ``coordinator_unknown_record`` finding says how many it skipped. A replay Kafka refuses
   (``IllegalStateException``, e.g. a member tombstone before its assignment's) is a
   ``coordinator_replay_error`` finding and the record is skipped.
@@ -79,23 +81,26 @@ from kreplica.formats.errors import FormatError, UnsupportedVersion
 from kreplica.formats.findings import Finding
 from kreplica.formats.log.batch import CONTROL_ABORT, CONTROL_COMMIT, LOG_APPEND_TIME, NO_PRODUCER_ID, RecordBatch
 from kreplica.formats.log.segment import records_finding
-from kreplica.model.coordinator.groups import CommittedOffset, Group, GroupMember
+from kreplica.model.coordinator.groups import (CommittedOffset, Group, GroupMember, StreamsSubtopology, StreamsTasks,
+                                               StreamsTopology)
 from kreplica.model.versions import Feature, KafkaVersion
 
 OLD_COORDINATOR = "old"
 NEW_COORDINATOR = "new"
 
-#: the record types of KIP-848 consumer groups and KIP-932 share groups
+#: the record types of KIP-848 consumer groups, KIP-932 share groups and KIP-1071 streams groups
 CONSUMER_GROUP_TYPES = frozenset({3, 4, 5, 6, 7, 8, 16})
 SHARE_GROUP_TYPES = frozenset({9, 10, 11, 12, 13, 14})
+STREAMS_GROUP_TYPES = frozenset({17, 19, 20, 21, 22, 23})
 #: ``ConsumerGroupHeartbeatRequest.LEAVE_GROUP_MEMBER_EPOCH``
 LEAVE_GROUP_MEMBER_EPOCH = -1
-#: ``MemberState.STABLE``
+#: ``MemberState.STABLE`` (``modern.MemberState``) and a streams member's (``streams.MemberState``)
 MEMBER_STABLE = 0
+STREAMS_MEMBER_STABLE = 1
 #: ``OffsetCommitValue.leader_epoch`` and ``expire_timestamp`` when absent
 NO_VALUE = -1
 
-CLASSIC, SIMPLE, CONSUMER, SHARE = "classic", "simple", "consumer", "share"
+CLASSIC, SIMPLE, CONSUMER, SHARE, STREAMS = "classic", "simple", "consumer", "share", "streams"
 
 _TYPE = struct.Struct(">h")   # a key's record type
 
@@ -172,6 +177,8 @@ class _GroupState:
     targets: dict[str, Mapping] = field(default_factory=dict)
     topic_names: dict[str, str] = field(default_factory=dict)
     regex_topics: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    topology: Mapping | None = None            # a streams group's StreamsGroupTopologyValue
+    validated_topology_epoch: int = -1
 
 
 def _is_simple(state: _GroupState) -> bool:
@@ -353,6 +360,19 @@ class GroupReplay:
             raise ReplayRefused(f"Group {group} is not a share group.")
         return state
 
+    def _streams_group(self, group: str, create: bool) -> _GroupState | None:
+        """``getOrMaybeCreatePersistedStreamsGroup``: ``None`` when absent and not created; a
+        simple classic group is replaced."""
+        state = self.groups.get(group)
+        if state is None or _is_simple(state):
+            if state is None and not create:
+                return None
+            state = self.groups[group] = _GroupState(STREAMS)
+            return state
+        if state.kind != STREAMS:
+            raise ReplayRefused(f"Group {group} is not a streams group.")
+        return state
+
     def _modern(self, record: CoordinatorRecord, offset: int) -> None:
         kind, key, value = record.record_type, record.key, record.value
         group = key.get("group_id")
@@ -364,6 +384,14 @@ class GroupReplay:
         elif kind in SHARE_GROUP_TYPES:
             state = self._share_group(group, value is not None and kind in (10, 11))
             _SHARE_REPLAY[kind](state, key, value)
+        elif kind in STREAMS_GROUP_TYPES:
+            state = self._streams_group(group, value is not None)
+            if state is None:
+                return    # GroupIdNotFoundException: a tombstone of a group that does not exist, ignored
+            if _STREAMS_REPLAY[kind](state, key, value):
+                del self.groups[group]   # removeGroup
+                self.removed_at[group] = offset
+            return
         else:
             return        # ShareGroupStatePartitionMetadata: the share coordinator's, no group state here
         if kind in (3, 11) and value is None:
@@ -380,7 +408,7 @@ class GroupReplay:
             total = sum(self._ignored.values())
             self.findings.append(Finding(
                 "coordinator_unknown_record", at.path, at.position,
-                f"{total} record(s) of KIP-848/KIP-932 types ({types}), the first at offset {at.offset}: the old "
+                f"{total} record(s) of KIP-848/KIP-932/KIP-1071 types ({types}), the first at offset {at.offset}: the old "
                 "group coordinator (Kafka before 4.0, or 3.7-3.9 without the new one) ignores them "
                 "(GroupMetadataManager.readMessageKey: UnknownKey); they were written by the new coordinator: give "
                 "--kafka-version 4.0 to load them as it does",
@@ -430,6 +458,8 @@ class GroupReplay:
                          current_state_timestamp=None, members=(), subscribed_topics=None, **common)
         if state.kind == CLASSIC:
             return _classic_group(state, common)
+        if state.kind == STREAMS:
+            return _streams_group(state, common)
         return _modern_group(state, common)
 
 
@@ -610,6 +640,132 @@ _SHARE_REPLAY = {9: _partition_metadata, 10: _share_member_metadata, 11: _epoch,
                  13: _target_member, 14: _share_current_assignment}
 
 
+# -- streams groups (KIP-1071): GroupMetadataManager.replay(StreamsGroup*), StreamsGroup ---------
+
+
+def _streams_metadata(state: _GroupState, key: Mapping, value: Mapping | None) -> bool:
+    """``replay(StreamsGroupMetadataKey, ...)``; True: the group is removed."""
+    if value is not None:
+        state.epoch = value["epoch"]
+        state.validated_topology_epoch = value["validated_topology_epoch"]
+        return False
+    if state.members:
+        raise ReplayRefused(f"Received a tombstone record to delete group {key['group_id']} but the group still "
+                            f"has {len(state.members)} members.")
+    if state.assignment_epoch != -1:
+        raise ReplayRefused(f"Received a tombstone record to delete group {key['group_id']} but did not receive "
+                            "StreamsGroupTargetAssignmentMetadataValue tombstone.")
+    return True
+
+
+def _streams_member(state: _GroupState, member_id: str) -> dict:
+    """``getOrCreateUninitializedMember``: a new member has epoch 0 and no state yet."""
+    member = state.members.get(member_id)
+    if member is None:
+        member = state.members[member_id] = {"member_epoch": 0, "previous_member_epoch": 0, "state": None,
+                                             "tasks": None, "metadata": {}}
+    return member
+
+
+def _streams_member_metadata(state: _GroupState, key: Mapping, value: Mapping | None) -> bool:
+    member_id = key["member_id"]
+    if value is not None:
+        _streams_member(state, member_id)["metadata"] = value
+    elif member_id in state.members:   # an unknown member's tombstone is ignored
+        _remove_member(state, member_id, "but did not receive StreamsGroupCurrentMemberAssignmentValue tombstone.",
+                       "but did not receive StreamsGroupTargetAssignmentMetadataValue tombstone.")
+    return False
+
+
+def _streams_target_metadata(state: _GroupState, key: Mapping, value: Mapping | None) -> bool:
+    _target_metadata(state, key, value)
+    return False
+
+
+def _streams_target_member(state: _GroupState, key: Mapping, value: Mapping | None) -> bool:
+    _target_member(state, key, value)
+    return False
+
+
+def _streams_current_assignment(state: _GroupState, key: Mapping, value: Mapping | None) -> bool:
+    member_id = key["member_id"]
+    if value is not None:
+        _streams_member(state, member_id).update(
+            member_epoch=value["member_epoch"], previous_member_epoch=value["previous_member_epoch"],
+            state=value["state"], tasks=value)
+    elif member_id in state.members:   # an unknown member's tombstone is ignored
+        state.members[member_id].update(member_epoch=LEAVE_GROUP_MEMBER_EPOCH,
+                                        previous_member_epoch=LEAVE_GROUP_MEMBER_EPOCH, tasks=None)
+    return False
+
+
+def _streams_topology(state: _GroupState, key: Mapping, value: Mapping | None) -> bool:
+    state.topology = value
+    return False
+
+
+_STREAMS_REPLAY = {17: _streams_metadata, 19: _streams_member_metadata, 20: _streams_target_metadata,
+                   21: _streams_target_member, 22: _streams_current_assignment, 23: _streams_topology}
+
+
+def _streams_state(state: _GroupState) -> str:
+    """``StreamsGroup.maybeUpdateGroupState``: a member is reconciled when its state is
+    ``STABLE`` at the target assignment's epoch (``StreamsGroupMember.isReconciledTo``)."""
+    if not state.members:
+        return "Empty"
+    if state.topology is None or state.topology["epoch"] != state.validated_topology_epoch:
+        return "NotReady"
+    if state.epoch > state.assignment_epoch:
+        return "Assigning"
+    if any(m["state"] != STREAMS_MEMBER_STABLE or m["member_epoch"] != state.assignment_epoch
+           for m in state.members.values()):
+        return "Reconciling"
+    return "Stable"
+
+
+def _tasks(entries) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    return tuple(sorted((t["subtopology_id"], tuple(sorted(t["partitions"]))) for t in entries))
+
+
+def _streams_topology_of(state: _GroupState) -> StreamsTopology | None:
+    t = state.topology
+    if t is None:
+        return None
+    return StreamsTopology(
+        epoch=t["epoch"], validated=t["epoch"] == state.validated_topology_epoch,
+        subtopologies=tuple(sorted((StreamsSubtopology(
+            subtopology_id=s["subtopology_id"], source_topics=tuple(sorted(s["source_topics"])),
+            source_topic_regex=tuple(s["source_topic_regex"]),
+            state_changelog_topics=tuple(sorted(i["name"] for i in s["state_changelog_topics"])),
+            repartition_sink_topics=tuple(sorted(s["repartition_sink_topics"])),
+            repartition_source_topics=tuple(sorted(i["name"] for i in s["repartition_source_topics"])))
+            for s in t["subtopologies"]), key=lambda s: s.subtopology_id)))
+
+
+def _streams_group(state: _GroupState, common: dict) -> Group:
+    members = []
+    for member_id in sorted(state.members):
+        m = state.members[member_id]
+        meta, tasks = m["metadata"], m["tasks"]
+        members.append(GroupMember(
+            member_id=member_id, group_instance_id=meta.get("instance_id"), client_id=meta.get("client_id", ""),
+            client_host=meta.get("client_host", ""), session_timeout_ms=None,
+            rebalance_timeout_ms=meta.get("rebalance_timeout_ms"), subscribed_topics=(), assignment=(),
+            member_epoch=m["member_epoch"], process_id=meta.get("process_id"),
+            topology_epoch=meta.get("topology_epoch"),
+            tasks=StreamsTasks() if tasks is None else StreamsTasks(
+                active=_tasks(tasks["active_tasks"]), standby=_tasks(tasks["standby_tasks"]),
+                warmup=_tasks(tasks["warmup_tasks"]))))
+    topology = _streams_topology_of(state)
+    # isSubscribedToTopic: the topics of StreamsTopology.sourceTopicMap (source and repartition
+    # source topics), none while the group is empty
+    subscribed = () if topology is None else tuple(sorted(
+        {t for s in topology.subtopologies for t in (*s.source_topics, *s.repartition_source_topics)}))
+    return Group(protocol=STREAMS, protocol_type=STREAMS, generation=state.epoch, assignor=None, leader=None,
+                 state=_streams_state(state), current_state_timestamp=None, members=tuple(members),
+                 subscribed_topics=subscribed, assignment_epoch=state.assignment_epoch, topology=topology, **common)
+
+
 def _consumer_state(state: _GroupState) -> str:
     """``ConsumerGroup.maybeUpdateGroupState`` (a share group: ``Empty`` or ``Stable``)."""
     if not state.members:
@@ -651,7 +807,7 @@ def _modern_group(state: _GroupState, common: dict) -> Group:
     return Group(protocol=protocol, protocol_type=CONSUMER_PROTOCOL_TYPE if protocol == CONSUMER else SHARE,
                  generation=state.epoch, assignor=assignor, leader=None, state=_consumer_state(state),
                  current_state_timestamp=None, members=tuple(members), subscribed_topics=tuple(sorted(subscribed)),
-                 **common)
+                 assignment_epoch=state.assignment_epoch, **common)
 
 
 # -- the plain replay of a partition log ---------------------------------------------------------

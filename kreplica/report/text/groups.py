@@ -15,7 +15,7 @@ from rich.console import Console
 
 from kreplica.analysis.groups.state import PartitionGroups
 from kreplica.formats.findings import Finding
-from kreplica.model.coordinator.groups import CommittedOffset, Group
+from kreplica.model.coordinator.groups import CommittedOffset, Group, StreamsTasks
 from kreplica.model.coordinator.replay import ReplayPoint
 from kreplica.report.text.layout import Column, Units, print_table, print_wrapped
 from kreplica.report.text.numbers import count
@@ -53,7 +53,9 @@ def _describe(g: Group) -> str:
         kind += f" ({escape(g.protocol_type)})"
     parts = [kind, g.state]
     if g.generation is not None and g.protocol is not None:
-        parts.append(f"{'epoch' if g.protocol in ('consumer', 'share') else 'generation'} {g.generation}")
+        parts.append(f"{'generation' if g.protocol == 'classic' else 'epoch'} {g.generation}")
+    if g.topology is not None:
+        parts.append(f"topology epoch {g.topology.epoch}" + ("" if g.topology.validated else " (not validated)"))
     if g.assignor:
         parts.append(escape(g.assignor))
     if g.protocol is not None:
@@ -91,8 +93,16 @@ def _group(console: Console, g: Group, fit: dict) -> None:
     if g.members:
         members = [f"{escape(m.member_id)} ({escape(m.client_id)}, {escape(m.client_host)}"
                    + (f": {escape(', '.join(f'{t}-{p}' for t, ps in m.assignment for p in ps))}" if m.assignment else "")
+                   + (f": {escape(_tasks(m.tasks))}" if m.tasks is not None and _tasks(m.tasks) else "")
                    + ")" for m in g.members]
         print_wrapped(console, f"{' ' * INDENT}members: " + "; ".join(members), INDENT * 2)
+
+
+def _tasks(tasks: StreamsTasks) -> str:
+    """A streams member's tasks as Kafka Streams names them (``<subtopology>_<partition>``),
+    standby and warm-up ones marked."""
+    return ", ".join(f"{s}_{p}{mark}" for kind, mark in (("active", ""), ("standby", " standby"), ("warmup", " warmup"))
+                     for s, ps in getattr(tasks, kind) for p in ps)
 
 
 def _disagreement(d) -> str:

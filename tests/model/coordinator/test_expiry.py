@@ -4,7 +4,7 @@ counter-case at the boundary.
 Sources: 2.0 ``GroupMetadataManager.loadGroup`` (commit + retention when no expire timestamp) and
 ``GroupMetadata.removeExpiredOffsets`` (``expireTimestamp < startMs``); 2.1 and 2.4
 ``GroupMetadata.removeExpiredOffsets`` (KIP-211, KIP-496); 4.0 ``ClassicGroup``/``ConsumerGroup``
-``.offsetExpirationCondition``, ``OffsetExpirationConditionImpl.isOffsetExpired`` and
+(and 4.4 ``StreamsGroup``) ``.offsetExpirationCondition``, ``OffsetExpirationConditionImpl.isOffsetExpired`` and
 ``OffsetMetadataManager.cleanupExpiredOffsets`` (``hasPendingTransactionalOffsets``).
 """
 
@@ -77,6 +77,16 @@ STABLE = dict(state="Stable", stamp=None)
     pytest.param(V40, group(protocol="consumer", **STABLE, subscribed=("t",)), offset(), T + R, NEW_COORDINATOR,
                  False, id="consumer-subscribed"),
     pytest.param(V40, group(protocol="share", **STABLE), offset(), T + R, NEW_COORDINATOR, False, id="share-never"),
+    # KIP-1071 streams groups (StreamsGroup.offsetExpirationCondition, isSubscribedToTopic): commit
+    # time; a topic its topology reads is kept while the group has members, not once it is Empty
+    pytest.param(V40, group(protocol="streams", protocol_type="streams", **STABLE, subscribed=("t",)), offset(),
+                 T + R, NEW_COORDINATOR, False, id="streams-source-topic-kept"),
+    pytest.param(V40, group(protocol="streams", protocol_type="streams", **STABLE, subscribed=("u",)), offset(),
+                 T + R, NEW_COORDINATOR, True, id="streams-other-topic"),
+    pytest.param(V40, group(protocol="streams", protocol_type="streams", **STABLE, subscribed=("u",)), offset(),
+                 T + R - 1, NEW_COORDINATOR, False, id="streams-other-topic-before"),
+    pytest.param(V40, group(protocol="streams", protocol_type="streams", stamp=None, subscribed=("t",)), offset(),
+                 T + R, NEW_COORDINATOR, True, id="streams-empty-source-topic-expires"),
     pytest.param(V40, group(protocol=None, protocol_type=None, state="Dead", stamp=None), offset(), T + R,
                  NEW_COORDINATOR, False, id="no-group-never"),
     # a pending transactional commit of the partition keeps it in the new coordinator only

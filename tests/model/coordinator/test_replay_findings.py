@@ -78,7 +78,7 @@ def test_a_refused_replay_is_placed_at_its_batch(tmp_path) -> None:
 
 # -- the old coordinator's UnknownKey records (readMessageKey) ----------------------------------------------
 
-IGNORED = ("4 record(s) of KIP-848/KIP-932 types (5, 9), the first at offset 1: the old group coordinator "
+IGNORED = ("4 record(s) of KIP-848/KIP-932/KIP-1071 types (5, 9), the first at offset 1: the old group coordinator "
            "(Kafka before 4.0, or 3.7-3.9 without the new one) ignores them (GroupMetadataManager.readMessageKey: "
            "UnknownKey); they were written by the new coordinator: give --kafka-version 4.0 to load them as it does")
 
