@@ -21,3 +21,15 @@ class EvidenceSpan:
     last_position: int | None
     first_time: int | None
     last_time: int | None
+
+
+def merge_spans(a: EvidenceSpan, b: EvidenceSpan) -> EvidenceSpan:
+    """The span holding both (``None`` bounds give way to the other's)."""
+    def low(x, y):
+        return y if x is None else x if y is None else min(x, y)
+
+    def high(x, y):
+        return y if x is None else x if y is None else max(x, y)
+
+    return EvidenceSpan(a.kind, low(a.first_position, b.first_position), high(a.last_position, b.last_position),
+                        low(a.first_time, b.first_time), high(a.last_time, b.last_time))

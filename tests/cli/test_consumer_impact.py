@@ -162,3 +162,22 @@ def test_groups_needs_log_dirs(command: str) -> None:
     result = run([command, str(S / "zookeeper"), "--groups", str(S / "broker-1")], "text")
     assert result.exit_code == 2
     assert "--groups: needs --log-dirs" in result.output
+
+
+def test_truncate_plan_models_a_leader_behind_its_follower_as_kafka_elects_it() -> None:
+    """Broker 2 (latest epoch 1) leading broker 1 (epoch 3): modelled at epoch 4, the lowest a
+    controller could give it, or at --leader-epoch; an epoch no controller elects at is refused
+    in one line with exit 2."""
+    behind = ["truncate-plan", "--leader", str(S / "broker-2" / "orders-0"), "--follower", str(S / "broker-1" / "orders-0")]
+    (plan,) = [o for o in objects(run(behind, "ndjson"), "ndjson") if o["type"] == "truncation"]
+    assert (plan["elected"]["epoch"], plan["elected"]["given"], plan["truncate_to"]) == (4, False, 100)
+    assert (plan["discarded"]["ranges"], plan["committed_loss"]) == ([[100, 109]], True)
+    (given,) = [o for o in objects(run([*behind, "--leader-epoch", "7"], "ndjson"), "ndjson")
+                if o["type"] == "truncation"]
+    assert (given["elected"]["epoch"], given["elected"]["given"], given["truncate_to"]) == (7, True, 100)
+    for epoch, says in (("3", "not above every replica's latest epoch"), ("-1", "a leader epoch is 0 or more")):
+        refused = run([*behind, "--leader-epoch", epoch], "ndjson")
+        assert refused.exit_code == 2 and says in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    # the counter-case: broker 1, at the newest epoch, leads as its files are
+    (ahead,) = [o for o in objects(run(TRUNCATE, "ndjson"), "ndjson") if o["type"] == "truncation"]
+    assert ahead["elected"] is None

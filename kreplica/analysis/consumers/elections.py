@@ -39,7 +39,7 @@ def leader_change_impacts(key: tuple[str, int], old: int, new: int, replicas: Ma
     if not wanted:
         return []
     plan = plan_truncations([replicas[new], replicas[old]], protocol=protocol_for(kafka_version),
-                            kafka_version=kafka_version)[0]
+                            kafka_version=kafka_version, leader_epoch=leader_epoch)[0]
     lost = plan_loss(plan, replicas[old])
     if lost is None:
         return []

@@ -332,11 +332,13 @@ def read_from(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *,
     """Whose record a group that committed past the divergence point read last (offset ``C - 1``).
 
     The new leader's when the commit carries its epoch or a later one, or when it holds
-    ``C - 1`` from the committed epoch (the same record: Kafka's log matching), or when only it
-    held ``C - 1`` (the lost replica ended below). The lost replica's when it holds ``C - 1`` from
-    that epoch, when the new leader did not hold ``C - 1`` at the event, or when the commit is
-    older than the event (``event_time``, by the coordinator's clock). Otherwise ``None``: a
-    commit without epoch that both held may follow either history.
+    ``C - 1`` from the committed epoch (the same record: Kafka's log matching), or when the
+    committed epoch is in its lineage and not in the lost replica's (only it ever led at that
+    epoch: a record it wrote since the event), or when only it held ``C - 1`` (the lost replica
+    ended below and it did not). The lost replica's likewise: it holds ``C - 1`` from that epoch,
+    the epoch is in its lineage alone, or it alone held ``C - 1``; or the commit is older than the
+    event (``event_time``, by the coordinator's clock). Otherwise ``None``: a commit without epoch
+    that both held, or above both logs' ends, may follow either history.
     """
     offset, epoch = committed.offset, committed.leader_epoch
     if offset <= lost.first_offset:
@@ -348,13 +350,30 @@ def read_from(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *,
             return NEW_LEADER
         if _epoch_at(lost.epochs, offset - 1, lost.end_offset) == epoch:
             return LOST_REPLICA
-    if offset > leader.log_end_offset:
+        alone = _lineage_alone(epoch, lost, leader)
+        if alone is not None:
+            return alone
+    above_new, above_lost = offset > leader.log_end_offset, offset > lost.end_offset
+    if above_new and not above_lost:
         return LOST_REPLICA
-    if offset > lost.end_offset:
+    if above_lost and not above_new:
         return NEW_LEADER
     if event_time is not None and committed.commit_timestamp < event_time:
         return LOST_REPLICA
     return None
+
+
+def _lineage_alone(epoch: int, lost: LostRange, leader: NewLeader) -> str | None:
+    """The replica whose lineage alone holds ``epoch`` (a partition's epochs are led by one
+    leader each, so a record of that epoch came from it); ``None`` when both or neither hold it,
+    or a lineage is unknown."""
+    if lost.epochs is None or leader.epochs is None:
+        return None
+    in_new = any(e.epoch == epoch for e in leader.epochs)
+    in_lost = any(e.epoch == epoch for e in lost.epochs)
+    if in_new == in_lost:
+        return None
+    return NEW_LEADER if in_new else LOST_REPLICA
 
 
 def consumer_impact(committed: CommittedOffset, lost: LostRange, leader: NewLeader, *, event: str,

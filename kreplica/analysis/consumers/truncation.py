@@ -19,15 +19,18 @@ def truncation_impacts(plans: Sequence[TruncationPlan], replicas: Sequence[Parti
                        offsets: Iterable[CommittedOffset], *,
                        kafka_version: KafkaVersion = DEFAULT_VERSION) -> list[ConsumerImpact]:
     """For each plan whose follower loses records (:func:`plan_loss`), the impact on every group
-    with an offset in the partition; ``replicas[0]`` leads
-    (its epoch is not an election's, so no commit counts as made after the event). Empty when the
-    partition is unnamed or no group committed in it."""
+    with an offset in the partition; ``replicas[0]`` leads, at the epoch the plans elected it at
+    when they did (no commit counts as made after the event). Empty when the partition is
+    unnamed or no group committed in it."""
     key = replicas[0].key
     wanted = [c for c in offsets if (c.topic, c.partition) == key] if key is not None else []
     if not wanted:
         return []
     by_label = {r.label: r for r in replicas}
-    leader = new_leader(replicas[0], kafka_version=kafka_version)
+    # the leader as the plans elected it: its new epoch registered at its log end
+    elected = next((p.elected for p in plans if p.elected is not None), None)
+    leader = new_leader(replicas[0], kafka_version=kafka_version,
+                        leader_epoch=None if elected is None else elected.epoch)
     out: list[ConsumerImpact] = []
     for p in plans:
         lost = plan_loss(p, by_label[p.follower])
@@ -65,12 +68,14 @@ class TruncationAnalysis:
 
 
 def analyze_truncations(replicas: Sequence[PartitionLog], *, protocol: Protocol, kafka_version: KafkaVersion,
-                        committed: Callable[[], Sequence[CommittedOffset]] = tuple) -> TruncationAnalysis:
+                        committed: Callable[[], Sequence[CommittedOffset]] = tuple,
+                        leader_epoch: int | None = None) -> TruncationAnalysis:
     """``truncate-plan`` as one call: each of ``replicas[1:]`` truncated against ``replicas[0]``
-    (:func:`~kreplica.analysis.replication.truncation.plan_truncations`), then, when one loses
-    records, the impact on the groups of ``committed()`` (called only then: the group evidence
-    can be large)."""
-    plans = tuple(plan_truncations(replicas, protocol=protocol, kafka_version=kafka_version))
+    (:func:`~kreplica.analysis.replication.truncation.plan_truncations`, the leader elected at
+    ``leader_epoch`` when given), then, when one loses records, the impact on the groups of
+    ``committed()`` (called only then: the group evidence can be large)."""
+    plans = tuple(plan_truncations(replicas, protocol=protocol, kafka_version=kafka_version,
+                                   leader_epoch=leader_epoch))
     if not loses_records(plans, replicas):
         return TruncationAnalysis(plans)
     offsets = committed()

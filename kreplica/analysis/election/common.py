@@ -101,6 +101,8 @@ class ControllerView:
         self.state = state
         self.version = kafka_version
         self.unclean_mode = unclean
+        #: an admin ElectLeaders UNCLEAN request (KIP-460) is being handled, not an offline partition
+        self.admin_unclean = False
         self.elr_enabled = elr_enabled
         self.topics = {t.name: t for t in state.topics}
         self.partitions: dict[Key, PartitionState] = {

@@ -118,8 +118,13 @@ def rank_candidates(election: Election, replicas: Mapping[int, PartitionLog], *,
     cands: dict[int, Candidate] = {}
     for rank, b in enumerate(order, 1):
         others = [o for o in brokers if o != b]
+        # the candidate leads at the epoch the controller elects it at (the scenario's for its own
+        # choice, the next one for any other), registered at its log end: a candidate behind a
+        # follower's epoch cannot lead as its files are (plan_truncations' elect)
+        epoch = after.leader_epoch if b == after.leader and after.leader_epoch > election.before.leader_epoch \
+            else election.before.leader_epoch + 1
         plans = plan_truncations([replicas[b], *[replicas[o] for o in others]], protocol=protocol,
-                                 kafka_version=kafka_version) if others else []
+                                 kafka_version=kafka_version, leader_epoch=epoch) if others else []
         losses = tuple(FollowerLoss(o, p.discarded_records, tuple((r.first, r.last) for r in p.ranges),
                                     p.committed_loss) for o, p in zip(others, plans))
         f = facts[b]

@@ -52,8 +52,8 @@ class ZkRules:
         """``leaderForOffline``: (leader or None, new ISR, unclean?, reason).
 
         The first replica in assignment order that is online and in the ISR; when no ISR member
-        is online and unclean election is allowed (the topic config, or an admin UNCLEAN
-        election, KIP-460), the first online replica in assignment order, with ISR
+        is online and unclean election is allowed (the topic's config, or as ``--unclean-allowed
+        yes`` says), the first online replica in assignment order, with ISR
         ``[leader]``. A clean election keeps the ISR members that are online, in ISR order.
         """
         v = self.view
@@ -66,8 +66,9 @@ class ZkRules:
             return None, p.isr, False, self._no_leader_reason(p, live)
         if not live:
             return None, p.isr, False, f"no replica of {list(p.replicas)} is alive"
-        how = ("an admin UNCLEAN election (KIP-460)" if v.unclean_mode == UNCLEAN_YES
-               and v.version.has(Feature.ADMIN_UNCLEAN_ELECTION) else "unclean.leader.election.enable")
+        how = ("an admin UNCLEAN election (ElectLeaders, KIP-460)" if v.admin_unclean else
+               "unclean.leader.election.enable (true by --unclean-allowed yes)" if v.unclean_mode == UNCLEAN_YES
+               else "unclean.leader.election.enable")
         return live[0], (live[0],), True, (
             f"no ISR member of {list(p.isr)} is alive; {how} allows the first live replica in assignment order")
 
@@ -277,11 +278,11 @@ class ZkRules:
                 out.append(finish(v, key, UNCLEAN_ELECTION, p, elected=False, unclean=False, rule=rule,
                                   reason=f"ELECTION_NOT_NEEDED: broker {p.leader} leads and is alive"))
                 continue
-            mode, v.unclean_mode = v.unclean_mode, UNCLEAN_YES
+            mode, v.unclean_mode, v.admin_unclean = v.unclean_mode, UNCLEAN_YES, True
             try:
                 elected, unclean, reason, rule = self._offline_election(key)
             finally:
-                v.unclean_mode = mode
+                v.unclean_mode, v.admin_unclean = mode, False
             out.append(finish(v, key, UNCLEAN_ELECTION, p, elected=elected, unclean=unclean, reason=reason,
                               rule=rule))
         return out

@@ -207,14 +207,7 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
     findings.extend(producer_state.findings)
     snapshot, producers = producer_state.snapshot, producer_state.entries
     if restart.truncated_bytes:
-        where = restart.truncate_at
-        findings.append(Finding("restart_truncation", where[0] if where else partition.path, where[1] if where else 0,
-                                f"{'an' if restart.shutdown == 'unclean' else 'a'} {restart.shutdown} restart "
-                                f"would truncate {restart.truncated_bytes} bytes"
-                                + (f" from byte {where[1]} of {where[0]}" if where else "")
-                                + (f" and delete {len(restart.deleted_segments)} later segment(s)"
-                                   if restart.deleted_segments else ""),
-                                details={"truncated_bytes": restart.truncated_bytes}))
+        findings.append(_restart_truncation(restart, partition.path))
     if restart.refuses_to_start:
         findings.append(Finding("restart_refused", partition.path, 0,
                                 "the broker would not load this partition: " + "; ".join(restart.reasons)))
@@ -225,6 +218,27 @@ def inspect_partition(log: PartitionLog, *, shutdown: str | None = None,
         log_end, hw, rp, log.lineage, checkpoint_entries, snapshot, producers,
         tuple(sorted(open_txns.values(), key=lambda t: t.first_offset)), restart, tuple(findings),
     )
+
+
+def _restart_truncation(restart: RestartVerdict, partition_path: str) -> Finding:
+    """What a restart cuts, in records and offsets: an error when records go
+    (``restart_truncation``), a note when only bytes that hold none do (``restart_trims``: zeros
+    are not data, and a cut-off tail has its own finding)."""
+    where = restart.truncate_at
+    path, position = where if where else (partition_path, 0)
+    a = f"{'an' if restart.shutdown == 'unclean' else 'a'} {restart.shutdown} restart"
+    place = f" from byte {position} of {path}" if where else ""
+    later = f" and delete {len(restart.deleted_segments)} later segment(s)" if restart.deleted_segments else ""
+    details = {"truncated_bytes": restart.truncated_bytes, "truncated_records": restart.truncated_records}
+    offsets = restart.truncated_offsets
+    if offsets is None:
+        return Finding("restart_trims", path, position,
+                       f"{a} would cut {restart.truncated_bytes} bytes{place}{later}, holding no record",
+                       details=details)
+    details |= {"first_offset": offsets[0], "last_offset": offsets[1]}
+    return Finding("restart_truncation", path, position,
+                   f"{a} would truncate offsets {offsets[0]}-{offsets[1]} ({restart.truncated_records} records, "
+                   f"{restart.truncated_bytes} bytes){place}{later}", details=details)
 
 
 def _without_checkpoint(restart: RestartVerdict) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kreplica.analysis.log.recovery import SegmentRecovery
+from kreplica.formats.log.batch import RecordBatch
 from kreplica.model.log import epoch_cache
 from kreplica.model.log.epoch_cache import EpochEntry
 from kreplica.model.log.partition_log import PartitionLog
@@ -34,6 +35,8 @@ class RestartVerdict:
     ``truncate_at`` is ``(segment path, byte position)`` of the first truncation; ``epoch_cache``
     is what the broker's leader-epoch cache holds afterwards, ``epoch_cache_changes`` says what
     happened to the checkpoint's lines on the way (repaired, re-assigned, dropped).
+    ``truncated_batches`` are the readable batches the truncation removes (those Kafka's reader
+    reached and those found past damage): none when only zeros or bytes that hold no batch go.
     """
 
     shutdown: str
@@ -52,6 +55,18 @@ class RestartVerdict:
     log_end_offset: int
     refuses_to_start: bool
     reasons: tuple[str, ...]
+    truncated_batches: tuple[RecordBatch, ...] = ()
+
+    @property
+    def truncated_records(self) -> int:
+        return sum(b.records_read for b in self.truncated_batches)
+
+    @property
+    def truncated_offsets(self) -> tuple[int, int] | None:
+        """The first and last offset of the batches the truncation removes."""
+        if not self.truncated_batches:
+            return None
+        return (min(b.base_offset for b in self.truncated_batches), max(b.last_offset for b in self.truncated_batches))
 
 
 @dataclass
@@ -65,6 +80,7 @@ class _Load:
     deleted_segments: list[str] = field(default_factory=list)
     truncate_at: tuple[str, int] | None = None
     truncated: int = 0
+    truncated_batches: list = field(default_factory=list)
     refuses: bool = False
 
 
@@ -174,12 +190,14 @@ def load_partition(log: PartitionLog, *, shutdown: str | None = None,
             if st.truncate_at is None:
                 st.truncate_at = (seg.path, verdict.valid_bytes)
             st.truncated += verdict.truncated_bytes
+            st.truncated_batches.extend(b for b in seg.batches if b.position >= verdict.valid_bytes)
             if in_log_recovery:
                 # LogLoader.recoverLog: a truncating segment deletes every later one and ends recovery
                 # (a segment recovered while loading for a missing index is only truncated itself)
                 later = segments[i + 1:]
                 st.deleted_segments.extend(s.path for s in later)
                 st.truncated += sum(s.file_size for s in later)
+                st.truncated_batches.extend(b for s in later for b in s.batches)
                 break
     # 5. log start offset and the epoch cache's final trims
     start_checkpoint = (checkpoints.log_start_offsets or {}).get(key, 0) if key else 0
@@ -212,7 +230,7 @@ def load_partition(log: PartitionLog, *, shutdown: str | None = None,
         shutdown, str(kafka_version), recovery_point, tuple(st.recovered), st.truncate_at, st.truncated,
         tuple(st.deleted_segments), tuple(st.rebuilt), tuple(st.created), tuple(st.deleted_files),
         tuple((e.epoch, e.start_offset) for e in cache.entries), tuple(st.changes), log_start, log_end,
-        st.refuses, tuple(st.reasons),
+        st.refuses, tuple(st.reasons), tuple(st.truncated_batches),
     )
 
 

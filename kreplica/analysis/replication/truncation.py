@@ -50,6 +50,21 @@ MAX_ROUNDS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
+class Election:
+    """The epoch a leader was modelled as elected at (``Partition.makeLeader``): a leader whose
+    latest epoch is older than a follower's cannot lead as its files are, so it leads at a new
+    epoch registered at its log end. ``given``: the epoch was the caller's (the controller's),
+    not the lowest one possible (every replica's latest + 1)."""
+
+    epoch: int
+    start_offset: int
+    given: bool
+    previous_epoch: int | None     # the leader's latest epoch before it
+    behind: bool                   # a follower's latest epoch was above that
+    reason: str                    # the sentence that says so
+
+
+@dataclass(frozen=True, slots=True)
 class Round:
     requested_epoch: int
     leader_epoch: int
@@ -81,6 +96,7 @@ class TruncationPlan:
     follower_log_end_after: int = 0
     still_divergent: list[Range] = field(default_factory=list)
     never_refetched: list[Range] = field(default_factory=list)
+    elected: Election | None = None
 
     @property
     def refetch_records(self) -> int:
@@ -377,19 +393,74 @@ def resolve_protocol(protocol: str, kafka_version: KafkaVersion | None) -> tuple
     return generation, kafka_version or PROTOCOL_VERSIONS[generation]
 
 
-def plan_truncations(replicas: list[PartitionLog], *, protocol: Protocol,
-                     kafka_version: KafkaVersion) -> list[TruncationPlan]:
+def plan_truncations(replicas: list[PartitionLog], *, protocol: Protocol, kafka_version: KafkaVersion,
+                     leader_epoch: int | None = None) -> list[TruncationPlan]:
     """``truncate-plan``: the first replica leads (and registers its epoch at its log end as a newly
-    elected leader does); each other one follows it. Every plan is annotated with committed loss,
-    the replicas that still hold what it discards, and the transactions it reopens."""
+    elected leader does, :func:`elect`); each other one follows it. Every plan is annotated with
+    committed loss, the replicas that still hold what it discards, and the transactions it
+    reopens. ``leader_epoch``: the epoch the controller elected the leader at, when known."""
     require_one_partition(replicas)
     states = [replica_state(r, kafka_version=kafka_version, as_leader=(i == 0)) for i, r in enumerate(replicas)]
     lead, rest = states[0], states[1:]
+    elected = elect(lead, rest, leader_epoch, kafka_version)
     plans = []
     for f in rest:
         before = replica_state(f.replica, kafka_version=kafka_version)
         plan = simulate(lead, f, protocol=protocol, kafka_version=kafka_version, partition=replicas[0].name)
         annotate(plan, before, [lead, *[s for s in rest if s is not f]], leader_log_start=lead.log_start_offset)
+        plan.elected = elected
         plans.append(plan)
     return plans
+
+
+def elect(lead: ReplicaState, followers: list[ReplicaState], leader_epoch: int | None,
+          kafka_version: KafkaVersion) -> Election | None:
+    """The leader as Kafka would have made it leader, its cache extended in place; ``None`` when it
+    leads as its files are.
+
+    A partition's leader epochs only grow: the controller elects every new leader at an epoch
+    above any used before (``LeaderAndIsr.newLeader``, the KRaft ``PartitionChangeBuilder``), and
+    a 2.1+ leader registers it at its log end when elected (``Partition.makeLeader`` →
+    ``maybeAssignEpochStartOffset``, KAFKA-7415). So a leader whose latest epoch is older than a
+    follower's leads at a new one, and the follower's OffsetForLeaderEpoch then finds the leader's
+    epoch below its own (``LeaderEpochFileCache.endOffsetFor``: the floor entry, ending where the
+    new epoch starts) instead of no answer. The epoch is ``leader_epoch`` when that is above every
+    replica's latest (any such epoch truncates alike), else the lowest possible, the highest latest
+    epoch + 1. A leader already at the highest epoch leads as it is unless a newer
+    ``leader_epoch`` is given. Before 2.1 a new leader registered its epoch only with its first
+    write: nothing is registered.
+    """
+    if lead.cache is None:
+        return None
+    latest = [s.latest_epoch for s in followers if s.latest_epoch is not None]
+    own = lead.latest_epoch if lead.latest_epoch is not None else UNDEFINED_EPOCH
+    highest = max([own, *latest])
+    if leader_epoch is not None and leader_epoch > highest:
+        epoch, given = leader_epoch, True
+    elif own < highest:
+        epoch, given = highest + 1, False
+    else:
+        return None
+    if not kafka_version.has(Feature.LEADER_REGISTERS_EPOCH_AT_LOG_END):
+        return None
+    previous = None if own == UNDEFINED_EPOCH else own
+    behind = own < max(latest, default=UNDEFINED_EPOCH)
+    reason = _elected_reason(lead, followers, epoch, given, previous, behind, leader_epoch)
+    lead.cache.assign(epoch, lead.log_end_offset)
+    return Election(epoch, lead.log_end_offset, given, previous, behind, reason)
+
+
+def _elected_reason(lead: ReplicaState, followers: list[ReplicaState], epoch: int, given: bool,
+                    previous: int | None, behind: bool, leader_epoch: int | None) -> str:
+    """Why the leader leads at ``epoch`` (the replicas as loaded, before any truncation)."""
+    where = f"registered at its log end {lead.log_end_offset} (Partition.makeLeader)"
+    if not behind:
+        return f"{lead.label} is elected at epoch {epoch}, as given, {where}"
+    ahead = max((s for s in followers if s.latest_epoch is not None), key=lambda s: s.latest_epoch)
+    own = "no epoch" if previous is None else f"latest epoch {previous}"
+    how = "as given" if given else "the lowest a controller could give (--leader-epoch sets it)"
+    refused = (f"; epoch {leader_epoch} is not above every replica's latest epoch, no controller elects at it"
+               if leader_epoch is not None and not given else "")
+    return (f"{lead.label} ({own}) is behind {ahead.label}'s epoch {ahead.latest_epoch}: it leads only once "
+            f"elected at a newer epoch, modelled at epoch {epoch}, {how}, {where}{refused}")
 

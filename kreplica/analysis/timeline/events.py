@@ -363,7 +363,9 @@ def is_offline(state: LeaderIsr | None, alive: frozenset[int]) -> bool:
 @dataclass(frozen=True, slots=True)
 class OfflinePeriod:
     """A partition without a live leader from ``start`` (position, time) to ``end`` (``None``:
-    still offline where the history ends)."""
+    still offline where the history ends). ``since_after``: the history starts with the partition
+    offline, so its leader stopped at some point after ``start`` (the last write naming it
+    leader, when it was alive) that the evidence does not hold."""
 
     topic: str
     partition: int
@@ -371,35 +373,70 @@ class OfflinePeriod:
     start_time: int | None
     end: int | None = None
     end_time: int | None = None
+    since_after: bool = False
+
+
+#: broker events after which the broker is not a live leader (its session or registration gone,
+#: or KRaft fenced it), and those that make it one again
+BROKER_LEAVES = frozenset({"session_closed", "session_expired", "deregistered", "fenced", "unregistered"})
+BROKER_JOINS = frozenset({"registered", "unfenced"})
 
 
 class TimelineSummary:
     """Feed every event in order: counts, unclean elections and offline periods (one open period
-    per partition at most, so memory follows the partitions, not the history)."""
+    per partition at most, so memory follows the partitions, not the history).
+
+    A partition goes offline when its leader stops, not when the controller next writes its
+    state: a broker's session closing or expiring (ZooKeeper), its fencing or unregistration
+    (KRaft) opens a period for every partition it leads then, and its registering again closes
+    the ones still naming it leader. A partition the history starts offline is offline since
+    after the last write of its state (:attr:`OfflinePeriod.since_after`)."""
 
     def __init__(self) -> None:
         self.counts = {"partition": 0, "broker": 0, "controller": 0}
         self.unclean: list[PartitionEvent] = []
         self.offline: list[OfflinePeriod] = []
         self._open: dict[tuple[str, int], OfflinePeriod] = {}
+        self._leaders: dict[tuple[str, int], int] = {}   # each partition's leader as last written
 
     def feed(self, ev) -> None:
         if not isinstance(ev, PartitionEvent):
-            self.counts["broker" if isinstance(ev, BrokerEvent) else "controller"] += 1
+            if isinstance(ev, BrokerEvent):
+                self.counts["broker"] += 1
+                self._broker(ev)
+            else:
+                self.counts["controller"] += 1
             return
         self.counts["partition"] += 1
         if ev.cause == UNCLEAN_LEADER_ELECTION:
             self.unclean.append(ev)
+        key = (ev.topic, ev.partition)
+        if ev.after is None:
+            self._leaders.pop(key, None)
+        else:
+            self._leaders[key] = ev.after.leader
         if not ev.offline and not self._open:   # NOTE: the common case: nothing offline (bench_timeline.py)
             return
-        key = (ev.topic, ev.partition)
         period = self._open.get(key)
         if period is not None and (not ev.offline or ev.after is None):
-            self.offline.append(OfflinePeriod(period.topic, period.partition, period.start, period.start_time,
-                                              ev.position, ev.time))
-            del self._open[key]
+            self._close(key, ev.position, ev.time)
         elif period is None and ev.offline and ev.after is not None:
-            self._open[key] = OfflinePeriod(ev.topic, ev.partition, ev.position, ev.time)
+            self._open[key] = OfflinePeriod(ev.topic, ev.partition, ev.position, ev.time,
+                                            since_after=ev.cause == SNAPSHOT)
+
+    def _broker(self, ev: BrokerEvent) -> None:
+        if ev.event in BROKER_LEAVES:
+            for key, leader in self._leaders.items():
+                if leader == ev.broker and key not in self._open:
+                    self._open[key] = OfflinePeriod(key[0], key[1], ev.position, ev.time)
+        elif ev.event in BROKER_JOINS:
+            for key in [k for k in self._open if self._leaders.get(k) == ev.broker]:
+                self._close(key, ev.position, ev.time)
+
+    def _close(self, key: tuple[str, int], position: int, time: int | None) -> None:
+        period = self._open.pop(key)
+        self.offline.append(OfflinePeriod(period.topic, period.partition, period.start, period.start_time,
+                                          position, time, period.since_after))
 
     def periods(self) -> list[OfflinePeriod]:
         """Closed periods in order, then the ones still open."""

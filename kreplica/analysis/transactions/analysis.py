@@ -27,7 +27,8 @@ from kreplica.formats.coordinator.records import TRANSACTION_STATE
 from kreplica.formats.findings import Finding
 from kreplica.model.evidence_span import EvidenceSpan
 from kreplica.model.coordinator.groups import CommittedOffset
-from kreplica.model.log.log_cut import log_span, merge_spans
+from kreplica.model.evidence_span import merge_spans
+from kreplica.model.log.log_cut import log_span
 from kreplica.model.logdir.log_dir import LogDir, PartitionDir, read_checkpoints
 from kreplica.model.log.partition_log import read_partition_log
 from kreplica.model.coordinator.transactions import TransactionLogState, latest_replicas, replay_transaction_state

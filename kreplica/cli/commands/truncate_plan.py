@@ -21,6 +21,7 @@ from kreplica.cli.options.protocols import AUTO, ProtocolOption
 from kreplica.cli.options.replicas import HwOption, PartitionOption, load_replicas
 from kreplica.cli.options.usage import command
 from kreplica.cli.runner import runs_command, show
+from kreplica.formats.usage import UsageError
 
 app = typer.Typer()
 
@@ -42,6 +43,12 @@ def truncate_plan(
              "(DIR/FOLLOWER/PARTITION.records.ndjson and DIR/FOLLOWER/PARTITION/OFFSET.log).")]
     = None,
     groups: GroupsOption = None,
+    leader_epoch: Annotated[Optional[int], typer.Option(
+        "--leader-epoch", metavar="EPOCH",
+        help="The epoch the controller elected the leader at, registered at its log end as Kafka's makeLeader "
+             "does. Without it a leader whose latest epoch is older than a follower's is modelled at the lowest "
+             "epoch a controller could give it (every replica's latest + 1); a leader already at the newest "
+             "epoch leads as its files are.")] = None,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Replace an earlier --output-dir of the same partition and followers in DIR (its records "
                             "file and segment files; nothing else).")] = False,
@@ -76,8 +83,12 @@ def truncate_plan(
         require_writable_dir(export, OUTPUT_DIR_OPTION)
     replicas = load_replicas([leader, *followers], partition, hw)
     earlier = () if export is None else _earlier_export(export, replicas, overwrite)
+    if leader_epoch is not None and leader_epoch < 0:
+        raise UsageError(f"{leader_epoch}: a leader epoch is 0 or more", option=LEADER_EPOCH_OPTION)
     found = analyze_truncations(replicas, protocol=proto, kafka_version=version, committed=lambda: committed_offsets(
-        group_paths(dict.fromkeys(r.log_dir.path for r in replicas), groups), version))
+        group_paths(dict.fromkeys(r.log_dir.path for r in replicas), groups), version), leader_epoch=leader_epoch)
+    if leader_epoch is not None:
+        _check_leader_epoch(leader_epoch, found.plans, version)
     exported: dict[str, tuple[str, ...]] = {}
     if export is not None:
         from kreplica.report.schemas.salvage import write_truncation_export
@@ -87,10 +98,25 @@ def truncate_plan(
     return show(TruncationReport(tuple(replicas), found.plans, exported, found.impacts), output_format)
 
 
+LEADER_EPOCH_OPTION = "--leader-epoch"
+
+
+def _check_leader_epoch(leader_epoch: int, plans, version) -> None:
+    """A given epoch the leader could not have been elected at is refused (exit 2)."""
+    from kreplica.model.versions import Feature
+
+    if any(p.elected is not None and p.elected.given for p in plans):
+        return
+    if not version.has(Feature.LEADER_REGISTERS_EPOCH_AT_LOG_END):
+        raise UsageError(f"{leader_epoch}: Kafka {version} registers a new leader's epoch only with its first write "
+                         "(KAFKA-7415, from 2.1), so the epoch changes nothing", option=LEADER_EPOCH_OPTION)
+    raise UsageError(f"{leader_epoch}: not above every replica's latest epoch, and a controller elects a new leader "
+                     "at a newer one (kreplica epochs lists them)", option=LEADER_EPOCH_OPTION)
+
+
 def _earlier_export(export: Path, replicas, overwrite: bool) -> tuple[Path, ...]:
     """An earlier export of this partition for these followers in ``export``: refused (exit 2,
     naming its files) unless ``overwrite``, which returns its files to remove before writing."""
-    from kreplica.formats.usage import UsageError
     from kreplica.report.schemas.salvage import earlier_export_files
 
     partition = replicas[0].name

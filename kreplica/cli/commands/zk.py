@@ -126,7 +126,11 @@ def log(
         if not files.logs:
             raise FormatError("no ZooKeeper transaction log (log.<zxid>) in SOURCE", path=", ".join(sources))
         if low is not None or high is not None:
-            span = _span(files)
+            from kreplica.model.cluster.span import transactions_span
+            from kreplica.model.evidence_span import merge_spans
+
+            # the snapshots' states and the logged transactions, older than the snapshots or not
+            span = merge_spans(_span(files), transactions_span(files))
             check_point(span, "--from", position=low)
             check_point(span, "--to", position=high)
     except OSError as exc:

@@ -42,14 +42,36 @@ def _kafka_version(text: str | None):
     if not is_known_release(version):
         raise UsageError(f"Kafka {text.strip()} is newer than any version kreplica knows "
                          f"(the newest is {NEWEST_KNOWN.major}.{NEWEST_KNOWN.minor})", option="--kafka-version")
+    if (version.major, version.minor) < OLDEST_KNOWN:
+        raise UsageError(f"Kafka {text.strip()} predates replication, which Kafka 0.8 introduced: kreplica "
+                         "emulates 0.8 and later", option="--kafka-version")
     return version
+
+
+#: the first release line with replication (leaders, followers, the ISR): nothing older is emulated
+OLDEST_KNOWN = (0, 8)
+
+
+def _version_help() -> str:
+    from kreplica.model.versions import DEFAULT_VERSION, NEWEST_KNOWN, RELEASES_WITHOUT_ROWS
+
+    def line(v) -> str:
+        return f"{v.major}.{v.minor}"
+
+    quiet = " and ".join(line(v) for v in RELEASES_WITHOUT_ROWS)
+    return (f"Emulate this Kafka version where behaviour changed across releases: {OLDEST_KNOWN[0]}.{OLDEST_KNOWN[1]} "
+            f"(the first with replication) to {line(NEWEST_KNOWN)}, the newest whose rules kreplica has read "
+            f"({quiet} change none of {line(DEFAULT_VERSION)}'s); default {line(DEFAULT_VERSION)}. A newer or older "
+            "version is refused.")
+
+
+_KAFKA_VERSION_HELP = _version_help()
 
 
 KafkaVersionOption = Annotated[
     Optional[str],
     typer.Option("--kafka-version", metavar="X.Y[.Z]", callback=_kafka_version,
-                 help="Emulate this Kafka version where behaviour changed across releases (default: current "
-                      "Kafka, 4.0; a newer version is refused)."),
+                 help=_KAFKA_VERSION_HELP),
 ]
 
 SourcesArgument = Annotated[list[str], typer.Argument(

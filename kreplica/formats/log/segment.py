@@ -180,7 +180,7 @@ def first_bytes_kind(buf) -> str:
     head = bytes(buf[:SNIFF_BYTES])
     if not head:
         return "empty"
-    if _NONZERO.search(head) is None:
+    if _NONZERO.search(head, 0, len(head)) is None:
         return "zeros"
     for cut in range(4):  # the window may cut a multi-byte character in two
         try:
@@ -321,6 +321,10 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, s
             break
         offset, size, magic = unpack_prefix(buf, pos)
         if size < MIN_ENTRY_SIZE or size > remaining - LOG_OVERHEAD:
+            if pos == 0 and not limited and _holds_no_batch(buf, mapping, end):
+                kafka.here(pos, STOP_EXCEPTION if size < MIN_ENTRY_SIZE else STOP_INCOMPLETE)
+                yield _not_a_segment_finding(buf, path, end)
+                break
             if size < MIN_ENTRY_SIZE:  # rule 2: Kafka's reader throws
                 kafka.here(pos, STOP_EXCEPTION)
                 nxt = yield from _below_minimum(buf, mapping, path, pos, end, size)
@@ -354,6 +358,23 @@ def _walk(buf, mapping, *, path: str, verify_crc: bool, max_bytes: int | None, s
     else:  # a stretch's walk reached its stop
         end = pos
     yield SegmentEnd(path, file_size, end, pos if kafka.at is None else kafka.at, kafka.why)
+
+
+def _holds_no_batch(buf, mapping, end: int) -> bool:
+    """Whether a file whose first entry cannot be read holds no batch anywhere and does not start
+    like one (nor with zeros): not a damaged segment, another file under a segment's name. A
+    segment cut off inside its first batch still starts like a segment and is damaged."""
+    return (not starts_like_segment(buf) and first_bytes_kind(buf) in ("text", "binary")
+            and find_next_batch(buf, 1, end, mapping) is None)
+
+
+def _not_a_segment_finding(buf, path: str, end: int) -> Finding:
+    kind = first_bytes_kind(buf)
+    starts = "text" if kind == "text" else "bytes that are not a log entry"
+    return Finding("not_a_segment", path, 0,
+                   f"no record batch anywhere in its {end} bytes, which start with {starts}: not a Kafka "
+                   "segment, whatever its name (Kafka's reader finds no batch in it)",
+                   details={"first_bytes": kind, "size": end})
 
 
 def _below_minimum(buf, mapping, path: str, pos: int, end: int, size: int) -> Generator[Finding, None, int | None]:

@@ -10,7 +10,8 @@ the oldest state there is. The commands compare the point with :class:`EvidenceS
   ensemble starts with, when the logs begin with its first transaction,
   :data:`~kreplica.model.zookeeper.history.FIRST_ZXIDS`) to the last logged transaction or the
   newest snapshot, whichever is later. Times are those of the logged transactions: a snapshot
-  carries none.
+  carries none. The transactions themselves (``zk log``) are there from the first logged one to
+  the last (:func:`transactions_span`), older than every snapshot or not.
 * KRaft: from the oldest snapshot (the offset before its end offset) or the first record of the
   log, whichever is earlier, to the last record or the newest snapshot. Times are the records'
   timestamps and the snapshots' ``last_contained_log_timestamp``.
@@ -47,19 +48,29 @@ def zookeeper_span(files: ZkFiles) -> EvidenceSpan:
     """The span of a ZooKeeper SOURCE (module docstring). Snapshots given under a foreign name
     (their zxid unknown from the name) do not bound it."""
     snapshots = [f.zxid for f in files.snapshots if f.zxid >= 0]
+    logged = transactions_span(files)
+    first = None if logged.first_position is None else logged
+    last = None if logged.last_position is None else logged
+    if first is not None and first.first_position in FIRST_ZXIDS:
+        first_position = 0
+    else:
+        first_position = min(snapshots, default=None)
+    ends = snapshots + ([logged.last_position] if last is not None else [])
+    return EvidenceSpan("zookeeper", first_position, max(ends, default=None), logged.first_time, logged.last_time)
+
+
+def transactions_span(files: ZkFiles) -> EvidenceSpan:
+    """What the transaction logs of a ZooKeeper SOURCE cover, for the commands that list their
+    transactions (``zk log --from/--to``): the first to the last logged transaction, whatever
+    the snapshots (a log may hold transactions older than every snapshot)."""
     first = _first(_zk_entries(files.logs))
     last = None
-    for f in reversed(files.logs):   # the newest log with an entry holds the last one
+    for f in reversed(files.logs):
         for last in _zk_entries([f]):
             pass
         if last is not None:
             break
-    if first is not None and first.zxid in FIRST_ZXIDS:
-        first_position = 0
-    else:
-        first_position = min(snapshots, default=None)
-    ends = snapshots + ([last.zxid] if last is not None else [])
-    return EvidenceSpan("zookeeper", first_position, max(ends, default=None),
+    return EvidenceSpan("zookeeper", first.zxid if first is not None else None, last.zxid if last is not None else None,
                         first.time if first is not None else None, last.time if last is not None else None)
 
 

@@ -53,15 +53,3 @@ def log_span(logs: Iterable[PartitionLog]) -> EvidenceSpan:
                 first_time = b.max_timestamp if first_time is None else min(first_time, b.max_timestamp)
                 last_time = b.max_timestamp if last_time is None else max(last_time, b.max_timestamp)
     return EvidenceSpan("log", first, last, first_time, last_time)
-
-
-def merge_spans(a: EvidenceSpan, b: EvidenceSpan) -> EvidenceSpan:
-    """The span holding both (``None`` bounds give way to the other's)."""
-    def low(x, y):
-        return y if x is None else x if y is None else min(x, y)
-
-    def high(x, y):
-        return y if x is None else x if y is None else max(x, y)
-
-    return EvidenceSpan(a.kind, low(a.first_position, b.first_position), high(a.last_position, b.last_position),
-                        low(a.first_time, b.first_time), high(a.last_time, b.last_time))

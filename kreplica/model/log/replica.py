@@ -26,7 +26,13 @@ def resolve_replica_paths(paths: list[str], partition: str | None) -> list[tuple
             log_dir = scan_log_dir(p)
             match = [pd for pd in log_dir.partitions if pd.name == partition]
             if not match:
-                raise UsageError(f"holds no partition directory {partition}", option="--partition", path=raw)
+                # a directory the log directory's scan keeps apart (a KRaft metadata directory's
+                # __cluster_metadata-0): read as the partition directory it is, as when named itself
+                named = find_log_dirs([str(p / partition)])[0]
+                if named.is_whole or not named.partitions:
+                    raise UsageError(f"holds no partition directory {partition}", option="--partition", path=raw)
+                out.append((named.partitions[0], named))
+                continue
             out.append((match[0], log_dir))
             continue
         dirs = find_log_dirs([raw])

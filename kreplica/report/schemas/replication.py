@@ -13,14 +13,18 @@
                               first_offset, last_offset, ranges: [[first, last]]}, segments_cut:
                               [{file, position}], committed_loss, held_elsewhere: [{first, last,
                               replicas}], reopened_transactions: [{producer_id, marker_offset,
-                              marker}], notes, epoch_cache_after, after: {leader_log_end,
+                              marker}], notes, elected: {epoch, start_offset, given,
+                              previous_epoch, behind, reason} | null, epoch_cache_after, after: {leader_log_end,
                               follower_log_end, refetch_records, still_divergent: [[first, last]],
                               never_refetched: [[first, last]], heals}, exported: [path]}
     divergence               {type, partition, replicas: [a, b], first_divergent_offset,
                               common_prefix_end, ranges: [{first, last, kind, below_high_watermark}],
                               high_watermarks, records_unread}
 
-A truncation's ``exported`` lists the files ``--output-dir`` wrote for that follower (its records as
+A truncation's ``elected`` is set when the leader was modelled as Kafka elects it: a leader whose
+latest epoch is older than a follower's (or given ``--leader-epoch``) leads at a new epoch
+registered at its log end (``start_offset``); ``given`` says the epoch was ``--leader-epoch``'s,
+not the lowest possible. A truncation's ``exported`` lists the files ``--output-dir`` wrote for that follower (its records as
 ndjson, then its segment), empty without ``--output-dir`` or when it discards nothing.
 
 A divergence range's ``kind`` is ``divergent`` (other records), ``same_records`` (other batches, the
@@ -83,6 +87,9 @@ def truncation_object(p: TruncationPlan, exported: Sequence[str] = ()) -> dict:
         "reopened_transactions": [{"producer_id": pid, "marker_offset": off, "marker": kind}
                                   for pid, off, kind in p.reopened_transactions],
         "notes": list(p.notes),
+        "elected": None if p.elected is None else {
+            "epoch": p.elected.epoch, "start_offset": p.elected.start_offset, "given": p.elected.given,
+            "previous_epoch": p.elected.previous_epoch, "behind": p.elected.behind, "reason": p.elected.reason},
         "epoch_cache_after": [list(e) for e in p.cache_after],
         "after": {"leader_log_end": p.leader_log_end, "follower_log_end": p.follower_log_end_after,
                   "refetch_records": p.refetch_records, "still_divergent": [[r.first, r.last] for r in p.still_divergent],

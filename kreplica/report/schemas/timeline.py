@@ -110,7 +110,8 @@ def summary_to_dict(end: TimelineEnd, summary: TimelineSummary, evidence: list[P
         "unclean_elections": [{"partition": ev.name, "position": position(ev.position, kind), "time": ev.time}
                               for ev in summary.unclean],
         "offline_periods": [{"partition": f"{p.topic}-{p.partition}", "from": position(p.start, kind),
-                             "from_time": p.start_time, "to": position(p.end, kind), "to_time": p.end_time}
+                             "from_time": p.start_time, "to": position(p.end, kind), "to_time": p.end_time,
+                             "since_after": p.since_after}
                             for p in summary.periods()],
         "epochs_without_data": [{"partition": f"{pe.topic}-{pe.partition}", "epoch": e.epoch, "leader": e.leader}
                                 for pe in evidence for e in pe.epochs if e.epoch in pe.epochs_without_data],

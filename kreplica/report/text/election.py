@@ -25,14 +25,16 @@ def render_text(elections: list[dict], rankings: list[dict], summary: dict, cons
 
     from kreplica.report.text.layout import Column, print_table, print_wrapped
 
-    n_off, n_unclean = summary["offline"], summary["unclean"]
+    n_off, n_unclean, n_elected = summary["offline"], summary["unclean"], summary["elected"]
+    elected = ("no election elects a leader" if n_elected == 0 else
+               f"{number(n_elected)} {'elects' if n_elected == 1 else 'elect'} a leader")
     head = (f"{summary['rules']} controller rules, Kafka {summary['kafka_version']}: "
-            f"{count(summary['elections'], 'election')}, {number(summary['elected'])} "
-            f"{'elects' if summary['elected'] == 1 else 'elect'} a leader")
+            f"{count(summary['elections'], 'election')}, {elected}")
     if n_off or n_unclean:
-        print_wrapped(console, f"[bold red]{escape(head)}; {number(n_off)} "
-                               f"{'leaves its' if n_off == 1 else 'leave their'} partition offline, "
-                               f"{number(n_unclean)} unclean[/]")
+        offline = ("none leaves its partition offline" if n_off == 0 else
+                   f"{number(n_off)} {'leaves its' if n_off == 1 else 'leave their'} partition offline")
+        unclean = "none unclean" if n_unclean == 0 else f"{number(n_unclean)} unclean"
+        print_wrapped(console, f"[bold red]{escape(head)}; {offline}, {unclean}[/]")
     else:
         print_wrapped(console, f"[bold green]{escape(head)}; none offline, none unclean[/]")
     if elections:
@@ -51,8 +53,10 @@ def render_text(elections: list[dict], rankings: list[dict], summary: dict, cons
             print_wrapped(console, f"  {escape(o['partition'])} ({o['kind']}): {escape(o['reason'])}", 4)
     for r in rankings:
         print_wrapped(console, f"[bold]{escape(r['partition'])}[/]: candidates by KIP-966 recovery order "
-                               f"(last epoch, log end offset); best [bold]{r['best']}[/]"
-                               + (f", the plan elects {r['planned_leader']}" if r['planned_leader'] != r['best'] else ""))
+                               f"(last epoch, log end offset); best candidate: "
+                               + (f"[bold]broker {r['best']}[/]" if r["best"] is not None else "none")
+                               + (f", the plan elects broker {r['planned_leader']}"
+                                  if r['planned_leader'] != r['best'] else ""))
         rows = [[str(c["rank"]), str(c["broker"]), str(c["last_epoch"]), str(c["log_end_offset"]),
                  str(c["high_watermark"]), "yes" if c["electable"] else "no", number(c["records_lost"]),
                  "YES" if c["committed_loss"] else "no"] for c in r["candidates"]]

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from kreplica.analysis.inspect.inspect_dir import LogDirReport, PartitionReport
 from kreplica.report.text.layout import print_wrapped
-from kreplica.report.text.numbers import count
+from kreplica.report.text.numbers import count, number
 from kreplica.report.text.safe_text import escape
 
 
@@ -38,8 +38,7 @@ def render_text(reports: Iterable[LogDirReport | PartitionReport], console: Cons
         ckpt = "absent" if r.epoch_checkpoint is None else (", ".join(f"{e}@{o}" for e, o in r.epoch_checkpoint) or "empty")
         _line(console, f"epochs: batches {lineage}; checkpoint {ckpt}")
         rs = r.restart
-        verdict = "refuses to load" if rs.refuses_to_start else (
-            f"truncates {count(rs.truncated_bytes, 'byte')}" if rs.truncated_bytes else "keeps everything")
+        verdict = "refuses to load" if rs.refuses_to_start else _truncates(rs)
         _line(console, f"{rs.shutdown} restart ({rs.kafka_version}): recovers "
                        f"{count(len(rs.recovered_segments), 'segment')}, {verdict}; epoch cache "
                        f"{', '.join(f'{e}@{o}' for e, o in rs.epoch_cache) or 'empty'}")
@@ -58,3 +57,14 @@ def _findings(console: Console, findings) -> None:
     for f in findings:
         style = "bold red" if f.is_error else ("dim" if f.is_info else "yellow")
         _line(console, f"[{style}]{f.severity.upper()} {f.kind}[/] {escape(f.message)}")
+
+
+def _truncates(rs) -> str:
+    """What a restart cuts: the offsets and records first, the bytes after them."""
+    if not rs.truncated_bytes:
+        return "keeps everything"
+    offsets = rs.truncated_offsets
+    if offsets is None:
+        return f"cuts {count(rs.truncated_bytes, 'byte')} holding no record"
+    return (f"truncates offsets {number(offsets[0])}-{number(offsets[1])} ({count(rs.truncated_records, 'record')}, "
+            f"{count(rs.truncated_bytes, 'byte')})")

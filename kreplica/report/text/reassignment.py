@@ -65,14 +65,23 @@ def render_plan(objs: Sequence[dict], console) -> None:
                               Column("bytes", 2), Column("phase", 1)], rows, title=f"moves ({number(len(moves))})")
         if len(moves) > TEXT_MOVES:
             print_wrapped(console, f"... {count(len(moves) - TEXT_MOVES, 'more move')} (use --format ndjson for all)")
-    for t in [o for o in objs if o["type"] == "transitions"][:TEXT_TRANSITIONS]:
+    tables = [o for o in objs if o["type"] == "transitions"]
+    for t in tables[:TEXT_TRANSITIONS]:
         rows = [[r["step"], " / ".join(",".join(map(str, x)) or "-" for x in (r["replicas"], r["adding"], r["removing"])),
-                 str(r["leader"]), ",".join(map(str, r["isr"])), f"E+{r['leader_epoch_delta']}", f"V+{r['version_delta']}"]
+                 str(r["leader"]), ",".join(map(str, r["isr"])), _moved(r["leader_epoch"], r["leader_epoch_delta"]),
+                 _moved(r["version"], r["version_delta"])]
                 for r in t["rows"]]
         print_table(console, [Column("step"), Column("replicas / adding / removing", 5, wrap=True),
                               Column("leader", 4), Column("isr", 4), Column("leader epoch", 2, wrap=True),
                               Column("version", 1)], rows,
-                    title=escape(f"{t['topic']}-{t['partition']}: {t['controller']} controller"))
+                    title=escape(f"{t['topic']}-{t['partition']}: the {t['controller']} controller's steps"))
+        for r in t["rows"]:
+            print_wrapped(console, f"  {escape(r['step'])}: {escape(r['note'])}", 4)
+    if tables:
+        print_wrapped(console, "leader epoch and version: the partition's, +N the writes since the start "
+                               "(version: ZooKeeper's state znode version, KRaft's partition epoch)"
+                      + (f"; the steps of {count(len(tables) - TEXT_TRANSITIONS, 'more partition')}: "
+                         "--format ndjson" if len(tables) > TEXT_TRANSITIONS else ""))
     for th in [o for o in objs if o["type"] == "throttle"]:
         secs = th["estimated_seconds"]
         print_wrapped(console, f"phase {th['phase']} throttle {number(th['rate'])} B/s on brokers {','.join(th['brokers'])}"
@@ -89,6 +98,16 @@ def render_plan(objs: Sequence[dict], console) -> None:
                                + (_kafka_throttle(plan["phases"][0]["throttle"]) if executed else ""))
     for w in plan["warnings"]:
         print_wrapped(console, f"[yellow]warning:[/] {escape(w)}")
+    if not plan["moves"] and not plan["leader_changes"]:
+        print_wrapped(console, "[green]nothing to move[/]: the assignment already meets the goal")
+    elif not plan["files"]:
+        print_wrapped(console, f"[bold]{count(plan['moves'], 'move')} planned, nothing written[/]: --output-dir DIR "
+                               "writes the JSON kafka-reassign-partitions.sh --execute takes")
+
+
+def _moved(absolute: int | None, delta: int) -> str:
+    """A leader epoch or version after a step: its value and the writes since the start."""
+    return f"+{delta}" if absolute is None else f"{absolute} (+{delta})"
 
 
 def _kafka_throttle(rate: int | None) -> str:

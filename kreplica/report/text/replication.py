@@ -60,6 +60,8 @@ def render_offset_for_epoch(objs: list[dict], console: Console) -> None:
 def render_truncation(o: dict, console: Console) -> None:
     print_wrapped(console, f"[bold]{escape(o['follower'])}[/] follows [bold]{escape(o['leader'])}[/] "
                            f"({o['protocol']}, Kafka {o['kafka_version']}), log end {o['follower_log_end_before']}:")
+    if o["elected"] is not None:
+        print_wrapped(console, f"  [yellow]{escape(o['elected']['reason'])}[/]", 4)
     for r in o["rounds"]:
         print_wrapped(console, f"  asks for epoch {r['requested_epoch']} → leader answers epoch {r['leader_epoch']}, "
                                f"end offset {r['end_offset']}", 4)

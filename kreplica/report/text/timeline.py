@@ -142,11 +142,19 @@ class EventTable:
         self._widths = [len(c) for c in _COLUMNS[:-1]]
         #: the widest word of the evidence so far: an evidence column narrower would cut it
         self._evidence_word = 0
+        self._snapshot_source: str | None = None
         self._layout: _Layout | None = None
         self._codes = StyleCodes(console)
 
     def add(self, obj: dict) -> None:
-        self._rows.append(_row(obj))
+        cells, style = _row(obj)
+        if obj["type"] == "partition_event" and obj["cause"] == "snapshot":
+            # the starting state's rows share one source: said on the first, not repeated
+            if cells[-1] == self._snapshot_source:
+                cells[-1] = ""
+            else:
+                self._snapshot_source = cells[-1]
+        self._rows.append((cells, style))
         if len(self._rows) >= BLOCK:
             self._flush()
 
@@ -323,7 +331,8 @@ def _render_end(objs: list[dict], summary: dict, findings, console: Console) -> 
         console.print()
         for p in offline:
             until = f"until {p['to']} ({_when(p['to_time'])})" if p["to"] is not None else "until the end of the history"
-            print_wrapped(console, f"[yellow]offline[/yellow] {escape(p['partition'])} from {p['from']} "
+            since = "since after" if p["since_after"] else "from"
+            print_wrapped(console, f"[yellow]offline[/yellow] {escape(p['partition'])} {since} {p['from']} "
                                    f"({_when(p['from_time'])}) {until}")
     epochs = [o for o in objs if o["type"] == "epoch_evidence"]
     if epochs:

@@ -295,6 +295,10 @@ DIVERGED_UNKNOWN_EPOCH = leader(end=110, epochs=((0, 0), (2, 100)), epoch=None)
     pytest.param(105, 1, 0, None, 120, LOST_REPLICA, id="epoch-of-the-lost-replicas-record"),
     pytest.param(105, 0, 0, None, 120, None, id="epoch-neither-holds-there"),
     pytest.param(115, None, 0, None, 120, LOST_REPLICA, id="above-the-new-log-end"),
+    # above both logs' ends without an epoch: either history may have written C - 1 since
+    pytest.param(125, None, 0, None, 120, None, id="above-both-ends-no-epoch-cannot-tell"),
+    # ... unless the commit is older than the event: the lost replica's history then
+    pytest.param(125, None, 1000, 2000, 120, LOST_REPLICA, id="above-both-ends-committed-before-the-event"),
     pytest.param(110, None, 0, None, 120, None, id="no-epoch-at-the-new-log-end-cannot-tell"),
     pytest.param(105, None, 1000, 2000, 120, LOST_REPLICA, id="committed-before-the-event"),
     pytest.param(105, None, 2000, 2000, 120, None, id="committed-at-the-event-time-cannot-tell"),
@@ -486,8 +490,15 @@ def test_skipped_records_add_the_new_leaders_and_the_later_copys() -> None:
 @pytest.mark.parametrize("offset, epoch, expected", [
     # the new leader holds 0 at epoch 2: a commit at 1 read it
     pytest.param(1, 2, NEW_LEADER, id="first-offset"),
-    # 110 is the new leader's log end, which it does not hold: the lost replica's 110 was read
-    pytest.param(111, 2, LOST_REPLICA, id="one-past-the-new-log-end"),
+    # 110 is the new leader's log end, which it does not hold; but epoch 2 is in its lineage only
+    # (the lost replica led epoch 1 alone): only the new leader ever led epoch 2, so the group read
+    # a record it wrote since the event, not the lost replica's 110
+    pytest.param(111, 2, NEW_LEADER, id="one-past-the-new-log-end-at-the-new-leaders-epoch"),
+    # the counter-case: at the lost replica's epoch, the lost replica's 110 was read
+    pytest.param(111, 1, LOST_REPLICA, id="one-past-the-new-log-end-at-the-lost-replicas-epoch"),
+    # above both logs' ends: the epoch still tells whose lineage wrote it
+    pytest.param(125, 2, NEW_LEADER, id="above-both-ends-new-leaders-epoch"),
+    pytest.param(125, 1, LOST_REPLICA, id="above-both-ends-lost-replicas-epoch"),
 ])
 def test_read_from_at_the_ends_of_the_logs(offset: int, epoch: int, expected) -> None:
     new = leader(end=110, epochs=((2, 0),), epoch=None)

@@ -145,16 +145,20 @@ def test_truncate_plan_adapter_per_follower_and_version() -> None:
     assert all(b.outcome.validation is None for i in found for b in i.behaviours)
 
 
-def test_truncate_plan_adapter_counts_a_divergent_middle_it_keeps() -> None:
-    # broker 1 following broker 2 discards nothing (the leader has no end offset for epoch 3) but
-    # keeps 100-109 different from broker 2's: fresh read them (epoch 3) and loses 8
+def test_truncate_plan_adapter_counts_what_a_leader_behind_its_follower_costs() -> None:
+    # broker 2 (latest epoch 1) leads broker 1 (epoch 3, 100-109 committed): it can lead only once
+    # elected at epoch 4, registered at its log end 120 (Partition.makeLeader); broker 1 asks for
+    # epoch 3, is told (1, 120) (LeaderEpochFileCache.endOffsetFor: the floor entry, ending where
+    # epoch 4 starts) and truncates to the end of its own epoch 0, 100: fresh read 100-107 (epoch 3)
     from kreplica.analysis.consumers.truncation import truncation_impacts
     from kreplica.analysis.replication.truncation import plan_truncations
     from kreplica.model.versions import DEFAULT_VERSION, Protocol
 
     logs = [orders(2), orders(1)]
     (plan,) = plan_truncations(logs, protocol=Protocol.DIVERGING_EPOCH, kafka_version=DEFAULT_VERSION)
-    assert not plan.discarded and plan.still_divergent
+    assert (plan.elected.epoch, plan.elected.start_offset, plan.elected.given) == (4, 120, False)
+    assert [(r.requested_epoch, r.leader_epoch, r.end_offset) for r in plan.rounds][0] == (3, 1, 120)
+    assert (plan.truncate_to, plan.discarded_records, plan.committed_loss, plan.heals) == (100, 10, True, True)
     found = {i.committed.group: i for i in truncation_impacts([plan], logs, committed_offsets(1))}
     assert (found["fresh"].lost.first_offset, found["fresh"].lost.end_offset) == (100, 110)
     assert (found["fresh"].read_from, found["fresh"].consumed_and_lost) == (LOST_REPLICA, 8)

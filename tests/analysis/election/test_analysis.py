@@ -45,6 +45,14 @@ def test_with_log_dirs_the_candidates_and_the_consumer_impact() -> None:
     assert asked == [found.plan.kafka_version]   # the plan's coordinator version loads the groups
     (ranking,) = found.rankings
     assert ranking.key == ("orders", 0) and {c.broker for c in ranking.candidates} == {1, 2}
+    # each candidate leads at the epoch the controller elects it at, registered at its log end
+    # (Partition.makeLeader): broker 2 (epoch 1, log end 120) at epoch 4 from 120, so broker 1
+    # (epoch 3: 100-109, its high watermark 110) asks for epoch 3, is told (1, 120) and truncates
+    # to the end of its own epoch 0, 100: ten committed records. Broker 1 leading costs broker 2
+    # 100-119 (epoch 1 ends at 100 in broker 1's cache), committed too (below broker 2's 110)
+    losses = {c.broker: [(x.broker, x.ranges, x.records, x.committed) for x in c.losses] for c in ranking.candidates}
+    assert losses == {2: [(1, ((100, 109),), 10, True)], 1: [(2, ((100, 119),), 20, True)]}
+    assert ranking.best == 2   # the fewer records among those that could lead
     replicas = dirs.read_partitions({election.key: "orders-0"})[election.key]
     expected = leader_change_impacts(election.key, 1, 2, replicas, committed(found.plan.kafka_version),
                                      leader_epoch=election.after.leader_epoch, unclean=True,

@@ -177,7 +177,7 @@ def test_the_sweep_names_the_rules_and_version_it_replayed(kind, version, rules,
 
 
 @pytest.mark.parametrize("override,config,expected", [
-    # --unclean-allowed yes: an admin UNCLEAN election (KIP-460) elects outside the ISR even though
+    # --unclean-allowed yes (unclean.leader.election.enable true) elects outside the ISR even though
     # the topic leaves unclean.leader.election.enable at its default (false since 0.11)
     pytest.param("yes", {}, ((), ("t-0",), ()), id="yes-overrides-default-off"),
     # --unclean-allowed no: the partition goes offline even though the topic allows unclean

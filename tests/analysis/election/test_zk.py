@@ -63,10 +63,11 @@ def test_unclean_disabled_leaves_the_partition_offline_with_the_last_isr_member(
     assert rec(e["t-0"].after) == (-1, (3,), 6, 8)
     assert e["t-0"].offline and not e["t-0"].elected and not e["t-0"].unclean
     assert plan.has_problems and plan.offline_after == ("t-0",)
-    # --unclean-allowed yes: the admin UNCLEAN election (KIP-460) elects 2
+    # --unclean-allowed yes (unclean.leader.election.enable true) elects 2
     _, e = one(s, Scenario(fail=(3,), unclean="yes"))
     assert rec(e["t-0"].after)[:2] == (2, (2,)) and e["t-0"].unclean
-    assert "KIP-460" in e["t-0"].reason
+    assert "unclean.leader.election.enable (true by --unclean-allowed yes)" in e["t-0"].reason
+    assert "KIP-460" not in e["t-0"].reason   # the topic's config, not an admin ElectLeaders request
 
 
 def test_broker_default_and_controller_config_decide_unclean() -> None:
@@ -381,10 +382,11 @@ def test_offline_reasons_tell_out_of_sync_from_nothing_alive() -> None:
     # topic config unclean.leader.election.enable=true (OfflinePartitionLeaderElectionStrategy(false)
     # falls back to the config): the config is the reason, even on 2.4+
     pytest.param("config", UNCLEAN_ON, V39, "unclean.leader.election.enable", id="config-3.9"),
-    # ElectLeaders with ElectionType.UNCLEAN (KIP-460, 2.4+): the admin request is the reason
-    pytest.param("yes", None, V39, "an admin UNCLEAN election (KIP-460)", id="admin-3.9"),
-    # before 2.4 there is no UNCLEAN ElectLeaders: a forced unclean election stands for the config
-    pytest.param("yes", None, parse_kafka_version("2.3"), "unclean.leader.election.enable", id="forced-2.3"),
+    # --unclean-allowed yes stands for the config set to true (an offline partition's election
+    # reads unclean.leader.election.enable), not for an admin ElectLeaders request, on any version
+    pytest.param("yes", None, V39, "unclean.leader.election.enable (true by --unclean-allowed yes)", id="yes-3.9"),
+    pytest.param("yes", None, parse_kafka_version("2.3"), "unclean.leader.election.enable (true by "
+                 "--unclean-allowed yes)", id="yes-2.3"),
 ])
 def test_unclean_reason_names_what_allowed_it(unclean, config, version, how) -> None:
     p = part(0, [4, 3, 2], 4, [4])

@@ -165,16 +165,38 @@ def test_a_high_watermark_beyond_the_log_end_is_named_and_one_at_it_is_not(tmp_p
     assert "high_watermark_beyond_log_end" not in kinds(report_of(written(tmp_path / "at", hw=12)))
 
 
-def test_an_unclean_restart_truncates_a_torn_tail_where_it_starts(tmp_path: Path) -> None:
+def test_an_unclean_restart_cuts_a_zero_tail_where_it_starts_and_loses_no_record(tmp_path: Path) -> None:
+    # LogSegment.recover stops at the zeros ('record size 0 smaller than minimum record overhead')
+    # and truncates there: no record goes (zeros are not data), so a note, not the error
     part = written(tmp_path, clean=False, recovery_point=0)
     log = part / "00000000000000000000.log"
     size = os.path.getsize(log)
     with open(log, "ab") as out:
         out.write(b"\x00" * 10)
     r = report_of(part)
+    (f,) = [f for f in r.findings if f.kind == "restart_trims"]
+    assert (f.path, f.position, f.details, f.severity) == (str(log), size, {"truncated_bytes": 10,
+                                                                            "truncated_records": 0}, "info")
+    assert f.message == f"an unclean restart would cut 10 bytes from byte {size} of {log}, holding no record"
+    assert "restart_truncation" not in kinds(r)
+
+
+def test_an_unclean_restart_truncates_the_records_from_a_damaged_batch_on(tmp_path: Path) -> None:
+    # the counter-case: a CRC that does not match stops recovery at that batch
+    # (LogSegment.recover: CorruptRecordException), and its records and every later one go
+    part = written(tmp_path, [(0, 5, 0, "a"), (5, 5, 0, "b"), (10, 2, 0, "c")], checkpoint=((0, 0),), clean=False,
+                   recovery_point=0)
+    log = part / "00000000000000000000.log"
+    data = bytearray(log.read_bytes())
+    second = 12 + int.from_bytes(data[8:12], "big")   # the first batch's offset, length and body
+    data[second + 70] ^= 0xFF     # a byte of the second batch's records: its CRC no longer matches
+    log.write_bytes(bytes(data))
+    r = report_of(part)
     (f,) = [f for f in r.findings if f.kind == "restart_truncation"]
-    assert (f.path, f.position, f.details) == (str(log), size, {"truncated_bytes": 10})
-    assert f.message == f"an unclean restart would truncate 10 bytes from byte {size} of {log}"
+    assert (f.position, f.details["first_offset"], f.details["last_offset"], f.details["truncated_records"]) == \
+        (second, 5, 11, 7)
+    assert f.message == (f"an unclean restart would truncate offsets 5-11 (7 records, {len(data) - second} bytes) "
+                         f"from byte {second} of {log}")
 
 
 def test_a_truncating_segment_deletes_the_later_ones(tmp_path: Path) -> None:
@@ -187,13 +209,15 @@ def test_a_truncating_segment_deletes_the_later_ones(tmp_path: Path) -> None:
     with open(first, "ab") as out:
         out.write(b"\x00" * 7)
     r = report_of(part)
+    # the zeros hold no record, but LogLoader.recoverLog deletes the later segment and its 5 records
     (f,) = [f for f in r.findings if f.kind == "restart_truncation"]
-    assert f.details == {"truncated_bytes": 7 + os.path.getsize(later)}
-    assert f.message == (f"an unclean restart would truncate {7 + os.path.getsize(later)} bytes from byte {size} "
-                         f"of {first} and delete 1 later segment(s)")
+    assert f.details == {"truncated_bytes": 7 + os.path.getsize(later), "truncated_records": 5,
+                         "first_offset": 5, "last_offset": 9}
+    assert f.message == (f"an unclean restart would truncate offsets 5-9 (5 records, {7 + os.path.getsize(later)} "
+                         f"bytes) from byte {size} of {first} and delete 1 later segment(s)")
 
 
-def test_a_clean_restart_recovers_and_truncates_a_segment_without_its_offset_index(tmp_path: Path) -> None:
+def test_a_clean_restart_recovers_and_cuts_a_segment_without_its_offset_index(tmp_path: Path) -> None:
     part = written(tmp_path)
     log = part / "00000000000000000000.log"
     size = os.path.getsize(log)
@@ -201,15 +225,15 @@ def test_a_clean_restart_recovers_and_truncates_a_segment_without_its_offset_ind
         out.write(b"\x00" * 5)
     (part / "00000000000000000000.index").unlink()
     r = report_of(part)
-    (f,) = [f for f in r.findings if f.kind == "restart_truncation"]
-    assert f.message == f"a clean restart would truncate 5 bytes from byte {size} of {log}"
+    (f,) = [f for f in r.findings if f.kind == "restart_trims"]
+    assert f.message == f"a clean restart would cut 5 bytes from byte {size} of {log}, holding no record"
 
 
 def test_a_clean_restart_of_a_torn_tail_with_its_index_truncates_nothing(tmp_path: Path) -> None:
     part = written(tmp_path)
     with open(part / "00000000000000000000.log", "ab") as out:
         out.write(b"\x00" * 5)
-    assert "restart_truncation" not in kinds(report_of(part))
+    assert not {"restart_truncation", "restart_trims"} & set(kinds(report_of(part)))
 
 
 def meta(root: Path, fields: dict[str, str] | None) -> Path:

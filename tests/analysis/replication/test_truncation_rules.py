@@ -206,17 +206,54 @@ LEADER_EPOCH_0 = ([(0, 5, 0, "a"), (5, 5, 0, "a")], [(0, 0)], 10, {})
 UNKNOWN_EPOCH = ([(0, 5, 0, "a"), (5, 2, 1, "x")], [(0, 0), (1, 5)], 5, {})
 
 
-@pytest.mark.parametrize("protocol, expected, heals", [
-    pytest.param(HW, ([], 5, [(5, 6)]), True, id="hw"),
-    pytest.param(KIP101, ([(1, -1, -1)], 5, [(5, 6)]), True, id="kip101-undefined-goes-to-hw"),
-    pytest.param(KIP279, ([(1, -1, -1)], 5, [(5, 6)]), True, id="kip279-row-1-goes-to-hw"),
-    # OFFSET_OUT_OF_RANGE; the leader's LEO 10 >= 7 and LSO 0 <= 7: fetch from 7, nothing truncated
-    pytest.param(DIVERGING, ([(1, -1, -1)], 7, []), False, id="diverging-out-of-range-keeps"),
+# A leader behind its follower's epoch leads only once elected at a newer epoch (2 here, the lowest
+# possible), which a 2.1+ leader registers at its log end (Partition.makeLeader, KAFKA-7415): the
+# follower's request for epoch 1 then finds the floor entry, (0, 10) (LeaderEpochFileCache.endOffsetFor),
+# not the undefined answer of a cache without it. Before 2.1 nothing is registered until a write.
+@pytest.mark.parametrize("protocol, version, expected, heals, elected", [
+    pytest.param(HW, None, ([], 5, [(5, 6)]), True, None, id="hw"),
+    pytest.param(KIP101, None, ([(1, -1, -1)], 5, [(5, 6)]), True, None, id="kip101-undefined-goes-to-hw"),
+    # 2.0: no epoch registered at election; endOffsetFor(1) is undefined: §3.3 row 1, the HW
+    pytest.param(KIP279, KafkaVersion(2, 0), ([(1, -1, -1)], 5, [(5, 6)]), True, None,
+                 id="kip279-2.0-row-1-goes-to-hw"),
+    # 2.7: (0, 10); the follower's own endOffsetFor(0) = (0, 5), the start of its epoch 1: row 5, min(5, 10)
+    pytest.param(KIP279, None, ([(1, 0, 10)], 5, [(5, 6)]), True, (2, 10), id="kip279-elected-floor-epoch"),
+    # DivergingEpoch (0, 10) as 0 < 1; truncated to 5, then Fetch(5, lastFetchedEpoch 0): (0, 10), records follow
+    pytest.param(DIVERGING, None, ([(1, 0, 10), (0, 0, 10)], 5, [(5, 6)]), True, (2, 10),
+                 id="diverging-elected-floor-epoch"),
 ])
-def test_leader_without_the_followers_epoch(tmp_path: Path, protocol, expected, heals) -> None:
-    (plan,) = truncate(tmp_path, LEADER_EPOCH_0, [UNKNOWN_EPOCH], protocol)
+def test_leader_without_the_followers_epoch(tmp_path: Path, protocol, version, expected, heals, elected) -> None:
+    (plan,) = truncate(tmp_path, LEADER_EPOCH_0, [UNKNOWN_EPOCH], protocol, version)
     assert outcome(plan) == expected and plan.heals == heals
-    assert any("OFFSET_OUT_OF_RANGE" in n for n in plan.notes) == (protocol == DIVERGING)
+    assert (None if plan.elected is None else (plan.elected.epoch, plan.elected.start_offset)) == elected
+    assert not any("OFFSET_OUT_OF_RANGE" in n for n in plan.notes)
+
+
+@pytest.mark.parametrize("leader_epoch, elected", [
+    # the controller's epoch, when above every replica's, is the one registered (truncation alike)
+    pytest.param(9, (9, True), id="given-epoch"),
+    # one a controller could not have elected at (not above the follower's 1): the lowest possible
+    pytest.param(1, (2, False), id="given-too-low-takes-the-lowest-possible"),
+    pytest.param(None, (2, False), id="none-given"),
+])
+def test_the_epoch_a_leader_behind_is_elected_at(tmp_path: Path, leader_epoch, elected) -> None:
+    logs = [replica_log(tmp_path, n, batches, hw=hw, checkpoint=checkpoint, **options)
+            for n, (batches, checkpoint, hw, options) in enumerate([LEADER_EPOCH_0, UNKNOWN_EPOCH], start=1)]
+    (plan,) = plan_truncations(logs, protocol=DIVERGING, kafka_version=ERA[DIVERGING], leader_epoch=leader_epoch)
+    assert ((plan.elected.epoch, plan.elected.given), plan.elected.behind, plan.elected.previous_epoch) == \
+        (elected, True, 0)
+    assert outcome(plan)[1:] == (5, [(5, 6)])
+
+
+def test_a_leader_at_the_newest_epoch_leads_as_its_files_are(tmp_path: Path) -> None:
+    # the counter-case: the follower is behind (epoch 1 < the leader's 2), nothing is modelled
+    # unless a newer epoch is given, and a given one changes no truncation
+    (plan,) = truncate(tmp_path, LEADER, [AT_BOUNDARY], DIVERGING)
+    assert plan.elected is None and outcome(plan)[1] == 4
+    logs = [replica_log(tmp_path / "given", n, batches, hw=hw, checkpoint=checkpoint, **options)
+            for n, (batches, checkpoint, hw, options) in enumerate([LEADER, AT_BOUNDARY], start=1)]
+    (given,) = plan_truncations(logs, protocol=DIVERGING, kafka_version=ERA[DIVERGING], leader_epoch=5)
+    assert (given.elected.epoch, given.elected.behind) == (5, False) and outcome(given)[1:] == outcome(plan)[1:]
 
 
 # -- the follower's own lookup: §3.3 row 3 (2.0) against row 5 (2.1+) ---------------------------------

@@ -33,8 +33,10 @@ def test_ndjson_events_then_evidence_then_summary():
     assert parts == [("0x13", "created"), ("0x14", "isr_shrink"), ("0x17", "leader_election"),
                      ("0x18", "unclean_leader_election"), ("0x19", "isr_expand"), ("0x1a", "controlled_shutdown")]
     summary = objs[-1]
-    assert summary["offline_periods"] == [{"partition": "orders-0", "from": "0x17", "from_time": 1700000023000,
-                                           "to": "0x18", "to_time": 1700000024000}]
+    # offline from when its leader stopped, broker 1's session expiring at 0x15, not from the
+    # controller's next write of the state (0x17): the leader was dead from then on
+    assert summary["offline_periods"] == [{"partition": "orders-0", "from": "0x15", "from_time": 1700000021000,
+                                           "to": "0x18", "to_time": 1700000024000, "since_after": False}]
     assert summary["zombie_epochs"] == [{"partition": "orders-0", "epoch": 1, "replicas": [1]}]
     assert summary["epochs_without_data"] == [{"partition": "orders-0", "epoch": 3, "leader": 3}]
     brokers = [(o["broker"], o["event"]) for o in objs if o["type"] == "broker_event" and o["event"] != "snapshot"]
@@ -112,7 +114,7 @@ def test_text_report():
     assert lines[0] == "orders-0"
     assert any("0x18" in line and "unclean_leader_election" in line and "none→2" in line for line in lines)
     assert any("0x17" in line and "leader_election OFFLINE" in line for line in lines)
-    assert "offline orders-0 from 0x17 (2023-11-14 22:13:43.000) until 0x18 (2023-11-14 22:13:44.000)" in text
+    assert "offline orders-0 from 0x15 (2023-11-14 22:13:41.000) until 0x18 (2023-11-14 22:13:44.000)" in text
     assert isinstance(PartitionEvent, type)
 
 

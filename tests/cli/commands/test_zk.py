@@ -365,3 +365,18 @@ def test_oracle_evidence_is_unchanged() -> None:
     run("zk", "dump", "-f", "ndjson", folder)
     run("zk", "log", "-f", "ndjson", folder)
     assert digest_tree(folder) == before
+
+
+def test_log_ranges_are_what_the_logs_hold_not_what_the_snapshot_starts_at() -> None:
+    """``snapshot-plus-logs``: log.a0 holds zxids 0xa0-0xb6, older than snapshot.b6; brokers 5 and 6
+    closed their sessions at 0xb2 and 0xb3. ``zk log`` lists them; a zxid before the first logged
+    transaction is still refused, naming it."""
+    from tests.conftest import oracle_dir
+
+    root = oracle_dir("zookeeper", "snapshot-plus-logs")
+    result = run("zk", "log", "--from", "0xb2", "--to", "0xb3", "-f", "ndjson", str(root))
+    assert result.exit_code == 0, result.output
+    txns = of_type(ndjson(result), "zk_txn")
+    assert [(t["zxid"], t["txn_type"]) for t in txns] == [(0xb2, "closeSession"), (0xb3, "closeSession")]
+    early = run("zk", "log", "--from", "0x10", str(root))
+    assert early.exit_code == 2 and "zxid 0x10 is before the evidence, which begins at zxid 0xa0" in early.stderr

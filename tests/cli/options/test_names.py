@@ -260,3 +260,28 @@ def test_a_kafka_version_newer_than_the_table_is_refused(args, version) -> None:
 def test_a_patch_release_of_the_newest_line_is_accepted() -> None:
     result = run("epochs", P1, "--kafka-version", f"{NEWEST}.7", "-f", "ndjson")
     assert result.exit_code == 0 and json.loads(result.stdout)["kafka_version"] == f"{NEWEST}.7"
+
+
+@pytest.mark.parametrize(("version", "refused"), [
+    # Kafka 0.8 brought replication (leaders, followers, the ISR): nothing older has what kreplica emulates
+    pytest.param("0.7", True, id="0.7-refused"),
+    pytest.param("0.7.2", True, id="0.7.2-refused"),
+    pytest.param("0.8", False, id="0.8-accepted"),
+    pytest.param("0.8.2.2", False, id="0.8.2.2-accepted"),
+])
+def test_a_kafka_version_before_replication_is_refused(version, refused) -> None:
+    result = run("epochs", P1, "--kafka-version", version, "-f", "ndjson")
+    if refused:
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.stderr.strip() == (f"kreplica: error: --kafka-version: Kafka {version} predates replication, "
+                                         "which Kafka 0.8 introduced: kreplica emulates 0.8 and later")
+    else:
+        assert result.exit_code == 0, result.output
+
+
+def test_the_kafka_version_help_says_which_versions_it_takes() -> None:
+    from kreplica.model.versions import DEFAULT_VERSION
+
+    text = " ".join(run("epochs", "--help").stdout.split())
+    assert f"0.8 (the first with replication) to {NEWEST}" in text
+    assert f"default {DEFAULT_VERSION.major}.{DEFAULT_VERSION.minor}" in text

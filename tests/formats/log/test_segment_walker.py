@@ -123,6 +123,34 @@ def test_cut_off_last_batch(keep):
     assert end == SegmentEnd(PATH, len(buf), len(buf), pos[2], "incomplete_trailing_data")
 
 
+# -- a file that is not a segment, under a segment's name --------------------------------------
+
+PASSWD = b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n" * 8
+
+
+@pytest.mark.parametrize("data, first", [
+    pytest.param(PASSWD, "text", id="text"),
+    pytest.param(bytes(range(1, 32)) * 20, "binary", id="binary"),
+])
+def test_a_file_with_no_batch_anywhere_is_not_a_segment(data, first):
+    # its first "entry" declares a size past the end (Kafka's reader stops there, reading nothing),
+    # and no batch follows anywhere: another file, not a segment cut off by a crash
+    _, batches, findings, end = _walk(data)
+    assert batches == [] and _kinds(findings) == [("not_a_segment", 0)]
+    assert (findings[0].severity, findings[0].details) == ("error", {"first_bytes": first, "size": len(data)})
+    assert (end.valid_bytes, end.stopped_by) == (0, "incomplete_trailing_data")
+
+
+def test_a_damaged_first_batch_with_batches_after_it_is_a_damaged_segment():
+    # the counter-case: a segment whose first batch's length is garbage, with a valid batch after
+    bad = bytearray(B1)
+    struct.pack_into(">i", bad, 8, 1_000_000)
+    buf, pos = _segment(bytes(bad), B2)
+    _, batches, findings, _ = _walk(buf)
+    assert _kinds(findings) == [("invalid_length", 0), ("resynchronised", 0)]
+    assert [(b.position, b.after_break) for b in batches] == [(pos[1], True)]
+
+
 # -- impossible lengths ------------------------------------------------------------------------
 
 

@@ -171,3 +171,20 @@ def test_evidence_is_made_safe_for_a_terminal(topic, shown):
 def test_an_empty_table_still_has_its_header():
     assert _render([]).splitlines()[1].split() == ["time", "(UTC)", "position", "what", "cause", "/", "event",
                                                    "leader", "epoch", "isr", "evidence"]
+
+
+def test_the_starting_states_source_is_said_once():
+    """The snapshot rows (the state the history starts from) share one source: the first row
+    says it, the others do not repeat it; a later event's own evidence is kept."""
+    a = LeaderIsr(1, 0, (1, 2, 3))
+    held = "as zk/snapshot.b6 holds it"
+    objs = [event_to_dict(ev, "zookeeper") for ev in (
+        PartitionEvent("orders", 0, 0x13, T0, 1, None, a, "snapshot", None, held, (1, 2, 3)),
+        PartitionEvent("orders", 1, 0x14, T0, 1, None, a, "snapshot", None, held, (1, 2, 3)),
+        PartitionEvent("orders", 1, 0x20, T0 + 5, 1, a, LeaderIsr(1, 0, (1,)), "isr_shrink", "leader",
+                       held, (1, 2, 3)),
+    )]
+    text = _render(objs, width=150)
+    assert text.count(held) == 2     # the first snapshot row, and the ISR shrink's own evidence
+    rows = [line for line in text.splitlines() if "0x" in line]
+    assert held in rows[0] and held not in rows[1] and held in rows[2]

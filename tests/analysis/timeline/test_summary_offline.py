@@ -1,0 +1,52 @@
+"""Offline periods dated when the leader stopped (TimelineSummary), each rule with its
+counter-case: a broker leaving (ZooKeeper session closed or expired, znode deleted; KRaft fenced
+or unregistered) opens a period for the partitions it leads, its return closes those still naming
+it, and a partition the history starts offline is offline since after its state's last write."""
+
+from __future__ import annotations
+
+from kreplica.analysis.timeline.events import BrokerEvent, LeaderIsr, PartitionEvent, TimelineSummary
+
+T = 1_700_000_000_000
+
+
+def part(pos: int, leader: int, isr, cause: str = "leader_election", offline: bool = False, before=None,
+         topic: str = "orders", partition: int = 0) -> PartitionEvent:
+    return PartitionEvent(topic, partition, pos, T + pos, 1, before, LeaderIsr(leader, 0, tuple(isr)), cause,
+                          "controller", "", (1, 2, 3), offline)
+
+
+def periods(*events) -> list[tuple]:
+    s = TimelineSummary()
+    for ev in events:
+        s.feed(ev)
+    return [(p.topic, p.partition, p.start, p.end, p.since_after) for p in s.periods()]
+
+
+def test_a_leaders_session_ending_opens_the_period_before_the_controllers_write() -> None:
+    # leader 1's session expires at 0x15, the controller writes leader -1 at 0x17, elects 2 at 0x18
+    assert periods(part(0x10, 1, [1, 2]), BrokerEvent(1, "session_expired", 0x15, T),
+                   part(0x17, -1, [1], offline=True), part(0x18, 2, [2])) == [("orders", 0, 0x15, 0x18, False)]
+
+
+def test_a_follower_leaving_opens_nothing() -> None:
+    assert periods(part(0x10, 1, [1, 2]), BrokerEvent(2, "session_closed", 0x15, T), part(0x17, 1, [1])) == []
+
+
+def test_the_leader_back_before_any_write_closes_the_period() -> None:
+    # KRaft: fenced at 20, unfenced at 25, the partition state never rewritten
+    assert periods(part(10, 1, [1, 2]), BrokerEvent(1, "fenced", 20, T), BrokerEvent(1, "unfenced", 25, T)) == \
+        [("orders", 0, 20, 25, False)]
+
+
+def test_a_broker_event_that_is_not_a_departure_opens_nothing() -> None:
+    # a controlled shutdown moves leadership away first; the registration stays
+    assert periods(part(10, 1, [1, 2]), BrokerEvent(1, "controlled_shutdown", 20, T)) == []
+
+
+def test_a_partition_the_history_starts_offline_is_offline_since_after_its_last_write() -> None:
+    assert periods(part(0x86, 5, [5, 1], cause="snapshot", offline=True), part(0xba, 1, [1])) == \
+        [("orders", 0, 0x86, 0xba, True)]
+    # the counter-case: one that goes offline within the history has a known start
+    assert periods(part(0x80, 5, [5, 1], cause="snapshot"), part(0x86, 5, [5], offline=True),
+                   part(0xba, 1, [1])) == [("orders", 0, 0x86, 0xba, False)]
