@@ -390,7 +390,8 @@ class TimelineSummary:
     state: a broker's session closing or expiring (ZooKeeper), its fencing or unregistration
     (KRaft) opens a period for every partition it leads then, and its registering again closes
     the ones still naming it leader. A partition the history starts offline is offline since
-    after the last write of its state (:attr:`OfflinePeriod.since_after`)."""
+    after the last write of its state (:attr:`OfflinePeriod.since_after`), or, when that write
+    left it without a leader, from its last ISR member's departure when the history holds it."""
 
     def __init__(self) -> None:
         self.counts = {"partition": 0, "broker": 0, "controller": 0}
@@ -398,6 +399,7 @@ class TimelineSummary:
         self.offline: list[OfflinePeriod] = []
         self._open: dict[tuple[str, int], OfflinePeriod] = {}
         self._leaders: dict[tuple[str, int], int] = {}   # each partition's leader as last written
+        self._departed: dict[int, tuple[int, int | None]] = {}   # broker -> (position, time) it left
 
     def feed(self, ev) -> None:
         if not isinstance(ev, PartitionEvent):
@@ -421,15 +423,31 @@ class TimelineSummary:
         if period is not None and (not ev.offline or ev.after is None):
             self._close(key, ev.position, ev.time)
         elif period is None and ev.offline and ev.after is not None:
-            self._open[key] = OfflinePeriod(ev.topic, ev.partition, ev.position, ev.time,
-                                            since_after=ev.cause == SNAPSHOT)
+            self._open[key] = self._offline_from(ev)
+
+    def _offline_from(self, ev: PartitionEvent) -> OfflinePeriod:
+        """The period an offline event opens. A state the history starts with names either a
+        leader that was alive when it was written (offline since after then) or none, with its
+        last ISR member, the leader it had (Kafka keeps the last member): offline from that
+        broker's departure when the history holds it, else from the write."""
+        if ev.cause != SNAPSHOT:
+            return OfflinePeriod(ev.topic, ev.partition, ev.position, ev.time)
+        state = ev.after
+        if state.leader >= 0:
+            return OfflinePeriod(ev.topic, ev.partition, ev.position, ev.time, since_after=True)
+        gone = self._departed.get(state.isr[0]) if len(state.isr) == 1 else None
+        if gone is not None and gone[0] <= ev.position:
+            return OfflinePeriod(ev.topic, ev.partition, gone[0], gone[1])
+        return OfflinePeriod(ev.topic, ev.partition, ev.position, ev.time)
 
     def _broker(self, ev: BrokerEvent) -> None:
         if ev.event in BROKER_LEAVES:
+            self._departed[ev.broker] = (ev.position, ev.time)
             for key, leader in self._leaders.items():
                 if leader == ev.broker and key not in self._open:
                     self._open[key] = OfflinePeriod(key[0], key[1], ev.position, ev.time)
         elif ev.event in BROKER_JOINS:
+            self._departed.pop(ev.broker, None)
             for key in [k for k in self._open if self._leaders.get(k) == ev.broker]:
                 self._close(key, ev.position, ev.time)
 

@@ -51,6 +51,7 @@ from kreplica.model.cluster.zookeeper_image import (
     ZkImage,
 )
 from kreplica.model.zookeeper import ZkFiles
+from kreplica.model.zookeeper.files import iter_log_entries
 from kreplica.model.zookeeper.history import ZkStep, iter_zk_steps, start_state
 from kreplica.model.zookeeper.snapshot_steps import SnapshotDiff, iter_snapshot_steps
 
@@ -149,13 +150,44 @@ def _leader_isr(held) -> tuple[LeaderIsr, int | None] | None:
     return _new(LeaderIsr, (s.leader, s.leader_epoch, s.isr, s.leader_recovery_state, version)), s.controller_epoch
 
 
-def _snapshot_events(k: _Kafka, nodes, label: str) -> list:
-    """The Kafka state in the starting tree, as ``snapshot`` events at the zxid that wrote each part."""
+def _departures_before(files: ZkFiles, snapshot_zxid: int, root: str | None) -> dict[int, BrokerEvent]:
+    """The brokers whose registration went in a transaction log *before* the starting snapshot
+    (a log may begin before it): each one's last departure, its session closed or expired or its
+    znode deleted, as the event that dates it. The snapshot shows only that they are gone."""
+    if root is None or not files.logs:
+        return {}
+    prefix = f"{root}/brokers/ids/"
+    out: dict[int, BrokerEvent] = {}
+    for e in iter_log_entries(sorted(files.logs, key=lambda f: f.zxid)):
+        if not isinstance(e, zkl.TxnEntry):
+            continue
+        if e.zxid >= snapshot_zxid:
+            break
+        if e.type == zkl.OP_CLOSE_SESSION:
+            paths = list(e.body.paths or ()) if e.body is not None else []
+        elif e.type == zkl.OP_DELETE:
+            paths = list(e.paths)
+        else:
+            continue
+        for path in paths:
+            broker = path[len(prefix):] if path.startswith(prefix) else ""
+            if broker.isdigit():
+                out[int(broker)] = BrokerEvent(int(broker), _ended(e, "deregistered"), e.zxid, e.time,
+                                               session=e.client_id if e.type == zkl.OP_CLOSE_SESSION else None)
+    return out
+
+
+def _snapshot_events(k: _Kafka, nodes, label: str, departed: dict[int, BrokerEvent] | None = None) -> list:
+    """The Kafka state in the starting tree, as ``snapshot`` events at the zxid that wrote each part;
+    with the departures a log shows before it (``departed``): those events, and a partition whose
+    leader left after its state was written is not offline until then."""
     out: list = []
     img = k.image
     root = img.root
     if root is None:
         return out
+    departed = {b: ev for b, ev in (departed or {}).items() if b not in img.registrations}
+    out.extend(departed.values())
     for b, (_reg, czxid, owner) in sorted(img.registrations.items()):
         k.register(b, owner, czxid)
         out.append(BrokerEvent(b, SNAPSHOT, czxid, nodes[f"{root}/brokers/ids/{b}"].ctime, czxid, owner))
@@ -173,9 +205,10 @@ def _snapshot_events(k: _Kafka, nodes, label: str) -> list:
             state, ce = parsed
             snode = nodes[f"{root}/brokers/topics/{t}/partitions/{p}/state"]
             k.parts[(t, p)] = [state, snode.mzxid]
+            left = departed.get(state.leader)
             out.append(PartitionEvent(t, p, snode.mzxid, snode.mtime, ce, None, state, SNAPSHOT, None,
                                       f"as {label} holds it", assigned.partitions[p].replicas,
-                                      is_offline(state, alive)))
+                                      is_offline(state, alive) and (left is None or left.position <= snode.mzxid)))
     out.sort(key=lambda ev: ev.position)
     return out
 
@@ -218,7 +251,8 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
     k = _Kafka(ZkImage.from_tree(state.nodes, state.sessions, root) if root is not None
                else ZkImage(None, state.sessions))
     label = state.snapshot if end.start_from == "snapshot" else f"the replay to {state.zxid:#x}"
-    yield from _snapshot_events(k, state.nodes, label)
+    before = _departures_before(files, state.zxid, k.image.root) if end.start_from == "snapshot" else {}
+    yield from _snapshot_events(k, state.nodes, label, before)
     if watch is not None:
         watch(state.zxid, k.image)
     if by_snapshots:

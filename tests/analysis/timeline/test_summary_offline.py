@@ -50,3 +50,14 @@ def test_a_partition_the_history_starts_offline_is_offline_since_after_its_last_
     # the counter-case: one that goes offline within the history has a known start
     assert periods(part(0x80, 5, [5, 1], cause="snapshot"), part(0x86, 5, [5], offline=True),
                    part(0xba, 1, [1])) == [("orders", 0, 0x86, 0xba, False)]
+
+
+def test_a_starting_state_without_a_leader_is_offline_from_its_last_isr_members_departure() -> None:
+    # snapshot-plus-logs: broker 6's session expired at 0xb3 (a log older than the snapshot), the
+    # controller wrote payments-1 leader none, ISR [6] at 0xb4: offline from 0xb3
+    none = part(0xb4, -1, [6], cause="snapshot", offline=True, topic="payments", partition=1)
+    assert periods(BrokerEvent(6, "session_expired", 0xb3, T), none) == [("payments", 1, 0xb3, None, False)]
+    # without the departure in the evidence: from the write that left it without a leader
+    assert periods(none) == [("payments", 1, 0xb4, None, False)]
+    # a departure of another broker does not date it
+    assert periods(BrokerEvent(5, "session_closed", 0xb2, T), none) == [("payments", 1, 0xb4, None, False)]
