@@ -54,13 +54,16 @@ def snapshot_diff(before: Mapping[str, ZkNode], after: Mapping[str, ZkNode], sna
     """The znodes created, written or deleted from ``before`` to ``after`` (the tree of
     ``snapshot``, at ``zxid``), grouped by the zxid that wrote them, in zxid order; deletions
     last, at ``zxid`` or the highest write if that is later (a fuzzy snapshot holds writes past
-    its name)."""
+    its name). A znode created since is written at its creation (``czxid``, ``ctime``), with
+    the data the later snapshot holds: what it was created with is not recorded."""
     written = []
     for path, node in after.items():
         old = before.get(path)
         if old is not None and old.czxid != node.czxid:
             old = None              # deleted and created again: a new znode
-        if old is None or old.mzxid != node.mzxid:
+        if old is None:
+            written.append((node.czxid, node.ctime, path, old, node))
+        elif old.mzxid != node.mzxid:
             written.append((node.mzxid, node.mtime, path, old, node))
     written.sort(key=lambda w: (w[0], w[2]))
     out = []

@@ -34,3 +34,15 @@ def test_writes_are_grouped_by_the_zxid_that_made_them_and_deletions_come_last()
 def test_the_same_tree_is_no_change() -> None:
     tree = {"/a": _node(b"a", 1)}
     assert snapshot_diff(tree, dict(tree), "snapshot.2", 2) == []
+
+
+def test_a_znode_created_since_is_written_at_its_creation_not_its_last_change() -> None:
+    # a partition state znode created at 0x46 and rewritten at 0x68 before the later snapshot: the
+    # creation is its czxid (and ctime); the counter-case, a znode that existed before, is written
+    # at its last change, mzxid
+    before = {"/old": _node(b"a", 0x10)}
+    after = {"/old": _node(b"b", 0x10, 0x68), "/state": _node(b"s", 0x46, 0x68)}
+    writes = snapshot_diff(before, after, "snapshot.70", 0x70)
+    assert [(w.zxid, w.time, [c.path for c in w.changes]) for w in writes] == [(0x46, 0x460, ["/state"]),
+                                                                               (0x68, 0x680, ["/old"])]
+    assert writes[0].changes[0].created and writes[0].changes[0].after.data == b"s"
