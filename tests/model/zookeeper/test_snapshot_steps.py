@@ -43,6 +43,6 @@ def test_a_znode_created_since_is_written_at_its_creation_not_its_last_change() 
     before = {"/old": _node(b"a", 0x10)}
     after = {"/old": _node(b"b", 0x10, 0x68), "/state": _node(b"s", 0x46, 0x68)}
     writes = snapshot_diff(before, after, "snapshot.70", 0x70)
-    assert [(w.zxid, w.time, [c.path for c in w.changes]) for w in writes] == [(0x46, 0x460, ["/state"]),
-                                                                               (0x68, 0x680, ["/old"])]
+    assert [(w.zxid, w.time, [c.path for c in w.changes]) for w in writes] == [(0x46, 0x46 * 10, ["/state"]),
+                                                                               (0x68, 0x68 * 10, ["/old"])]
     assert writes[0].changes[0].created and writes[0].changes[0].after.data == b"s"
