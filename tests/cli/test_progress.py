@@ -29,11 +29,11 @@ def test_a_terminal_gets_a_bar_that_reaches_the_total(monkeypatch, name: str) ->
     seen: list[tuple[str, int, int]] = []
     real = progress.byte_progress
 
-    def recording(label: str, total: int):
+    def recording(label: str, total: int, **kw):
         class Recorder:
             def __enter__(self_inner):
                 self_inner.done = 0
-                self_inner.cm = real(label, total)
+                self_inner.cm = real(label, total, **kw)
                 inner = self_inner.cm.__enter__()
 
                 def advance(n: int) -> None:
@@ -55,6 +55,20 @@ def test_a_terminal_gets_a_bar_that_reaches_the_total(monkeypatch, name: str) ->
     result = CliRunner().invoke(app, [*COMMANDS[name], "-f", "ndjson"])
     assert result.exit_code in (0, 1), result.output
     assert seen and all(total > 0 and done == total for _, total, done in seen), seen
+
+
+@pytest.mark.parametrize(("records", "size", "bar"), [
+    # decoding every record is some 20 times slower a byte: a bar from 4 MiB, not 64
+    pytest.param(True, progress.RECORDS_PROGRESS_THRESHOLD, True, id="records-at-4MiB"),
+    pytest.param(True, progress.RECORDS_PROGRESS_THRESHOLD - 1, False, id="records-below"),
+    pytest.param(False, progress.RECORDS_PROGRESS_THRESHOLD, False, id="batches-at-4MiB"),
+    pytest.param(False, progress.PROGRESS_THRESHOLD, True, id="batches-at-64MiB"),
+])
+def test_the_threshold_follows_the_work(monkeypatch, records: bool, size: int, bar: bool) -> None:
+    monkeypatch.setattr(progress, "stderr_console", lambda: Console(file=io.StringIO(), force_terminal=True))
+    monkeypatch.setattr(progress, "_stderr_is_tty", lambda: True)
+    with progress.byte_progress("x", size, records=records) as advance:
+        assert (advance is not None) == bar
 
 
 def test_no_bar_without_a_terminal() -> None:

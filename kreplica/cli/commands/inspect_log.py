@@ -184,7 +184,7 @@ def inspect_log(
     note = _undecodable_note(groups, decode) if records else None
     if note is not None:
         error_line(note)
-    with byte_progress("inspect-log", sum(g.size for g in groups)) as advance:
+    with byte_progress("inspect-log", sum(g.size for g in groups), records=records) as advance:
         events = inspect_groups(groups, options, progress=advance)
         if first is not None or last is not None:
             events = _within_the_log(events, first, last, tuple(names))
