@@ -47,6 +47,41 @@ def byte_progress(label: str, total: int, *, records: bool = False) -> Iterator[
         progress.stop()
 
 
+@contextmanager
+def position_progress(label: str, total_bytes: int, span: Callable[[], tuple[int | None, int | None]]
+                      ) -> Iterator[Callable[[int], None] | None]:
+    """Yield ``reached(position)`` driving a transient bar over a history's positions (zxids or
+    metadata offsets, which its events reach in order), or ``None`` when no bar is shown (files
+    under :data:`RECORDS_PROGRESS_THRESHOLD` bytes, for a replay that decodes every entry, or
+    stderr not a terminal). ``span()`` gives the first and last position; it is asked only when a
+    bar is shown (it reads the newest file)."""
+    if total_bytes < RECORDS_PROGRESS_THRESHOLD or not (_stderr_is_tty() and stderr_console().is_terminal):
+        yield None
+        return
+    first, last = span()
+    if first is None or last is None or last <= first:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TimeRemainingColumn
+
+    progress = Progress("[progress.description]{task.description}", BarColumn(), TimeRemainingColumn(),
+                        console=stderr_console(), transient=True)
+    task = progress.add_task(label, total=last - first)
+    progress.start()
+    done = [0]
+
+    def reached(position: int) -> None:
+        at = min(max(position - first, 0), last - first)
+        if at > done[0]:
+            progress.advance(task, at - done[0])
+            done[0] = at
+
+    try:
+        yield reached
+    finally:
+        progress.stop()
+
+
 #: How often a fleet command's display asks Spark how far its jobs are.
 FLEET_POLL_SECONDS = 0.5
 _FLEET_STEPS = 1000  # the display's total: thousandths of the current job

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 
 import pytest
@@ -113,3 +114,25 @@ def test_no_fleet_display_without_a_terminal_or_beside_sparks_log(monkeypatch) -
     monkeypatch.setattr(progress, "stderr_console", lambda: Console(file=io.StringIO(), force_terminal=True))
     with progress.fleet_progress(shown=False) as display:
         assert display is None
+
+
+def test_the_timeline_shows_how_far_its_history_is_walked(monkeypatch) -> None:
+    """A timeline's bar runs over the history's positions (zxids here) as its events reach them,
+    to the last one; shown on a terminal only, for evidence past the records threshold."""
+    reached: list[int] = []
+    real = progress.position_progress
+
+    @contextlib.contextmanager
+    def recording(label, total_bytes, span):
+        with real(label, total_bytes, span) as inner:
+            assert inner is not None
+            yield lambda position: (reached.append(position), inner(position))
+
+    monkeypatch.setattr(progress, "RECORDS_PROGRESS_THRESHOLD", 0)
+    monkeypatch.setattr(progress, "stderr_console", lambda: Console(file=io.StringIO(), force_terminal=True))
+    monkeypatch.setattr(progress, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(progress, "position_progress", recording)
+    result = CliRunner().invoke(app, ["timeline", str(FIXTURES / "timeline" / "zookeeper"), "-f", "ndjson"])
+    assert result.exit_code in (0, 1), result.output
+    assert reached and max(reached) == 0x1b     # the fixture's last transaction
+

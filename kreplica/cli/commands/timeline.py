@@ -118,6 +118,7 @@ def timeline(
     from kreplica.analysis.timeline.analysis import TimelineAnalysis, iter_timeline
     from kreplica.cli.options.names import sorted_names, unknown_name
     from kreplica.cli.options.sources import refuse_empty_history, timeline_evidence
+    from kreplica.cli.progress import position_progress
     from kreplica.model.log.broker_replicas import BrokerLogDirs
     from kreplica.report.results.timeline import TimelineReport
 
@@ -134,8 +135,38 @@ def timeline(
         replicas = BrokerLogDirs(dirs).partitions()
     except OSError as exc:
         raise unreadable(exc) from exc
-    # nothing is printed until every partition and broker named has appeared in the history
-    analysis = TimelineAnalysis(walk, partitions=wanted, brokers=frozenset(broker) if broker else None,
-                                replicas=replicas, committed=lambda: committed_offsets(group_paths(dirs.values(), groups)),
-                                unknown=lambda what, name, seen: unknown_name(f"--{what}", what, name, sorted_names(seen)))
-    return show(TimelineReport(analysis, kind, per_partition=per_partition), output_format)
+    with position_progress("timeline", _evidence_bytes(files), lambda: _positions(kind, files)) as reached:
+        if reached is not None:
+            walk = _reporting(walk, reached)
+        # nothing is printed until every partition and broker named has appeared in the history
+        analysis = TimelineAnalysis(walk, partitions=wanted, brokers=frozenset(broker) if broker else None,
+                                    replicas=replicas,
+                                    committed=lambda: committed_offsets(group_paths(dirs.values(), groups)),
+                                    unknown=lambda what, name, seen: unknown_name(f"--{what}", what, name,
+                                                                                  sorted_names(seen)))
+        return show(TimelineReport(analysis, kind, per_partition=per_partition), output_format)
+
+
+def _evidence_bytes(files) -> int:
+    """The bytes of a history's files (ZooKeeper snapshots and logs, KRaft snapshots and segments)."""
+    import os
+
+    paths = ([f.path for f in (*files.snapshots, *files.logs)] if hasattr(files, "logs")
+             else [p for *_, p in files.snapshots] + [p for _, p in files.segments])
+    return sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+
+
+def _positions(kind: str, files) -> tuple[int | None, int | None]:
+    from kreplica.model.cluster.span import kraft_span, zookeeper_span
+
+    span = zookeeper_span(files) if kind == "zookeeper" else kraft_span(files)
+    return span.first_position, span.last_position
+
+
+def _reporting(walk, reached):
+    """``walk`` unchanged, telling ``reached`` the position of each event it passes on."""
+    for item in walk:
+        position = getattr(item, "position", None)
+        if isinstance(position, int):
+            reached(position)
+        yield item
