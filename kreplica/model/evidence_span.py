@@ -21,6 +21,8 @@ class EvidenceSpan:
     last_position: int | None
     first_time: int | None
     last_time: int | None
+    #: ZooKeeper: the first logged transaction, when a log reaches back before every state
+    first_logged: int | None = None
 
 
 def merge_spans(a: EvidenceSpan, b: EvidenceSpan) -> EvidenceSpan:

@@ -124,6 +124,15 @@ def check_point(span, option: str, *, position: int | None = None, time: int | N
             raise UsageError(f"{unit} {write(position)} is beyond the evidence, which ends at {unit} "
                               f"{write(span.last_position)}", option=option)
         if span.first_position is not None and position < span.first_position:
+            if span.first_logged is not None and position >= span.first_logged:
+                raise UsageError(f"{unit} {write(position)} is before the oldest state the evidence holds, at {unit} "
+                                 f"{write(span.first_position)}: its transaction logs reach back to {unit} "
+                                 f"{write(span.first_logged)} (kreplica zk log lists them), but no snapshot holds "
+                                 "a state older to replay them from", option=option)
+            if span.first_logged is not None:
+                raise UsageError(f"{unit} {write(position)} is before the evidence, which begins at {unit} "
+                                 f"{write(span.first_logged)} (a transaction log; its oldest state is at {unit} "
+                                 f"{write(span.first_position)})", option=option)
             raise UsageError(f"{unit} {write(position)} is before the evidence, which begins at {unit} "
                               f"{write(span.first_position)}", option=option)
     if time is None:

@@ -56,7 +56,10 @@ def zookeeper_span(files: ZkFiles) -> EvidenceSpan:
     else:
         first_position = min(snapshots, default=None)
     ends = snapshots + ([logged.last_position] if last is not None else [])
-    return EvidenceSpan("zookeeper", first_position, max(ends, default=None), logged.first_time, logged.last_time)
+    earlier = (logged.first_position if first_position is not None and logged.first_position is not None
+               and logged.first_position < first_position else None)
+    return EvidenceSpan("zookeeper", first_position, max(ends, default=None), logged.first_time, logged.last_time,
+                        earlier)
 
 
 def transactions_span(files: ZkFiles) -> EvidenceSpan:

@@ -380,3 +380,20 @@ def test_log_ranges_are_what_the_logs_hold_not_what_the_snapshot_starts_at() -> 
     assert [(t["zxid"], t["txn_type"]) for t in txns] == [(0xb2, "closeSession"), (0xb3, "closeSession")]
     early = run("zk", "log", "--from", "0x10", str(root))
     assert early.exit_code == 2 and "zxid 0x10 is before the evidence, which begins at zxid 0xa0" in early.stderr
+
+
+def test_a_state_before_the_oldest_snapshot_says_what_the_logs_hold() -> None:
+    """``snapshot-plus-logs``: a state at 0xb0 cannot be rebuilt (the oldest snapshot is at 0xb6;
+    log.a0 holds the transactions from 0xa0, and nothing to replay them from): refused, naming
+    both; a zxid before the logs too names where the evidence begins."""
+    from tests.conftest import oracle_dir
+
+    root = str(oracle_dir("zookeeper", "snapshot-plus-logs"))
+    state = run("cluster-state", root, "--at-zxid", "0xb0")
+    assert state.exit_code == 2 and state.stderr.strip() == (
+        "kreplica: error: --at-zxid: zxid 0xb0 is before the oldest state the evidence holds, at zxid 0xb6: its "
+        "transaction logs reach back to zxid 0xa0 (kreplica zk log lists them), but no snapshot holds a state "
+        "older to replay them from")
+    early = run("timeline", root, "--from", "0x10")
+    assert early.exit_code == 2 and "zxid 0x10 is before the evidence, which begins at zxid 0xa0 (a transaction " \
+        "log; its oldest state is at zxid 0xb6)" in early.stderr
