@@ -164,6 +164,25 @@ def election_unclean(recording: Recording) -> None:
     assert election["unclean"] is True
 
 
+def losses_of_the_unclean_election(recording: Recording) -> None:
+    """plan-elect --unclean-election with the brokers' log directories copied while the partition
+    was offline ranks the candidates: the one the controller elected loses the old leader exactly
+    the offsets the old leader truncated away when it rejoined (its server.log), all committed:
+    a stale follower elected at a newer epoch (Partition.makeLeader) than the old leader's."""
+    old = recording.step("isr shrunk")["isr"][0]
+    new = next(s for s in recording.steps if s["step"] == "elected")["leader"]
+    dirs = [x for b in recording.description["brokers"] for x in ("--log-dirs", f"{b}={recording.log_dir('offline', b)}")]
+    found = objects("plan-elect", recording.metadata("offline"), "--unclean-election", "orders-0", *dirs,
+                    "--kafka-version", kafka_version(recording))
+    ranking = one(found, "election_candidates")
+    chosen = next(c for c in ranking["candidates"] if c["broker"] == new)
+    (loss,) = [x for x in chosen["losses"] if x["broker"] == old]
+    restart = restarts(recording.server_log("after-rejoin", old), "orders-0")[-1]
+    plan = _truncation(recording, "after-unclean", new, old)
+    assert loss["ranges"][0][0] == restart.truncations[0] == plan["truncate_to"]
+    assert loss["records"] == plan["discarded"]["records"] and loss["committed"] is True
+
+
 def truncation_after_unclean(recording: Recording) -> None:
     """The old leader, back after an unclean election, truncates where kreplica says, and what it
     discards holds every record acks=all acknowledged while the ISR was the leader alone: a
@@ -488,7 +507,7 @@ BY_SCENARIO = {
                             election_after_a_kill),
     "clean-failover": (election_after_a_controlled_shutdown, rejoin_after_a_controlled_shutdown,
                        no_alarm_on_what_kafka_wrote_in_health),
-    "unclean-election": (election_unclean, truncation_after_unclean),
+    "unclean-election": (election_unclean, truncation_after_unclean, losses_of_the_unclean_election),
     "consumer-groups": (groups_are_what_admin_lists, streams_groups_are_what_admin_describes,
                         no_alarm_on_what_kafka_wrote_in_health),
     "transactions": (transactions_are_what_admin_describes, transactions_after_the_timeout,

@@ -7,7 +7,8 @@ what the elections do to the consumer groups with offsets in those partitions
 
 A partition the scenario elects more than once (a broker fails, then another shuts down) is
 judged from the leader before its first election to the leader after its last; an unclean
-election anywhere in that chain makes it unclean.
+election anywhere in that chain makes it unclean. One already offline (no leader: an admin
+UNCLEAN election) is judged from its ISR's last member, the leader Kafka keeps there.
 """
 
 from __future__ import annotations
@@ -80,7 +81,16 @@ def _impacts(elections: Sequence[Election], evidence: Mapping[tuple, Mapping[int
         first, final = chain[0], chain[-1]
         if key not in evidence or not final.elected:
             continue
-        out += leader_change_impacts(key, first.before.leader, final.after.leader, evidence[key], offsets,
+        out += leader_change_impacts(key, _last_leader(first.before), final.after.leader, evidence[key], offsets,
                                      leader_epoch=final.after.leader_epoch, unclean=any(e.unclean for e in chain),
                                      kafka_version=kafka_version)
     return out
+
+
+def _last_leader(before) -> int:
+    """The leader consumers last read from: the partition's, or for one already offline (no
+    leader) the ISR's last member, which Kafka keeps there when the partition goes offline
+    (ZooKeeper's OfflineReplica step, KRaft's PartitionChangeBuilder); -1 when that is not one."""
+    if before.leader >= 0 or len(before.isr) != 1:
+        return before.leader
+    return before.isr[0]

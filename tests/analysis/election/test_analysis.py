@@ -80,16 +80,22 @@ def test_impacts_per_partition_with_evidence_from_first_leader_to_last(monkeypat
 
     monkeypatch.setattr(analysis, "leader_change_impacts", fake)
 
-    def e(p, before, after, epoch=5, elected=True, unclean=False):
-        return NS(key=("t", p), before=NS(leader=before), after=NS(leader=after, leader_epoch=epoch),
+    def e(p, before, after, epoch=5, elected=True, unclean=False, isr=(1,)):
+        return NS(key=("t", p), before=NS(leader=before, isr=isr), after=NS(leader=after, leader_epoch=epoch),
                   elected=elected, unclean=unclean)
 
     elections = [e(0, 1, 2),                                      # t-0: no replica evidence
                  e(1, 1, -1, elected=False),                       # t-1: nobody elected
                  e(2, 1, 2, epoch=4, unclean=True), e(2, 2, 3, epoch=6),   # t-2: two elections
-                 e(3, 2, 1, epoch=9)]
-    evidence = {("t", 1): "ev1", ("t", 2): "ev2", ("t", 3): "ev3"}
+                 e(3, 2, 1, epoch=9),
+                 # t-4: already offline (an admin UNCLEAN election): consumers last read the ISR's
+                 # last member, 7, which Kafka keeps there when the partition goes offline
+                 e(4, -1, 3, epoch=8, unclean=True, isr=(7,)),
+                 # t-5: offline with an ISR that names no single last leader: nobody to judge from
+                 e(5, -1, 3, epoch=8, unclean=True, isr=())]
+    evidence = {("t", 1): "ev1", ("t", 2): "ev2", ("t", 3): "ev3", ("t", 4): "ev4", ("t", 5): "ev5"}
     out = analysis._impacts(elections, evidence, ["offset"], None)
-    assert out == ["impact-2", "impact-3"]
-    assert calls == [(("t", 2), 1, 3, "ev2", 6, True), (("t", 3), 2, 1, "ev3", 9, False)]
+    assert out == ["impact-2", "impact-3", "impact-4", "impact-5"]
+    assert calls == [(("t", 2), 1, 3, "ev2", 6, True), (("t", 3), 2, 1, "ev3", 9, False),
+                     (("t", 4), 7, 3, "ev4", 8, True), (("t", 5), -1, 3, "ev5", 8, True)]
     assert analysis._impacts(elections, evidence, [], None) == []
