@@ -189,6 +189,8 @@ class BrokerEvent(NamedTuple):
     time: int | None
     broker_epoch: int | None = None
     session: int | None = None
+    #: ``gone``: the last point the evidence shows it registered (the snapshot before)
+    alive_at: int | None = None
 
 
 class ControllerEvent(NamedTuple):
@@ -378,7 +380,7 @@ class OfflinePeriod:
 
 #: broker events after which the broker is not a live leader (its session or registration gone,
 #: or KRaft fenced it), and those that make it one again
-BROKER_LEAVES = frozenset({"session_closed", "session_expired", "deregistered", "fenced", "unregistered"})
+BROKER_LEAVES = frozenset({"session_closed", "session_expired", "deregistered", "fenced", "unregistered", "gone"})
 BROKER_JOINS = frozenset({"registered", "unfenced"})
 
 
@@ -443,9 +445,13 @@ class TimelineSummary:
     def _broker(self, ev: BrokerEvent) -> None:
         if ev.event in BROKER_LEAVES:
             self._departed[ev.broker] = (ev.position, ev.time)
+            # a departure only snapshots show (gone): the broker was there at the snapshot before,
+            # so what it led is offline since after that point
+            since = ev.alive_at if ev.event == "gone" and ev.alive_at is not None else None
             for key, leader in self._leaders.items():
                 if leader == ev.broker and key not in self._open:
-                    self._open[key] = OfflinePeriod(key[0], key[1], ev.position, ev.time)
+                    self._open[key] = (OfflinePeriod(key[0], key[1], ev.position, ev.time) if since is None
+                                       else OfflinePeriod(key[0], key[1], since, None, since_after=True))
         elif ev.event in BROKER_JOINS:
             self._departed.pop(ev.broker, None)
             for key in [k for k in self._open if self._leaders.get(k) == ev.broker]:

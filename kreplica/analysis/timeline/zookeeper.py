@@ -256,7 +256,7 @@ def iter_zookeeper_timeline(files: ZkFiles, *, from_zxid: int | None = None, fro
     if watch is not None:
         watch(state.zxid, k.image)
     if by_snapshots:
-        steps = _snapshot_steps(k, iter_snapshot_steps(files, state, to_zxid=to_zxid, to_time=to_time))
+        steps = _snapshot_steps(k, iter_snapshot_steps(files, state, to_zxid=to_zxid, to_time=to_time), state.zxid)
     else:
         steps = iter_zk_steps(files, state, to_zxid=to_zxid, to_time=to_time)
     for item in steps:
@@ -289,21 +289,24 @@ class _SnapshotEntry(NamedTuple):
     cxid: int = -1
     type: None = None
     body: None = None
+    alive_at: int | None = None   # the snapshot before: what it lacks was there then
 
 
-def _snapshot_steps(k: _Kafka, diffs: Iterator[SnapshotDiff | Finding]) -> Iterator[ZkStep | Finding]:
+def _snapshot_steps(k: _Kafka, diffs: Iterator[SnapshotDiff | Finding], start: int) -> Iterator[ZkStep | Finding]:
     """Each snapshot's writes as steps of the history. The brokers registered in a snapshot count
     as live from the snapshot before it on: the registration it shows may be a later one than
     the broker held when the writes in between were made (Kafka's controller makes only live
     brokers leaders), so a partition is not taken for offline for want of a registration the
     snapshots could not show."""
+    before = start
     for diff in diffs:
         if isinstance(diff, Finding):
             yield diff
             continue
         _register_all(k, diff.nodes)
         for w in diff.writes:
-            yield ZkStep(_SnapshotEntry(w.snapshot, 0, w.zxid, w.time), w.changes)
+            yield ZkStep(_SnapshotEntry(w.snapshot, 0, w.zxid, w.time, alive_at=before), w.changes)
+        before = diff.zxid
 
 
 def _register_all(k: _Kafka, nodes) -> None:
@@ -350,7 +353,7 @@ def _step_events(k: _Kafka, step: ZkStep) -> Iterator:
             elif ch.deleted:
                 k.deregister(key, zxid)
                 yield BrokerEvent(key, _ended(e, "deregistered"), zxid, time, ch.before.czxid,
-                                  ch.before.ephemeral_owner)
+                                  ch.before.ephemeral_owner, getattr(e, "alive_at", None))
         elif what == CONTROLLER:
             if ch.after is not None:
                 pending_controller = ControllerEvent("elected", zxid, time, k.image.controller,

@@ -61,3 +61,13 @@ def test_a_starting_state_without_a_leader_is_offline_from_its_last_isr_members_
     assert periods(none) == [("payments", 1, 0xb4, None, False)]
     # a departure of another broker does not date it
     assert periods(BrokerEvent(5, "session_closed", 0xb2, T), none) == [("payments", 1, 0xb4, None, False)]
+
+
+def test_a_broker_gone_between_two_snapshots_leaves_what_it_led_offline_since_after_the_first() -> None:
+    # only snapshots: broker 1 registered at snapshot 0x40, absent from snapshot 0x90 (gone, placed
+    # at the later one); the partition it led is offline since after 0x40, when it was last seen
+    gone = BrokerEvent(1, "gone", 0x90, None, alive_at=0x40)
+    assert periods(part(0x30, 1, [1, 2]), gone) == [("orders", 0, 0x40, None, True)]
+    # the counter-case: a departure the logs record has its own position, a known start
+    assert periods(part(0x30, 1, [1, 2]), BrokerEvent(1, "session_expired", 0x55, T)) == \
+        [("orders", 0, 0x55, None, False)]

@@ -193,8 +193,8 @@ def test_broker_registration_and_its_end_carry_epoch_session_and_time(tmp_path):
     items = _items(h, tmp_path)
     brokers = [tuple(ev) for ev in items if isinstance(ev, BrokerEvent) and ev.event != "snapshot"]
     s = h.session_of(4)
-    assert brokers == [(4, "registered", reg, T0 + reg * 1000, reg, s),
-                       (4, "session_expired", gone, T0 + gone * 1000, reg, s)]
+    assert brokers == [(4, "registered", reg, T0 + reg * 1000, reg, s, None),
+                       (4, "session_expired", gone, T0 + gone * 1000, reg, s, None)]
     parts = _parts(items)
     assert [(ev.cause, ev.offline, ev.writer, ev.position) for ev in parts] == [
         ("created", False, 1, parts[0].position), ("isr_shrink", False, 4, shrink)]
@@ -212,7 +212,7 @@ def test_an_explicitly_deleted_registration_is_deregistered_and_its_session_writ
     h.set_state("orders", 0, 1, 0, [1], by_broker=1)
     items = _items(h, tmp_path)
     (end,) = [tuple(ev) for ev in items if isinstance(ev, BrokerEvent) and ev.event != "snapshot"]
-    assert end == (1, "deregistered", gone, T0 + gone * 1000, czxid, h.session_of(1))
+    assert end == (1, "deregistered", gone, T0 + gone * 1000, czxid, h.session_of(1), None)
     assert [ev.writer for ev in _parts(items)] == [3, 1, None]
 
 
@@ -228,7 +228,7 @@ def test_a_deleted_registration_the_snapshot_could_not_read(tmp_path):
     czxid = h.zxid
     gone = h.end_session(4, expired=False)
     ends = [tuple(ev) for ev in _items(h, tmp_path) if isinstance(ev, BrokerEvent) and ev.event != "snapshot"]
-    assert ends == [(4, "session_closed", gone, T0 + gone * 1000, czxid, s)]
+    assert ends == [(4, "session_closed", gone, T0 + gone * 1000, czxid, s, None)]
 
 
 def test_a_controller_elected_without_an_epoch_write_in_the_same_transaction(tmp_path):
@@ -355,3 +355,26 @@ def test_a_registration_owned_by_no_session_names_no_writer() -> None:
     assert k.sessions.get(0) is None and 7 in k.brokers
     k.register(8, 0x55, 0x11)
     assert k.sessions[0x55] == 8
+
+
+def test_a_leader_gone_between_two_snapshots_is_offline_since_after_the_first(tmp_path):
+    """Snapshots only: broker 1 leads orders-0 in the first snapshot and is absent from the second
+    (its session ended in between, unrecorded): ``gone``, placed at the second, and orders-0,
+    whose state still names it, offline since after the first snapshot, where it was last seen."""
+    from kreplica.analysis.timeline.events import TimelineSummary
+
+    h = ZkHistory(brokers=(1, 2, 3), controller=3)
+    h.create_topic("orders", {0: [1, 2, 3]}, controller=3)
+    first_at = h.zxid
+    snaps = {first_at: _snapshot_now_(h)}
+    h.end_session(1, expired=True)
+    snaps[h.zxid] = _snapshot_now_(h)
+    items = _snapshots_only(tmp_path, snaps)
+    (gone,) = [ev for ev in items if isinstance(ev, BrokerEvent) and ev.event == "gone"]
+    assert (gone.broker, gone.alive_at) == (1, first_at)
+    summary = TimelineSummary()
+    for ev in items:
+        if isinstance(ev, (BrokerEvent, PartitionEvent)):
+            summary.feed(ev)
+    assert [(p.topic, p.partition, p.start, p.since_after) for p in summary.periods()] == [
+        ("orders", 0, first_at, True)]

@@ -91,7 +91,7 @@ def test_the_starting_snapshot_gives_whole_snapshot_events_in_zxid_order(tmp_pat
     stock_created = h.nodes["/brokers/topics/stock/partitions/0/state"][1]   # the builder's mzxid is the czxid
     assert stock0 > stock_created
     assert [tuple(ev) for ev in items] == [
-        *[(b, "snapshot", reg[b], T0 + reg[b], reg[b], h.session_of(b)) for b in (1, 2, 3)],
+        *[(b, "snapshot", reg[b], T0 + reg[b], reg[b], h.session_of(b), None) for b in (1, 2, 3)],
         ("snapshot", ctrl, T0 + ctrl, 1, 1),
         ("orders", 1, orders1, T0 + orders1, 1, None, _li(2, 0, [2, 3, 1]), "snapshot", None, evidence,
          (2, 3, 1), False, None),
@@ -260,5 +260,5 @@ def test_the_image_starts_with_the_snapshots_sessions_before_kafka_has_znodes(tm
     seen = []
     items, end = _walk(d, watch=lambda z, img: seen.append((z, img.root, frozenset(img.sessions))))
     assert seen[0] == (start, None, frozenset({h.session_of(1)}))
-    assert [tuple(ev) for ev in items] == [(1, "registered", reg, T0 + reg * 1000, reg, h.session_of(1))]
+    assert [tuple(ev) for ev in items] == [(1, "registered", reg, T0 + reg * 1000, reg, h.session_of(1), None)]
     assert (end.start, end.end, end.start_from) == (start, reg, "snapshot")
