@@ -26,7 +26,7 @@ def render_text(elections: list[dict], rankings: list[dict], summary: dict, cons
     from kreplica.report.text.layout import Column, print_table, print_wrapped
 
     n_off, n_unclean, n_elected = summary["offline"], summary["unclean"], summary["elected"]
-    elected = ("no election elects a leader" if n_elected == 0 else
+    elected = ("none elects a leader" if n_elected == 0 else
                f"{number(n_elected)} {'elects' if n_elected == 1 else 'elect'} a leader")
     head = (f"{summary['rules']} controller rules, Kafka {summary['kafka_version']}: "
             f"{count(summary['elections'], 'election')}, {elected}")
@@ -55,8 +55,9 @@ def render_text(elections: list[dict], rankings: list[dict], summary: dict, cons
         print_wrapped(console, f"[bold]{escape(r['partition'])}[/]: candidates by KIP-966 recovery order "
                                f"(last epoch, log end offset); best candidate: "
                                + (f"[bold]broker {r['best']}[/]" if r["best"] is not None else "none")
-                               + (f", the plan elects broker {r['planned_leader']}"
-                                  if r['planned_leader'] != r['best'] else ""))
+                               + ("" if r['planned_leader'] == r['best'] else
+                                  ", the plan elects no leader" if r['planned_leader'] < 0 else
+                                  f", the plan elects broker {r['planned_leader']}"))
         rows = [[str(c["rank"]), str(c["broker"]), str(c["last_epoch"]), str(c["log_end_offset"]),
                  str(c["high_watermark"]), "yes" if c["electable"] else "no", number(c["records_lost"]),
                  "YES" if c["committed_loss"] else "no"] for c in r["candidates"]]
