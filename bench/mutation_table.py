@@ -3,6 +3,7 @@
     mutmut results --all true | python bench/mutation_table.py [--equivalent bench/mutation-equivalent.txt] \
         [--killed-since bench/mutation-killed-since/*.txt]
     python bench/mutation_table.py PART1.txt PART2.txt ...    # a run split by module, one table
+    python bench/mutation_table.py NOW.txt --carry EARLIER.txt@REV  # a run of the changed functions
 
 Reads ``NAME: STATUS`` lines (mutmut 3 names a mutant ``<module>.x_<function>__mutmut_<n>`` or
 ``<module>.xǁ<Class>ǁ<method>__mutmut_<n>``) and prints one row per module and a total:
@@ -65,6 +66,25 @@ def merged(listings: list[list[str]]) -> list[str]:
     return out
 
 
+def carried(lines: list[str], earlier: list[str], changed: set[str]) -> list[str]:
+    """``lines`` with each ``not checked`` mutant of an unchanged function given the verdict
+    ``earlier`` holds for it (a function's mutants are numbered from its source alone)."""
+    verdicts = {}
+    for line in earlier:
+        name, sep, status = line.rstrip("\n").rpartition(": ")
+        if sep and status.strip() != "not checked":
+            verdicts[name.strip()] = status.strip()
+    out = []
+    for line in lines:
+        name, sep, status = line.rstrip("\n").rpartition(": ")
+        name = name.strip()
+        if (sep and status.strip() == "not checked" and name in verdicts
+                and name.rsplit("__mutmut_", 1)[0] not in changed):
+            line = f"{name}: {verdicts[name]}\n"
+        out.append(line)
+    return out
+
+
 def table(lines, equivalent: set[str], killed_since: set[str] = frozenset()) -> list[tuple[str, Counter]]:
     per: dict[str, Counter] = defaultdict(Counter)
     for line in lines:
@@ -109,9 +129,16 @@ def main() -> None:
     parser.add_argument("--equivalent", help="file of equivalent mutants' names, one a line")
     parser.add_argument("--killed-since", nargs="*", default=[],
                         help="files of survivors' names that tests added since kill, one a line")
+    parser.add_argument("--carry", metavar="LISTING@REV",
+                        help="a listing of the tree at commit REV whose verdicts carry over to unchanged functions")
     args = parser.parse_args()
     listings = [open(path, encoding="utf-8").readlines() for path in args.listings] or [sys.stdin.readlines()]
-    print(render(table(merged(listings), read_names(args.equivalent), read_names(*args.killed_since))))
+    lines = merged(listings)
+    if args.carry:
+        path, _, rev = args.carry.rpartition("@")
+        from mutation_changed import changed_functions
+        lines = carried(lines, open(path, encoding="utf-8").readlines(), changed_functions(rev))
+    print(render(table(lines, read_names(args.equivalent), read_names(*args.killed_since))))
 
 
 if __name__ == "__main__":

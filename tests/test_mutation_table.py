@@ -63,3 +63,19 @@ def test_a_split_run_takes_each_module_from_the_part_that_checked_it_completely(
     assert (rows["analysis.a"]["killed"], rows["analysis.a"]["not run"]) == (1, 0)
     assert (rows["model.b"]["survived"], rows["model.b"]["killed"], rows["model.b"]["not run"]) == (1, 1, 0)
     assert (rows["model.c"]["mutants"], rows["model.c"]["not run"]) == (2, 2)
+
+
+def test_an_earlier_tree_s_verdicts_carry_over_to_unchanged_functions_only() -> None:
+    """mutmut's rule on resume: a function whose source is unchanged keeps its mutants' verdicts;
+    a changed function's stay unchecked, and what the current run checked is never overwritten."""
+    now = ["kreplica.analysis.a.x_f__mutmut_1: not checked\n",
+           "kreplica.analysis.a.x_f__mutmut_2: survived\n",
+           "kreplica.analysis.a.x_g__mutmut_1: not checked\n",
+           "kreplica.analysis.a.x_h__mutmut_1: not checked\n"]
+    earlier = ["kreplica.analysis.a.x_f__mutmut_1: killed\n",
+               "kreplica.analysis.a.x_f__mutmut_2: killed\n",
+               "kreplica.analysis.a.x_g__mutmut_1: killed\n",
+               "kreplica.analysis.a.x_h__mutmut_1: not checked\n"]
+    out = mutation_table.carried(now, earlier, {"kreplica.analysis.a.x_g"})
+    assert [line.rstrip("\n").rpartition(": ")[2] for line in out] == \
+        ["killed", "survived", "not checked", "not checked"]
