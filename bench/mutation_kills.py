@@ -9,7 +9,7 @@ The first form runs the given tests once per survivor (of ``--module``, a name p
 own copy of the tree, with ``MUTANT_UNDER_TEST`` naming the mutant as mutmut sets it, and prints
 each survivor that makes a test fail as a ``--killed-since`` line (``name  # failing test``); the
 second runs, for each survivor of the run listed in the files, the test its line names, and prints
-the lines whose test does not fail (a name numbered on older code can denote another mutant). The
+the lines whose test does not fail, or that name none (a name numbered on older code can denote another mutant). The
 tests are copied into ``mutants/tests`` beside the run's (a file the run holds in another version
 as ``<name>_since.py``: a running mutmut has imported the run's), and the unmutated tree is run
 first, so a test failing there is refused.
@@ -96,6 +96,9 @@ def main() -> None:
         for name in left:
             if name in listed:
                 test, line = listed[name]
+                if not test:
+                    print(f"{line}  # names no test: cannot be checked")
+                    continue
                 if failing_test(args.mutants, name, copy_tests([test], args.mutants)) is None:
                     print(line)
         return

@@ -74,6 +74,14 @@ def test_check_prints_the_listed_kills_whose_test_passes(tmp_path: Path) -> None
     assert done.stdout.splitlines() == ["kreplica.analysis.a.x_f__mutmut_1  # tests/test_new.py::test_tells_mutant_2"]
 
 
+def test_check_names_a_listed_kill_that_gives_no_test_as_unchecked(tmp_path: Path) -> None:
+    listed = tmp_path / "since.txt"
+    listed.write_text("kreplica.analysis.a.x_f__mutmut_2\n", encoding="utf-8")
+    done = run(tmp_path, "--check", str(listed))
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == ["kreplica.analysis.a.x_f__mutmut_2  # names no test: cannot be checked"]
+
+
 def test_a_test_file_changed_since_the_run_runs_beside_the_runs_version(tmp_path: Path) -> None:
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_new.py").write_text(TEST, encoding="utf-8")
