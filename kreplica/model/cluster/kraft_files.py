@@ -17,6 +17,7 @@ from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.kraft import records as kraft
 from kreplica.formats.kraft.quorum_state import QUORUM_STATE_FILE
+from kreplica.formats.logdir.meta_properties import META_PROPERTIES_FILE, parse_java_properties
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +47,20 @@ def offset_gap(expected: int, base: int, path: str, *, snapshot: str | None = No
 
 
 def _meta_cluster_id(directory: str) -> str | None:
+    """The ``cluster.id`` of the first ``meta.properties`` in ``directory`` or its parent, read
+    as ``MetaProperties`` reads it (``Properties.load``: ISO-8859-1, ``=``/``:``/blank
+    separators, the last occurrence wins, the value untrimmed at its end); ``None`` when neither
+    has the file, the first found has no ``cluster.id``, or it breaks ``Properties.load``."""
     for d in (directory, os.path.dirname(os.path.abspath(directory))):
-        p = os.path.join(d, "meta.properties")
+        p = os.path.join(d, META_PROPERTIES_FILE)
         if os.path.isfile(p):
-            with open(p, encoding="utf-8", errors="replace") as fh:
-                for line in fh:
-                    key, sep, value = line.partition("=")
-                    if sep and key.strip() == "cluster.id":
-                        return value.strip()
+            with open(p, "rb") as fh:
+                content = fh.read()
+            try:
+                props, _where = parse_java_properties(content, path=p)
+            except FormatError:
+                return None
+            return props.get("cluster.id")
     return None
 
 
