@@ -139,6 +139,19 @@ def _compile(found: Release, source: Path = DRIVER_SOURCE, what: str = "the scen
                           f"{done.stderr.strip().splitlines()[0][:200]}")
 
 
+COVERAGE_SOURCE = HERE / "RecordCoverage.java"
+
+
+def record_coverage(version: str) -> Release:
+    """The release's jars with ``RecordCoverage.java`` (every internal record type at every version,
+    written by Kafka's own classes) compiled beside the driver, on first use."""
+    found = release_jars(version)
+    compiled = found.classes / "RecordCoverage.class"
+    if not compiled.exists() or compiled.stat().st_mtime < COVERAGE_SOURCE.stat().st_mtime:
+        _compile(found, COVERAGE_SOURCE, "the record coverage program")
+    return found
+
+
 CLIENTS_POM = HERE / "clients-pom.xml"
 PROBE_SOURCE = HERE / "ConsumerProbe.java"
 

@@ -293,6 +293,9 @@ StreamsGroupTopologyValue = Message('StreamsGroupTopologyValue', 0, 0, (
 OFFSET_COMMIT_TYPES = (0, 1)
 GROUP_METADATA = 2
 
+#: record types no current Kafka knows, kept to read the logs of the releases that wrote them
+RETIRED_TYPES = {9: "4.0 and 4.1 (KIP-932's early access); 4.2's CoordinatorRecordType dropped it"}
+
 #: record type -> (short name used in output, key schema, value schema)
 RECORD_TYPES: dict[int, tuple[str, Message, Message]] = {
     0: ("offset_commit", OffsetCommitKey, OffsetCommitValue),

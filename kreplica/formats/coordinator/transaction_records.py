@@ -4,7 +4,8 @@ Sources (apache/kafka): ``transaction-coordinator/src/main/resources/common/mess
 TransactionLog{Key,Value}.json``, ``core/src/main/scala/kafka/coordinator/transaction/
 TransactionLog.scala`` (key version 0, value v0 since 0.11, v1 flexible with KIP-890's tagged
 previous/next producer ids and client transaction version), ``TransactionState.java`` (the
-status ids); ``../shared/specs/kafka-formats.md`` §11.
+status ids), the 4.4.0 release's schema (the tagged ``NextProducerEpoch``);
+``../shared/specs/kafka-formats.md`` §11.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ TransactionLogValue = Message('TransactionLogValue', 1, 1, (
     F('previous_producer_id', 'int64', since=1, tag=0, default=-1),
     F('next_producer_id', 'int64', since=1, tag=1, default=-1),
     F('producer_epoch', 'int16'),
+    # the epoch that goes with next_producer_id (tagged, in the 4.4 release's schema)
+    F('next_producer_epoch', 'int16', since=1, tag=3, default=-1),
     F('transaction_timeout_ms', 'int32'),
     F('transaction_status', 'int8'),
     F('transaction_partitions', '[]', nullable=True, fields=(

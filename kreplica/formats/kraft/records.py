@@ -142,12 +142,14 @@ METADATA_RECORDS: dict[int, tuple[str, int, tuple[Field, ...]]] = {
 }
 RECORD_KEYS = {name: key for key, (name, _v, _f) in METADATA_RECORDS.items()}
 
-#: Control record type -> (message name, fields at version 0).
+#: LeaderChangeMessage's voter; version 1 (KIP-853) adds its directory id
+_VOTER = (F("voter_id", "int32"), F("voter_directory_id", "uuid", since=1))
+
+#: Control record type -> (message name, fields at every version of ``CONTROL_VERSIONS``).
 CONTROL_RECORDS: dict[int, tuple[str, tuple[Field, ...]]] = {
     LEADER_CHANGE: ("LeaderChangeMessage", (
         F("version", "int16"), F("leader_id", "int32"),
-        F("voters", "[]", fields=(F("voter_id", "int32"),)),
-        F("granting_voters", "[]", fields=(F("voter_id", "int32"),)))),
+        F("voters", "[]", fields=_VOTER), F("granting_voters", "[]", fields=_VOTER))),
     SNAPSHOT_HEADER: ("SnapshotHeaderRecord", (F("version", "int16"), F("last_contained_log_timestamp", "int64"))),
     SNAPSHOT_FOOTER: ("SnapshotFooterRecord", (F("version", "int16"),)),
     KRAFT_VERSION: ("KRaftVersionRecord", (F("version", "int16"), F("kraft_version", "int16"))),
@@ -159,6 +161,10 @@ CONTROL_RECORDS: dict[int, tuple[str, tuple[Field, ...]]] = {
             F("kraft_version_feature", "struct", fields=(F("min_supported_version", "int16"),
                                                          F("max_supported_version", "int16"))))))),
 }
+
+#: Control record type -> the highest version of its message kreplica's table holds. Kafka writes
+#: and reads control records at version 0 (``ControlRecordUtils.*_CURRENT_VERSION``).
+CONTROL_VERSIONS = {LEADER_CHANGE: 1, SNAPSHOT_HEADER: 0, SNAPSHOT_FOOTER: 0, KRAFT_VERSION: 0, KRAFT_VOTERS: 0}
 
 # -- records --------------------------------------------------------------------------------
 

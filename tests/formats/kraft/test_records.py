@@ -162,7 +162,8 @@ def test_leader_change_control_record():
                                     base_offset=5, epoch=2, timestamp=9)
     (rec,) = kraft.iter_metadata(raw, path="l")
     assert (rec.offset, rec.epoch, rec.control_type, rec.data["leader_id"]) == (5, 2, kraft.LEADER_CHANGE, 3000)
-    assert rec.data["voters"] == ({"voter_id": 3000},)
+    # read at version 0, as Kafka reads it: version 1's directory id takes its default
+    assert rec.data["voters"] == ({"voter_id": 3000, "voter_directory_id": kraft.ZERO_UUID},)
 
 
 def test_voters_record_with_nested_struct():
