@@ -152,6 +152,18 @@ KINDS: dict[str, Kind] = {
         Kind("kraft_unknown_record", WARNING,
              "a KRaft metadata record has an api key or version kreplica does not know",
              "written by a newer Kafka; the record is kept raw and skipped in replay"),
+        Kind("remote_log_metadata_invalid_record", ERROR,
+             "a record of __remote_log_metadata does not decode (frame, body, a tombstone) or names a state "
+             "Kafka does not know",
+             "the broker's remote log metadata consumer fails on it; the tiered partitions it describes are not "
+             "served until it is skipped"),
+        Kind("remote_log_metadata_unknown_record", WARNING,
+             "a __remote_log_metadata record has an api key, frame or version kreplica does not know",
+             "written by a newer Kafka, or not a remote log metadata record; it is listed raw"),
+        Kind("remote_index_cache", INFO,
+             "the log directory's remote-log-index-cache/ holds indexes of remote segments, fetched by RemoteIndexCache",
+             "not partition data: a cache the broker refills from remote storage; leftovers it removes at its next "
+             "start are named"),
         Kind("index_size_not_multiple", ERROR,
              "an offset or time index file's length is not a multiple of its entry size",
              "Kafka's index sanity check throws CorruptIndexException; the trailing bytes are ignored"),

@@ -7,14 +7,19 @@ records, decoded by :func:`kreplica.formats.kraft.records.decode_log_record`, th
 ``cluster-state`` replays. The topic comes from the partition directory's name, as
 ``kafka-dump-log.sh`` leaves the user to choose ``--offsets-decoder``,
 ``--transaction-log-decoder``, ``--share-group-state-decoder`` or
-``--cluster-metadata-decoder``; a segment on stdin or outside a partition directory has none,
-and its records stay raw.
+``--cluster-metadata-decoder``; one of ``__remote_log_metadata`` (tiered storage) holds remote
+log metadata records (:func:`kreplica.formats.remote_storage.metadata_records.parse_remote_log_metadata`),
+as ``kafka-console-consumer.sh`` prints them with ``RemoteLogMetadataSerde$RemoteLogMetadataFormatter``.
+A segment on stdin or outside a partition directory has no topic, and its records stay raw.
 
 A record that does not decode is listed raw (``decoded`` ``None``) with a finding naming the
 file, the batch's byte position and the record offset: ``coordinator_invalid_record`` for bytes
 that do not fit the schema (the coordinator's loader fails on them), ``coordinator_unknown_record``
 for a record type or value version kreplica does not know (a newer Kafka wrote it), and
-``kraft_invalid_record`` / ``kraft_unknown_record`` for metadata. Transaction markers in a
+``kraft_invalid_record`` / ``kraft_unknown_record`` for metadata,
+``remote_log_metadata_invalid_record`` / ``remote_log_metadata_unknown_record`` for tiered
+storage's metadata (a tombstone, which ``RemoteLogMetadataSerde`` cannot read, is invalid; a
+record with a state id Kafka's ``forId`` does not know is decoded and invalid). Transaction markers in a
 coordinator topic are control records, not coordinator records: they stay raw, without a
 finding (their ``control_type`` says what they are), as the dump tool leaves control batches
 to its marker line.
@@ -31,9 +36,11 @@ from kreplica.formats.findings import Finding
 from kreplica.formats.kraft.records import ControlRecord, MetadataRecord, decode_log_record
 from kreplica.formats.log.batch import Record, RecordBatch
 from kreplica.formats.logdir.naming import CLUSTER_METADATA_TOPIC
+from kreplica.formats.remote_storage.metadata_records import (REMOTE_LOG_METADATA_TOPIC, RemoteLogMetadataRecord,
+                                                              parse_remote_log_metadata)
 
 #: What a record of an internal topic decodes to.
-Decoded = CoordinatorRecord | MetadataRecord | ControlRecord
+Decoded = CoordinatorRecord | MetadataRecord | ControlRecord | RemoteLogMetadataRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +86,32 @@ def _metadata_decoder(record: Record, batch: RecordBatch) -> tuple[Decoded | Non
     return decoded, findings
 
 
+def _remote_log_metadata_decoder(record: Record, batch: RecordBatch) -> tuple[Decoded | None, list[Finding]]:
+    if batch.is_control:   # a transaction marker: the topic's producer is not transactional, but say nothing
+        return None, []
+    where = f"{REMOTE_LOG_METADATA_TOPIC} record at offset {record.offset} (batch at byte {batch.position})"
+    try:
+        decoded = parse_remote_log_metadata(record.value, path=batch.path, base=batch.position)
+    except FormatError as exc:
+        kind = ("remote_log_metadata_unknown_record" if isinstance(exc, UnsupportedVersion)
+                else "remote_log_metadata_invalid_record")
+        return None, [Finding(kind, batch.path, batch.position, f"{where}: {exc.reason}",
+                              details={"offset": record.offset, "field": exc.field})]
+    if decoded.state_name is not None:
+        return decoded, []
+    enum = "RemotePartitionDeleteState" if "remote_partition_delete_state" in decoded.data else "RemoteLogSegmentState"
+    return decoded, [Finding("remote_log_metadata_invalid_record", batch.path, batch.position,
+                             f"{where}: {decoded.name} has state {decoded.state}, which is no {enum} "
+                             "(Kafka's deserializer cannot map it)",
+                             details={"offset": record.offset, "field": "state"})]
+
+
 def record_decoder(topic: str | None) -> RecordDecoder | None:
     """The decoder of ``topic``'s records, or ``None`` for a data topic (or no topic)."""
     if topic == CLUSTER_METADATA_TOPIC:
         return _metadata_decoder
+    if topic == REMOTE_LOG_METADATA_TOPIC:
+        return _remote_log_metadata_decoder
     if internal_topic(topic) is not None:
         return _coordinator_decoder(topic)
     return None

@@ -17,6 +17,12 @@ One shape for every internal topic::
   has its control type's name (``leader_change``, ``snapshot_header``, ``snapshot_footer``,
   ``kraft_version``, ``kraft_voters``) and id, version 0. ``key`` is null (metadata records
   have none; a control record's key is its ``control_type``).
+* ``__remote_log_metadata`` (tiered storage): ``record_type`` is the schema's name in snake_case
+  (``remote_log_segment_metadata_record``, ``remote_log_segment_metadata_update_record``,
+  ``remote_partition_delete_metadata_record``), ``record_type_id`` its api key, ``value_version``
+  its version; ``key`` is null (the records have none). The state stays its id
+  (``remote_log_segment_state`` 1 is COPY_SEGMENT_FINISHED); ``custom_metadata`` follows
+  ``--payload``; ``txn_index_empty`` is there only when true, as Kafka's converter writes it.
 
 A value holds the fields its version has, as Kafka's generated JSON converters write them
 (``JsonConverterGenerator.generateWrite``, what the dump tool prints): a field added in a later
@@ -44,6 +50,8 @@ from kreplica.formats.coordinator.consumer_protocol import ConsumerProtocolAssig
 from kreplica.formats.coordinator.records import TOPIC_RECORD_TYPES, CoordinatorRecord
 from kreplica.formats.generated_messages import Field, Message, default_of
 from kreplica.formats.kraft.records import CONTROL_RECORDS, METADATA_RECORDS, ControlRecord, MetadataRecord
+from kreplica.formats.remote_storage.metadata_records import RECORDS as REMOTE_LOG_METADATA_RECORDS
+from kreplica.formats.remote_storage.metadata_records import RemoteLogMetadataRecord
 from kreplica.report.schemas import describe
 
 #: The schema version Kafka reads every Raft control record at (``ControlRecordUtils``).
@@ -123,7 +131,7 @@ def _plain(value, enc: Callable[[bytes], object]):
     return value
 
 
-def decoded_object(decoded: CoordinatorRecord | MetadataRecord | ControlRecord | None,
+def decoded_object(decoded: CoordinatorRecord | MetadataRecord | ControlRecord | RemoteLogMetadataRecord | None,
                    enc: Callable[[bytes], object]) -> dict | None:
     """The ``decoded`` member (module docstring); ``enc`` turns bytes into their ``--payload`` form."""
     if decoded is None:
@@ -138,6 +146,11 @@ def decoded_object(decoded: CoordinatorRecord | MetadataRecord | ControlRecord |
                 "key": _plain(decoded.key, enc), "value_version": decoded.value_version, "value": value}
     if isinstance(decoded, MetadataRecord):
         fields = METADATA_RECORDS[decoded.api_key][2]
+        return {"record_type": snake_case(decoded.name), "record_type_id": decoded.api_key, "key": None,
+                "value_version": decoded.version,
+                "value": _plain(as_written(fields, decoded.version, True, decoded.data), enc)}
+    if isinstance(decoded, RemoteLogMetadataRecord):
+        fields = REMOTE_LOG_METADATA_RECORDS[decoded.api_key][2]
         return {"record_type": snake_case(decoded.name), "record_type_id": decoded.api_key, "key": None,
                 "value_version": decoded.version,
                 "value": _plain(as_written(fields, decoded.version, True, decoded.data), enc)}

@@ -26,7 +26,7 @@ from kreplica.report.output.payload import encoder
 from tests.builders.internal_topics import SEGMENT, write_partition
 
 DECODING_KINDS = {"coordinator_invalid_record", "coordinator_unknown_record", "kraft_invalid_record",
-                  "kraft_unknown_record"}
+                  "kraft_unknown_record", "remote_log_metadata_invalid_record", "remote_log_metadata_unknown_record"}
 KEY = build_key(CONSUMER_OFFSETS, 1, {"group": "g", "topic": "t", "partition": 0})
 VALUE = build_value(CONSUMER_OFFSETS, 1, 3, {"offset": 5, "leader_epoch": 1, "metadata": "", "commit_timestamp": 9})
 
@@ -40,7 +40,7 @@ def events_of(path: Path, **options) -> list:
     pytest.param("__transaction_state", True, id="transaction-state"),
     pytest.param("__share_group_state", True, id="share-group-state"),
     pytest.param("__cluster_metadata", True, id="cluster-metadata"),
-    pytest.param("__remote_log_metadata", False, id="remote-log-metadata"),
+    pytest.param("__remote_log_metadata", True, id="remote-log-metadata"),
     pytest.param("consumer_offsets", False, id="look-alike"),
     pytest.param(None, False, id="no-topic"),
 ])
@@ -124,7 +124,7 @@ _VALUES = st.one_of(st.none(), st.binary(max_size=60), st.integers(0, len(VALUE)
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(topic=st.sampled_from(["__consumer_offsets", "__transaction_state", "__share_group_state",
-                              "__cluster_metadata"]),
+                              "__cluster_metadata", "__remote_log_metadata"]),
        key=_KEYS, value=_VALUES, control=st.booleans(), control_type=st.one_of(st.none(), st.integers(-1, 8)))
 def test_any_bytes_decode_or_give_a_finding_never_an_exception(topic, key, value, control, control_type) -> None:
     batch = RecordBatch(path="p", position=0, size=80, magic=2, base_offset=0, last_offset=0, count=1,
@@ -135,4 +135,5 @@ def test_any_bytes_decode_or_give_a_finding_never_an_exception(topic, key, value
     decoded, findings = record_decoder(topic)(record, batch)
     assert all(f.kind in DECODING_KINDS for f in findings)
     assert decoded is not None or findings or (control and topic != "__cluster_metadata")
+    assert not (decoded is not None and control and topic == "__remote_log_metadata")
     json.dumps(decoded_object(decoded, encoder(Payload.base64)), allow_nan=False)
