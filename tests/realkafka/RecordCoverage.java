@@ -26,7 +26,8 @@ import org.apache.kafka.metadata.MetadataRecordSerde;
 import org.apache.kafka.server.common.ApiMessageAndVersion;
 
 /**
- * Every record type Kafka keeps in its own topics, at every version its generated classes support,
+ * Every record type Kafka keeps in its own topics (tiered storage's __remote_log_metadata included),
+ * at every version its generated classes support,
  * written by Kafka's own serializers with every field set to a value other than its default: one
  * JSON line per (type, version) with the bytes as they lie on disk and the generated
  * JsonConverter's reading of the message, for test_record_coverage.py to hold kreplica against.
@@ -79,6 +80,49 @@ public final class RecordCoverage {
         control();
         for (String[] coordinator : COORDINATORS) {
             coordinator(coordinator[0], coordinator[1], coordinator[2]);
+        }
+        remote();
+    }
+
+    /**
+     * Tiered storage's __remote_log_metadata records (kafka-storage's own MetadataRecordType), written by
+     * BytesApiMessageSerde as RemoteLogMetadataSerde frames them and read back by it: bytes Kafka's
+     * deserializer does not give back equal are an error.
+     */
+    private static void remote() throws Exception {
+        Class<?> types = Class.forName("org.apache.kafka.server.log.remote.metadata.storage.generated.MetadataRecordType");
+        Method fromId = types.getMethod("fromId", short.class);
+        Method newRecord = types.getMethod("newMetadataRecord");
+        org.apache.kafka.server.common.serialization.BytesApiMessageSerde serde =
+            new org.apache.kafka.server.common.serialization.BytesApiMessageSerde() {
+                @Override
+                public ApiMessage apiMessageFor(short apiKey) {
+                    try {
+                        return (ApiMessage) newRecord.invoke(fromId.invoke(null, apiKey));
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalArgumentException(e);
+                    }
+                }
+            };
+        for (Object type : types.getEnumConstants()) {
+            ApiMessage message = (ApiMessage) newRecord.invoke(type);
+            for (short v = message.lowestSupportedVersion(); v <= message.highestSupportedVersion(); v++) {
+                ObjectNode line = line("remote", (short) types.getMethod("id").invoke(type),
+                                       message.getClass().getSimpleName(), v);
+                try {
+                    ApiMessage filled = (ApiMessage) build(message.getClass(), v);
+                    byte[] bytes = serde.serialize(new ApiMessageAndVersion(filled, v));
+                    ApiMessageAndVersion back = serde.deserialize(bytes);
+                    if (!back.message().equals(filled) || back.version() != v) {
+                        throw new IllegalStateException("BytesApiMessageSerde reads back " + back);
+                    }
+                    line.put("hex", HexFormat.of().formatHex(bytes));
+                    line.set("json", toJson(filled, v));
+                } catch (Exception e) {
+                    line.put("error", e.toString());
+                }
+                emit(line);
+            }
         }
     }
 

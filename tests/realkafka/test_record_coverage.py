@@ -2,8 +2,9 @@
 
 ``RecordCoverage.java`` has Kafka's jars write every record type of ``__cluster_metadata`` (the
 framed metadata records and the Raft control records), ``__consumer_offsets``,
-``__transaction_state`` and ``__share_group_state`` at every version the generated classes
-support, each field set to a value other than its default, and prints the bytes with the
+``__transaction_state``, ``__share_group_state`` and tiered storage's ``__remote_log_metadata``
+(kafka-storage's ``MetadataRecordType``, framed by ``BytesApiMessageSerde``) at every version the
+generated classes support, each field set to a value other than its default, and prints the bytes with the
 generated JsonConverter's reading. kreplica must know exactly the (type, version) pairs the
 newest jars know (less those an older release wrote, or its tables mark retired), know every
 pair an older release knows, and decode each record to Kafka's values field by field: a field
@@ -29,6 +30,8 @@ from kreplica.formats.errors import FormatError
 from kreplica.formats.generated_messages import Field, decode_fields, default_of
 from kreplica.formats.kraft.records import (CONTROL_RECORDS, CONTROL_VERSIONS, METADATA_RECORDS,
                                             parse_metadata_value)
+from kreplica.formats.remote_storage.metadata_records import RECORDS as REMOTE_RECORDS
+from kreplica.formats.remote_storage.metadata_records import parse_remote_log_metadata
 from tests.realkafka.jars import Unavailable, java, record_coverage
 
 NEWEST = "4.4.0"
@@ -36,7 +39,7 @@ RELEASES = (NEWEST, "3.9.2")
 RUN_TIMEOUT_S = 120
 #: RecordCoverage's coordinator names -> the topic whose records they are
 TOPICS = {"group": CONSUMER_OFFSETS, "transaction": TRANSACTION_STATE, "share": SHARE_GROUP_STATE}
-FAMILIES = ("metadata", "control", "coordinator")
+FAMILIES = ("metadata", "control", "coordinator", "remote")
 
 Pair = tuple  # (family, topic or None, type, version)
 
@@ -76,6 +79,7 @@ def _kreplica_pairs() -> set[Pair]:
     """Every (type, version) kreplica's tables decode, from the tables themselves."""
     pairs = {("metadata", None, key, v) for key, (_n, top, _f) in METADATA_RECORDS.items() for v in range(top + 1)}
     pairs |= {("control", None, t, v) for t in CONTROL_RECORDS for v in range(CONTROL_VERSIONS[t] + 1)}
+    pairs |= {("remote", None, key, v) for key, (_n, top, _f) in REMOTE_RECORDS.items() for v in range(top + 1)}
     pairs |= {("coordinator", topic, t, v) for topic, types in TOPIC_RECORD_TYPES.items()
               for t, (_n, _k, value) in types.items() for v in range(value.max_version + 1)}
     return pairs
@@ -142,6 +146,11 @@ def _read_problems(line: Mapping, newest: bool) -> list[str]:
         if (api_key, got_version, name) != (line["type"], version, line["name"]):
             return [f"read as {name} (api key {api_key}) version {got_version}"]
         return _differences(METADATA_RECORDS[api_key][2], version, data, line["json"], "", newest)
+    if line["family"] == "remote":
+        record = parse_remote_log_metadata(bytes.fromhex(line["hex"]))
+        if (record.api_key, record.version, record.name) != (line["type"], version, line["name"]):
+            return [f"read as {record.name} (api key {record.api_key}) version {record.version}"]
+        return _differences(REMOTE_RECORDS[record.api_key][2], version, record.data, line["json"], "", newest)
     if line["family"] == "control":
         name, fields = CONTROL_RECORDS[line["type"]]
         value = bytes.fromhex(line["hex"])
