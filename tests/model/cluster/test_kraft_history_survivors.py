@@ -68,7 +68,8 @@ def test_a_snapshot_s_start_is_its_name_s_end_offset_its_header_s_time_and_its_m
         start, findings = load_snapshot(path)
         assert (start.path, start.end_offset, start.time) == (path, 42, 777)
         assert [(r.offset, r.name) for r in start.records] == [(1, "FeatureLevelRecord"), (3, "TopicRecord")]
-        assert [(f.kind, f.severity, f.details["api_key"]) for f in findings] == [("kraft_unknown_record", "warning", 99)]
+        assert [(f.kind, f.severity, f.details["api_key"]) for f in findings] == [
+            ("kraft_unknown_record", "warning", 99)]
 
 
 def test_bootstrap_checkpoint_starts_at_offset_0(tmp_path: Path) -> None:
@@ -121,7 +122,8 @@ def test_the_history_from_an_offset_starts_at_the_newest_snapshot_ending_at_most
     for e, epoch in ((5, 1), (13, 2), (20, 3)):
         _snapshot(d, e, epoch)
     start, findings = kraft_start(find_kraft_files([d]), from_offset=from_offset)
-    assert (start.end_offset, Path(start.path).name, findings) == (end, kraft.checkpoint_name(end, (5, 13, 20).index(end) + 1), [])
+    epoch = {5: 1, 13: 2, 20: 3}[end]
+    assert (start.end_offset, Path(start.path).name, findings) == (end, kraft.checkpoint_name(end, epoch), [])
 
 
 def test_nothing_at_all_starts_at_offset_0_without_a_finding() -> None:
@@ -163,7 +165,7 @@ def test_damaged_snapshots_only_then_the_gap_from_0(tmp_path: Path) -> None:
     (d / "00000000000000000013.log").write_bytes(b"")
     start, findings = kraft_start(find_kraft_files([d]))
     assert start == KraftStart(None, 13, None)
-    assert [f.kind for f in findings][-1] == "kraft_offset_gap" and findings[-1].details == {"expected": 0, "actual": 13}
+    assert (findings[-1].kind, findings[-1].details) == ("kraft_offset_gap", {"expected": 0, "actual": 13})
     assert any(f.is_error for f in findings[:-1])
 
 
