@@ -259,6 +259,7 @@ def test_replay_agrees_with_expected_state(case, index):
                 "elr": [], "last_known_elr": [],   # KIP-966 is KRaft's: none in ZooKeeper mode
                 "controller_epoch": s["controller_epoch"],
                 "leader_recovery_state": s["leader_recovery_state"], "version": s["zk_version"],
+                "directories": [],   # KIP-858 is KRaft's too
             }, (t["name"], p["partition"])
     assert doc["broker_configs"] == k["broker_configs"]
     pending = doc["pending"]

@@ -205,6 +205,37 @@ class ControllerEvent(NamedTuple):
     controller_epoch: int | None
 
 
+#: The config keys an on-call cares about: a change of either decides whether a partition is
+#: under min ISR (``min.insync.replicas``) or may elect a leader that loses data
+#: (``unclean.leader.election.enable``). Their config events are ``notable``.
+NOTABLE_CONFIGS = frozenset({"min.insync.replicas", "unclean.leader.election.enable"})
+
+
+class ConfigEvent(NamedTuple):
+    """A config changing: ``resource`` ``topic`` or ``broker`` (``entity`` the topic, the broker id,
+    or ``<default>``, the cluster-wide broker default), ``key``, the value ``before`` and ``after``
+    (``None``: not set, so ``after`` ``None`` is a deletion). Who wrote it: KRaft records carry no
+    principal, so ``writer`` is the active controller that wrote the record (the Raft leader of
+    the record's batch ``epoch``; ``None`` when the history does not say who led that epoch);
+    ZooKeeper's ``session`` is the session of the ``setData`` (``writer``: the broker whose
+    session it is, if any). ``notable``: the key is one of :data:`NOTABLE_CONFIGS`."""
+
+    resource: str
+    entity: str
+    key: str
+    before: str | None
+    after: str | None
+    position: int
+    time: int | None
+    epoch: int | None = None
+    writer: int | None = None
+    session: int | None = None
+
+    @property
+    def notable(self) -> bool:
+        return self.key in NOTABLE_CONFIGS
+
+
 #: the resolution of a history: every ZooKeeper transaction, every KRaft record, or (a ZooKeeper
 #: data directory without transaction logs) only what changed from one snapshot to the next
 BY_TRANSACTION = "transaction"
@@ -396,8 +427,9 @@ class TimelineSummary:
     left it without a leader, from its last ISR member's departure when the history holds it."""
 
     def __init__(self) -> None:
-        self.counts = {"partition": 0, "broker": 0, "controller": 0}
+        self.counts = {"partition": 0, "broker": 0, "controller": 0, "config": 0}
         self.unclean: list[PartitionEvent] = []
+        self.notable_configs: list[ConfigEvent] = []
         self.offline: list[OfflinePeriod] = []
         self._open: dict[tuple[str, int], OfflinePeriod] = {}
         self._leaders: dict[tuple[str, int], int] = {}   # each partition's leader as last written
@@ -408,6 +440,10 @@ class TimelineSummary:
             if isinstance(ev, BrokerEvent):
                 self.counts["broker"] += 1
                 self._broker(ev)
+            elif isinstance(ev, ConfigEvent):
+                self.counts["config"] += 1
+                if ev.notable:
+                    self.notable_configs.append(ev)
             else:
                 self.counts["controller"] += 1
             return
@@ -474,7 +510,7 @@ class TimelineSummary:
 def involved_brokers(ev) -> set[int]:
     """The brokers an event involves (what ``--broker`` selects on): a partition event's leader
     and ISR before and after and its replicas, a broker event's broker, a controller event's
-    controller."""
+    controller, a broker config event's broker (none for a topic's or the cluster default's)."""
     if isinstance(ev, PartitionEvent):
         involved = set(ev.replicas)
         for s in (ev.before, ev.after):
@@ -484,13 +520,21 @@ def involved_brokers(ev) -> set[int]:
         return involved
     if isinstance(ev, BrokerEvent):
         return {ev.broker}
+    if isinstance(ev, ConfigEvent):
+        return {int(ev.entity)} if ev.resource == "broker" and ev.entity.isdigit() else set()
     return {ev.controller}
 
 
 def matches(ev, partitions: frozenset[str] | None, brokers: frozenset[int] | None) -> bool:
     """``--partition``/``--broker`` selection: partition events of the named partitions (broker
     and controller events stay, they explain the causes); with brokers, only events involving
-    one of them (:func:`involved_brokers`)."""
+    one of them (:func:`involved_brokers`). Config events: a topic's stay when one of its
+    partitions is named (or none is), a broker's when that broker is (or none is); the cluster
+    default's always stay, as they apply to every broker."""
+    if isinstance(ev, ConfigEvent):
+        if ev.resource == "topic":
+            return partitions is None or any(p.rpartition("-")[0] == ev.entity for p in partitions)
+        return brokers is None or not involved_brokers(ev) or not brokers.isdisjoint(involved_brokers(ev))
     if partitions is not None and isinstance(ev, PartitionEvent) and ev.name not in partitions:
         return False
     return brokers is None or not brokers.isdisjoint(involved_brokers(ev))

@@ -32,6 +32,14 @@ what differs between the two images is reported at the snapshot's last offset, t
 ``fenced``, ``unfenced`` or ``unregistered``, a partition ``created`` or ``deleted``
 (:func:`_bridge`).
 
+A ``ConfigRecord`` that changes a topic's, a broker's or the cluster default's config is a
+:class:`~kreplica.analysis.timeline.events.ConfigEvent` (one setting the value already held, or
+deleting a key not set, is none; one in an aborted metadata transaction is never applied). Its
+``writer`` is the Raft leader of the record's batch epoch, from the ``LeaderChange`` control
+record that began the epoch: KRaft records carry no principal, so who changed a config is told
+only down to the active controller that wrote it (the admin client's request went through it).
+Config changes in a snapshot are its state, not events; a gap bridged by a snapshot reports none.
+
 ``position`` is the record's offset in ``__cluster_metadata-0``; for the ``snapshot`` events, the
 last offset the snapshot holds, and its ``last_contained_log_timestamp`` as the time.
 """
@@ -49,6 +57,7 @@ from kreplica.analysis.timeline.events import (
     UNKNOWN,
     BrokerEvent,
     ChangeContext,
+    ConfigEvent,
     ControllerEvent,
     LeaderIsr,
     PartitionEvent,
@@ -61,7 +70,7 @@ from kreplica.formats.kraft import records as kraft
 from kreplica.model.cluster import PartitionState
 from kreplica.model.cluster.kraft_files import KraftFiles
 from kreplica.model.cluster.kraft_history import KraftStart, iter_kraft_records, kraft_start, load_snapshot
-from kreplica.model.cluster.kraft_image import BrokerDelta, KraftImage, PartitionDelta
+from kreplica.model.cluster.kraft_image import BrokerDelta, ConfigDelta, KraftImage, PartitionDelta
 
 
 class ImageFold:
@@ -74,6 +83,7 @@ class ImageFold:
         self.changed_at: dict[tuple[str, int], int] = {}       # (name, p) -> offset of its last event
         self.gone_at: dict[int, int] = {}
         self.reported = 0                                       # image findings already yielded
+        self.leaders: dict[int, int | None] = {}                # Raft epoch -> its leader (LeaderChange)
 
     def alive(self) -> frozenset[int]:
         return self.image.alive()
@@ -108,7 +118,12 @@ def apply_record(fold: ImageFold, r, quiet: bool, leaving: frozenset[int] = _NOB
             if delta.change in ("fenced", "unregistered"):
                 fold.gone_at[delta.broker] = r.offset
             event = BrokerEvent(delta.broker, delta.change, r.offset, r.timestamp, delta.epoch)
+        elif isinstance(delta, ConfigDelta):
+            # the record carries no principal: who wrote it is the controller that led its batch's epoch
+            event = ConfigEvent(delta.resource, delta.entity, delta.key, delta.before, delta.after, r.offset,
+                                r.timestamp, r.epoch, fold.leaders.get(r.epoch))
         else:
+            fold.leaders[delta.epoch] = delta.controller
             event = ControllerEvent("elected" if delta.controller is not None else "none", r.offset, r.timestamp,
                                     delta.controller, delta.epoch)
         if event is not None and not quiet:
@@ -225,6 +240,7 @@ def _bridge(fold: ImageFold, snap: KraftStart, missing: tuple[int, int]) -> tupl
     last) of the copy, and the events of what differs between the two, at the snapshot's last
     offset and time; then the findings of its records."""
     new = ImageFold()
+    new.leaders.update(fold.leaders)
     refused = [x for rec in snap.records for x in apply_record(new, rec, True)]
     at, time = snap.end_offset - 1, snap.time
     held = f"as {snap.path.rsplit('/', 1)[-1]} holds it (offsets {missing[0]}..{missing[1]} are missing from the copy)"

@@ -11,7 +11,11 @@ Znodes read, under Kafka's chroot: ``/brokers/ids/<id>`` (registrations; the bro
 czxid), ``/brokers/topics/<t>`` (assignment, adding/removing replicas),
 ``/brokers/topics/<t>/partitions/<p>/state`` (leader, epochs, ISR), ``/controller`` and
 ``/controller_epoch``, ``/admin/reassign_partitions``, ``/admin/preferred_replica_election``,
-``/admin/delete_topics/<t>``, ``/log_dir_event_notification/*``.
+``/admin/delete_topics/<t>``, ``/log_dir_event_notification/*``, ``/config/topics/<t>`` and
+``/config/brokers/<id>|<default>`` (each key a write sets, changes or removes is a
+:class:`~kreplica.analysis.timeline.events.ConfigEvent` with the session of the write, and the
+broker whose session it is when a broker wrote it, as it does for an AlterConfigs request; a
+topic's config znode deleted with the topic is no event, as in KRaft).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from kreplica.analysis.timeline.events import (
     SNAPSHOT,
     BrokerEvent,
     ChangeContext,
+    ConfigEvent,
     ControllerEvent,
     LeaderIsr,
     PartitionEvent,
@@ -42,6 +47,7 @@ from kreplica.formats.zookeeper import znodes
 from kreplica.model.cluster.zk_chroot import kafka_roots, resolve_chroot
 from kreplica.model.cluster.zookeeper_image import (
     BROKER,
+    CONFIG,
     CONTROLLER,
     CONTROLLER_EPOCH,
     LOG_DIR_EVENT,
@@ -367,12 +373,35 @@ def _step_events(k: _Kafka, step: ZkStep) -> Iterator:
                                                      k.image.controller_epoch)
         elif what == REASSIGN or what == PREFERRED:
             k.admin_changed()
+        elif what == CONFIG:
+            yield from _config_events(k, key, ch, e)
         elif what == LOG_DIR_EVENT and ch.created:
             event = k.image.log_dir_events.get(key)
             if event is not None and event.broker is not None:
                 k.log_dir_at[event.broker] = zxid
     if pending_controller is not None:
         yield pending_controller
+
+
+def _config(data: bytes | None) -> dict[str, str]:
+    try:
+        return znodes.decode_config(data) or {}
+    except Malformed:      # the image has its finding; no key is taken for changed
+        return {}
+
+
+def _config_events(k: _Kafka, key: tuple[str, str], ch, e) -> list[ConfigEvent]:
+    """The keys one write to ``/config/topics/<t>`` or ``/config/brokers/<b>`` changed, with the
+    writing session (and the broker it belongs to)."""
+    if ch.after is None and key[0] == "topics":
+        return []
+    before, after = _config(ch.before_data), _config(ch.after.data if ch.after is not None else None)
+    session = e.client_id or None
+    writer = k.sessions.get(e.client_id) if session is not None else None
+    resource = "topic" if key[0] == "topics" else "broker"
+    return [ConfigEvent(resource, key[1], name, before.get(name), after.get(name), e.zxid, e.time, None, writer,
+                        session)
+            for name in sorted(before.keys() | after.keys()) if before.get(name) != after.get(name)]
 
 
 def _ended(e: zkl.TxnEntry, otherwise: str) -> str:

@@ -38,7 +38,9 @@ def cluster_state(
 ) -> int:
     """Rebuild the cluster state a controller held (cluster id, controller and epoch, brokers alive or
     not, every topic's config and every partition's replicas, leader, leader epoch, ISR and, in
-    KRaft, eligible leader replicas, pending admin work) from a ZooKeeper data directory replayed to --at-zxid/--at-time, or from a KRaft
+    KRaft, eligible leader replicas and replica directories, pending admin work; in KRaft also the
+    rest of the metadata image: features, registered controllers, ACLs, client quotas, SCRAM users
+    by name without their secrets, delegation tokens, the next producer id) from a ZooKeeper data directory replayed to --at-zxid/--at-time, or from a KRaft
     metadata log and snapshots replayed to --at-offset/--at-time (Kafka's znodes are read under
     --chroot, or where the tree holds them), and list the partitions in trouble:
     no leader, leader not alive, offline, under-replicated, live ISR empty, under min ISR,

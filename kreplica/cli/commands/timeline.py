@@ -97,11 +97,15 @@ def timeline(
     isr_shrink or isr_expand by the leader or the controller, controlled_shutdown, reassignment,
     preferred_election, deleted; snapshot for the state the history starts from; unknown where the
     evidence cannot tell), broker registrations and their end (session closed by the broker, or
-    expired), and controller changes, each with its position (zxid or metadata offset) and time.
+    expired), controller changes, and config changes of topics, brokers and the cluster default
+    (config_event: key, value before and after; who: the active controller that wrote the KRaft
+    record, which carries no principal, or the ZooKeeper session of the write;
+    min.insync.replicas and unclean.leader.election.enable changes are notable), each with its
+    position (zxid or metadata offset) and time.
     With --log-dirs the leader epochs are joined with the replicas' data. A ZooKeeper data directory
     without transaction logs is replayed from snapshot to snapshot (a coarser history: changes
     between two snapshots are not seen). The last object is a timeline_summary (its resolution,
-    unclean elections, offline periods, epochs without data, zombie epochs).
+    unclean elections, notable config changes, offline periods, epochs without data, zombie epochs).
 
     With the __consumer_offsets partitions of the --log-dirs (and of --groups SOURCEs), each group's
     committed offset in a partition an unclean election lost records of is joined with it as a

@@ -58,6 +58,9 @@ from kreplica.model.cluster.partition_change import (
 from kreplica.model.cluster.sources import METADATA_DIR, detect_source_kind, load_cluster_state
 from kreplica.model.cluster.state import (
     DEFAULT_BROKER_ENTITY,
+    DIRECTORY_LOST,
+    DIRECTORY_MIGRATING,
+    DIRECTORY_UNASSIGNED,
     HEALTH_LISTS,
     MIN_INSYNC_REPLICAS,
     NO_LEADER,
@@ -74,7 +77,7 @@ from kreplica.model.cluster.state import (
 )
 
 __all__ = [
-    "DEFAULT_BROKER_ENTITY", "HEALTH_LISTS", "METADATA_DIR", "MIN_INSYNC_REPLICAS", "NO_LEADER",
+    "DEFAULT_BROKER_ENTITY", "DIRECTORY_LOST", "DIRECTORY_MIGRATING", "DIRECTORY_UNASSIGNED", "HEALTH_LISTS", "METADATA_DIR", "MIN_INSYNC_REPLICAS", "NO_LEADER",
     "NO_LEADER_CHANGE", "NO_RECOVERY_STATE_CHANGE", "RECOVERED", "RECOVERING",
     "Broker", "ClusterImage", "ClusterState", "Controller", "Health", "KraftFiles", "KraftImage", "PartitionChange", "PartitionState", "Pending",
     "Topic", "cluster_state_from_kraft", "cluster_state_from_zk", "compute_health", "detect_source_kind",

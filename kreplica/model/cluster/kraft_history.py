@@ -25,7 +25,7 @@ from kreplica.model.cluster.kraft_image import MetadataTransaction
 class KraftStart:
     """Where a history starts: a snapshot (``path``, ``end_offset``: it holds every record below
     it; ``time``: its ``last_contained_log_timestamp``; ``records``) or, with ``path`` ``None``,
-    the beginning of the log (offset 0, nothing before)."""
+    the beginning of the log (offset 0; ``records``: the bootstrap checkpoint's, if any)."""
 
     path: str | None
     end_offset: int
@@ -50,10 +50,20 @@ def load_snapshot(path: str) -> tuple[KraftStart | None, list[Finding]]:
 
 def kraft_start(files: KraftFiles, *, from_offset: int | None = None) -> tuple[KraftStart, list[Finding]]:
     """Where a history of ``files`` starts: the log's beginning when its first segment starts at
-    offset 0 (and no ``from_offset`` beyond it asks for a later snapshot), else the newest
+    offset 0 (and no ``from_offset`` beyond it asks for a later snapshot), with the records of the
+    bootstrap checkpoint (``...0-...0.checkpoint``) when there is one, as ``cluster-state`` applies
+    them, else the newest
     complete snapshot ending at or before ``from_offset + 1``, else the oldest complete one."""
     findings: list[Finding] = []
     if files.segments and files.segments[0][0] == 0:
+        # the bootstrap checkpoint (end offset 0) is still loaded first: KafkaRaftClient hands a new
+        # listener the latest snapshot there is (updateListenersProgress), then the log from its end
+        for end, _epoch, path in sorted(files.snapshots, reverse=True):
+            if end == 0:
+                boot, fs = load_snapshot(path)
+                if boot is not None:
+                    findings.extend(fs)
+                    return KraftStart(None, 0, None, boot.records), findings
         return KraftStart(None, 0, None), findings
     snaps = sorted(files.snapshots)
     if from_offset is not None:

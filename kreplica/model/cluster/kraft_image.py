@@ -3,12 +3,14 @@ and the metadata transactions it applies together.
 
 Sources: Kafka ``metadata/src/main/java/org/apache/kafka/image/MetadataDelta.java`` and the
 deltas it hands each record to (``ClusterDelta``, ``TopicsDelta``/``TopicDelta``,
-``ConfigurationsDelta``, ``FeaturesDelta``), ``image/loader/MetadataBatchLoader.java``
+``ConfigurationsDelta``, ``FeaturesDelta``, ``AclsDelta``, ``ClientQuotasDelta``/``ClientQuotaDelta``,
+``ScramDelta``, ``DelegationTokenDelta``, ``ProducerIdsDelta``), ``image/loader/MetadataBatchLoader.java``
 (transactions), ``metadata/PartitionRegistration.java`` (``merge``, in
 :mod:`~kreplica.model.cluster.partition_change`), and for what a controller would have refused
 ``controller/ClusterControlManager.java`` (``replay``). ``cluster-state`` and ``plan-elect`` apply
 every record up to a point; the timeline applies the same records one by one and classifies
-the :class:`BrokerDelta`, :class:`PartitionDelta` and :class:`ControllerDelta` each returns.
+the :class:`BrokerDelta`, :class:`PartitionDelta`, :class:`ControllerDelta` and
+:class:`ConfigDelta` each returns.
 
 What a delta refuses (``ClusterDelta.getBrokerOrThrow`` throws, and ``MetadataBatchLoader``
 hands the fault to its handler and goes on without the record) is a ``kraft_invalid_record``
@@ -23,7 +25,17 @@ from kreplica.formats.findings import Finding
 from kreplica.formats.kraft import records as kraft
 from kreplica.model.cluster.image import ClusterImage, TopicImage
 from kreplica.model.cluster.partition_change import PartitionChange, merge_partition_change, partition_from_record
-from kreplica.model.cluster.state import DEFAULT_BROKER_ENTITY, Broker, ClusterState, PartitionState, Pending
+from kreplica.model.cluster.state import (
+    DEFAULT_BROKER_ENTITY,
+    Acl,
+    Broker,
+    ClusterState,
+    ControllerRegistration,
+    DelegationToken,
+    PartitionState,
+    Pending,
+    ProducerIds,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +71,24 @@ class ControllerDelta:
     epoch: int
 
 
-Delta = BrokerDelta | PartitionDelta | ControllerDelta
+@dataclass(frozen=True, slots=True)
+class ConfigDelta:
+    """A ``ConfigRecord`` that changed a topic's or broker's config: ``resource`` is ``topic`` or
+    ``broker``, ``entity`` the topic or broker (:data:`~kreplica.model.cluster.state.DEFAULT_BROKER_ENTITY`
+    for the cluster-wide default), ``before``/``after`` the value (``None``: not set). A record
+    that leaves the value as it was (the same value again, or deleting a key not set) makes none."""
+
+    resource: str
+    entity: str
+    key: str
+    before: str | None
+    after: str | None
+
+
+Delta = BrokerDelta | PartitionDelta | ControllerDelta | ConfigDelta
 _NONE: tuple = ()
+#: ``MetadataVersion.FEATURE_NAME``: the one feature a level of 0 does not remove
+METADATA_VERSION = "metadata.version"
 
 
 class KraftImage(ClusterImage):
@@ -92,7 +120,8 @@ class KraftImage(ClusterImage):
             id=d["broker_id"], alive=not d["fenced"], rack=d["rack"],
             endpoints=tuple(f"{e['name']}://{e['host']}:{e['port']}"
                             for e in sorted(d["end_points"], key=lambda e: e["name"])),
-            broker_epoch=d["broker_epoch"], fenced=d["fenced"], in_controlled_shutdown=d["in_controlled_shutdown"])
+            broker_epoch=d["broker_epoch"], fenced=d["fenced"], in_controlled_shutdown=d["in_controlled_shutdown"],
+            log_dirs=tuple(d.get("log_dirs") or ()), cordoned_log_dirs=tuple(d.get("cordoned_log_dirs") or ()))
         return (BrokerDelta(d["broker_id"], "registered", d["broker_epoch"]),)
 
     def _unregister(self, r, d) -> tuple[Delta, ...]:
@@ -116,10 +145,19 @@ class KraftImage(ClusterImage):
 
     def _change_broker(self, r, d) -> tuple[Delta, ...]:
         """``ClusterDelta.replay(BrokerRegistrationChangeRecord)``: the epoch must be the
-        registered one for any of it to apply."""
+        registered one for any of it to apply. Log directories: a list that is not empty replaces
+        them (``Optional.ofNullable(record.logDirs()).filter(list -> !list.isEmpty())``); cordoned
+        ones (v3+): a list, even an empty one, replaces them, null leaves them."""
         b = self._broker(r, d["broker_id"], d["broker_epoch"], "change")
         if b is None:
             return _NONE
+        dirs = {}
+        if d.get("log_dirs"):
+            dirs["log_dirs"] = tuple(d["log_dirs"])
+        if d.get("cordoned_log_dirs") is not None:
+            dirs["cordoned_log_dirs"] = tuple(d["cordoned_log_dirs"])
+        if dirs:
+            b = self.brokers[b.id] = replace(b, **dirs)
         out: tuple[Delta, ...] = ()
         if d["in_controlled_shutdown"] == kraft.IN_CONTROLLED_SHUTDOWN and not b.in_controlled_shutdown:
             b = self.brokers[b.id] = replace(b, in_controlled_shutdown=True)
@@ -219,18 +257,111 @@ class KraftImage(ClusterImage):
             configs, name = self.broker_configs, d["resource_name"] or DEFAULT_BROKER_ENTITY
         else:
             return _NONE
+        held = configs.get(name)
+        before = held.get(d["name"]) if held is not None else None
+        if before == d["value"]:      # ConfigurationDelta.replay stores it; the image is as it was
+            return _NONE
         if d["value"] is None:
-            held = configs.get(name)
-            if held is not None:
-                held.pop(d["name"], None)
-                if not held and configs is self.broker_configs:   # an entity without configs is not listed
-                    del configs[name]
+            held.pop(d["name"])
+            if not held and configs is self.broker_configs:   # an entity without configs is not listed
+                del configs[name]
         else:
             configs.setdefault(name, {})[d["name"]] = d["value"]
-        return _NONE
+        resource = "topic" if d["resource_type"] == kraft.RESOURCE_TOPIC else "broker"
+        return (ConfigDelta(resource, name, d["name"], before, d["value"]),)
 
     def _feature(self, r, d) -> tuple[Delta, ...]:
-        self.features[d["name"]] = d["feature_level"]
+        """``FeaturesDelta.replay``: a level of 0 removes a feature, except ``metadata.version``."""
+        if d["feature_level"] == 0 and d["name"] != METADATA_VERSION:
+            self.features.pop(d["name"], None)
+        else:
+            self.features[d["name"]] = d["feature_level"]
+        return _NONE
+
+    # -- ClusterDelta (controllers), AclsDelta, ClientQuotasDelta, ScramDelta, DelegationTokenDelta,
+    # -- ProducerIdsDelta -----------------------------------------------------------------------
+    def _register_controller(self, r, d) -> tuple[Delta, ...]:
+        """``ClusterDelta.replay(RegisterControllerRecord)``: the registration replaces any
+        earlier one of that id; listeners by name (``ControllerRegistration.Builder``)."""
+        self.controllers[d["controller_id"]] = ControllerRegistration(
+            id=d["controller_id"], incarnation_id=d["incarnation_id"], zk_migration_ready=d["zk_migration_ready"],
+            endpoints=tuple(f"{e['name']}://{e['host']}:{e['port']}"
+                            for e in sorted(d["end_points"], key=lambda e: e["name"])),
+            features={f["name"]: (f["min_supported_version"], f["max_supported_version"])
+                      for f in sorted(d["features"], key=lambda f: f["name"])})
+        return _NONE
+
+    def _unregister_controller(self, r, d) -> tuple[Delta, ...]:
+        """``ClusterDelta.replay(UnregisterControllerRecord)`` (4.1+) removes the registration,
+        whether there was one or not."""
+        self.controllers.pop(d["controller_id"], None)
+        return _NONE
+
+    def _acl(self, r, d) -> tuple[Delta, ...]:
+        """``AclsDelta.replay(AccessControlEntryRecord)``: the ACL by its id (``StandardAclWithId.fromRecord``)."""
+        self.acls[d["id"]] = Acl(d["id"], d["resource_type"], d["resource_name"], d["pattern_type"],
+                                 d["principal"], d["host"], d["operation"], d["permission_type"])
+        return _NONE
+
+    def _remove_acl(self, r, d) -> tuple[Delta, ...]:
+        """``AclsDelta.replay(RemoveAccessControlEntryRecord)`` throws for an id it does not hold
+        ("Failed to find existing ACL with ID"): a ``kraft_invalid_record`` finding, nothing changed."""
+        if self.acls.pop(d["id"], None) is None:
+            self.findings.append(Finding("kraft_invalid_record", r.path, r.batch_position,
+                                         f"RemoveAccessControlEntryRecord at offset {r.offset} removes ACL {d['id']}, "
+                                         "which does not exist at that point; Kafka's metadata loader refuses it",
+                                         details={"offset": r.offset, "acl_id": d["id"]}))
+        return _NONE
+
+    def _client_quota(self, r, d) -> tuple[Delta, ...]:
+        """``ClientQuotasDelta.replay``/``ClientQuotaDelta.replay``: the entity is its (type, name)
+        pairs as a map (``ClientQuotaImage.dataToEntity``: a type given twice keeps the last);
+        ``remove`` deletes the key, and an entity left without quotas is dropped (``apply`` keeps
+        only images that are not empty)."""
+        entity = tuple(sorted({e["entity_type"]: e["entity_name"] for e in d["entity"]}.items()))
+        quotas = self.client_quotas.get(entity)
+        if d["remove"]:
+            if quotas is not None:
+                quotas.pop(d["key"], None)
+                if not quotas:
+                    del self.client_quotas[entity]
+        else:
+            self.client_quotas.setdefault(entity, {})[d["key"]] = d["value"]
+        return _NONE
+
+    def _scram(self, r, d) -> tuple[Delta, ...]:
+        """``ScramDelta.replay(UserScramCredentialRecord)``: the user's credential for the mechanism
+        (only its iterations are kept: salt and keys are secrets)."""
+        self.scram.setdefault(d["name"], {})[d["mechanism"]] = d["iterations"]
+        return _NONE
+
+    def _remove_scram(self, r, d) -> tuple[Delta, ...]:
+        """``ScramDelta.replay(RemoveUserScramCredentialRecord)``: the mechanism's credential goes; a
+        user left without any is not listed."""
+        held = self.scram.get(d["name"])
+        if held is not None:
+            held.pop(d["mechanism"], None)
+            if not held:
+                del self.scram[d["name"]]
+        return _NONE
+
+    def _token(self, r, d) -> tuple[Delta, ...]:
+        """``DelegationTokenDelta.replay(DelegationTokenRecord)``: the token by id, replacing an earlier
+        record of it (a renewal moves its expiration)."""
+        self.delegation_tokens[d["token_id"]] = DelegationToken(
+            d["token_id"], d["owner"], d["requester"], tuple(d["renewers"]), d["issue_timestamp"],
+            d["expiration_timestamp"], d["max_timestamp"])
+        return _NONE
+
+    def _remove_token(self, r, d) -> tuple[Delta, ...]:
+        """``DelegationTokenDelta.replay(RemoveDelegationTokenRecord)``: removed, held or not."""
+        self.delegation_tokens.pop(d["token_id"], None)
+        return _NONE
+
+    def _producer_ids(self, r, d) -> tuple[Delta, ...]:
+        """``ProducerIdsDelta.replay``: the next producer id is the record's (its broker is not
+        kept, as ``ProducerIdsImage`` keeps none: a snapshot writes it as -1)."""
+        self.producer_ids = ProducerIds(d["next_producer_id"])
         return _NONE
 
     def state(self, source: str, position: dict[str, int], *, cluster_id: str | None = None,
@@ -257,6 +388,16 @@ _HANDLERS = {
     "ClearElrRecord": KraftImage._clear_elr,
     "ConfigRecord": KraftImage._config,
     "FeatureLevelRecord": KraftImage._feature,
+    "RegisterControllerRecord": KraftImage._register_controller,
+    "UnregisterControllerRecord": KraftImage._unregister_controller,
+    "AccessControlEntryRecord": KraftImage._acl,
+    "RemoveAccessControlEntryRecord": KraftImage._remove_acl,
+    "ClientQuotaRecord": KraftImage._client_quota,
+    "UserScramCredentialRecord": KraftImage._scram,
+    "RemoveUserScramCredentialRecord": KraftImage._remove_scram,
+    "DelegationTokenRecord": KraftImage._token,
+    "RemoveDelegationTokenRecord": KraftImage._remove_token,
+    "ProducerIdsRecord": KraftImage._producer_ids,
 }
 
 

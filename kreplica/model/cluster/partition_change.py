@@ -17,9 +17,12 @@ the KRaft election rules, which build a change as the controller does and merge 
   leader and bumps the leader epoch by one;
 * ``leader_recovery_state``: :data:`NO_RECOVERY_STATE_CHANGE` keeps it, any other value sets it
   (Kafka refuses a value other than RECOVERED or RECOVERING; it is kept as read here);
+* ``directories`` (KIP-858): null keeps the current ones, a list replaces them; then, as
+  ``defaultToMigrating`` does, directories that are all ``MIGRATING`` (or none at all) become one
+  ``MIGRATING`` per replica of the new replica set. A ``PartitionRecord`` without directories
+  (before version 1) is one ``MIGRATING`` per replica the same way. A partition state that did
+  not come from a record and has no directories (ZooKeeper's, in the election rules) keeps none;
 * the partition epoch (``PartitionState.version``) always moves by one.
-
-Replica directories (``directories``, KIP-858) are not modelled.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from kreplica.model.cluster.state import PartitionState
+from kreplica.model.cluster.state import DIRECTORY_MIGRATING, PartitionState
 
 #: ``LeaderConstants.NO_LEADER_CHANGE``: a change record that leaves the leader (and its epoch) alone.
 NO_LEADER_CHANGE = -2
@@ -52,6 +55,7 @@ class PartitionChange:
     leader_recovery_state: int = NO_RECOVERY_STATE_CHANGE
     elr: tuple[int, ...] | None = None
     last_known_elr: tuple[int, ...] | None = None
+    directories: tuple[str, ...] | None = None
 
     @classmethod
     def from_record(cls, data: Mapping) -> PartitionChange:
@@ -62,7 +66,8 @@ class PartitionChange:
                    adding_replicas=_ints(data["adding_replicas"]),
                    leader_recovery_state=data["leader_recovery_state"],
                    elr=_ints(data.get("eligible_leader_replicas")),
-                   last_known_elr=_ints(data.get("last_known_elr")))
+                   last_known_elr=_ints(data.get("last_known_elr")),
+                   directories=_ints(data.get("directories")))
 
     @property
     def is_noop(self) -> bool:
@@ -78,16 +83,26 @@ class PartitionChange:
 _NOOP = PartitionChange()
 
 
+def _default_to_migrating(directories: tuple[str, ...], replicas: int) -> tuple[str, ...]:
+    """``PartitionRegistration.defaultToMigrating``: no directory, or only ``MIGRATING`` ones, is
+    one ``MIGRATING`` per replica."""
+    if all(d == DIRECTORY_MIGRATING for d in directories):
+        return (DIRECTORY_MIGRATING,) * replicas
+    return directories
+
+
 def partition_from_record(data: Mapping) -> PartitionState:
     """A registration from a decoded ``PartitionRecord`` (``new PartitionRegistration(record)``):
-    no ELR fields (before version 2) means empty lists."""
+    no ELR fields (before version 2) means empty lists; directories as ``defaultToMigrating``
+    gives them (module docstring)."""
     return PartitionState(
         partition=data["partition_id"], replicas=tuple(data["replicas"]),
         adding_replicas=tuple(data["adding_replicas"]), removing_replicas=tuple(data["removing_replicas"]),
         leader=data["leader"], leader_epoch=data["leader_epoch"], isr=tuple(data["isr"]), controller_epoch=None,
         leader_recovery_state=data["leader_recovery_state"], version=data["partition_epoch"],
         elr=tuple(data.get("eligible_leader_replicas") or ()),
-        last_known_elr=tuple(data.get("last_known_elr") or ()))
+        last_known_elr=tuple(data.get("last_known_elr") or ()),
+        directories=_default_to_migrating(tuple(data.get("directories") or ()), len(data["replicas"])))
 
 
 def merge_partition_change(partition: PartitionState, change: PartitionChange) -> PartitionState:
@@ -103,4 +118,7 @@ def merge_partition_change(partition: PartitionState, change: PartitionChange) -
         changes["leader_epoch"] = partition.leader_epoch + 1
     if change.leader_recovery_state != NO_RECOVERY_STATE_CHANGE:
         changes["leader_recovery_state"] = change.leader_recovery_state
+    directories = partition.directories if change.directories is None else change.directories
+    if directories or change.directories is not None:
+        changes["directories"] = _default_to_migrating(directories, len(changes.get("replicas", partition.replicas)))
     return replace(partition, **changes)

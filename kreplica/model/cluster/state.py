@@ -28,6 +28,11 @@ NO_LEADER = -1
 #: elected uncleanly and has not yet told the controller it recovered (``RECOVERING``).
 RECOVERED = 0
 RECOVERING = 1
+#: ``DirectoryId``'s reserved ids (Kafka's text form): a replica whose directory is not known yet
+#: because it predates directory assignment, one not assigned yet, and one whose directory is lost.
+DIRECTORY_MIGRATING = "AAAAAAAAAAAAAAAAAAAAAA"
+DIRECTORY_UNASSIGNED = "AAAAAAAAAAAAAAAAAAAAAQ"
+DIRECTORY_LOST = "AAAAAAAAAAAAAAAAAAAAAg"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +48,10 @@ class Broker:
     session: int | None = None
     fenced: bool | None = None
     in_controlled_shutdown: bool = False
+    #: KRaft: the broker's log directories (``RegisterBrokerRecord`` v3+ ``log_dirs``, KIP-858) and
+    #: those cordoned (v4+, KIP-1066); empty in ZooKeeper mode and before those versions
+    log_dirs: tuple[str, ...] = ()
+    cordoned_log_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +60,10 @@ class PartitionState:
     dataVersion (ZooKeeper) or the partition epoch (KRaft); ``controller_epoch`` is ``None``
     in KRaft (not recorded) or when no state exists yet. ``elr`` and ``last_known_elr`` are
     KRaft's eligible leader replicas and last known ELR (KIP-966; empty in ZooKeeper and before
-    PartitionRecord v2)."""
+    PartitionRecord v2). ``directories`` (KRaft, KIP-858) is each replica's log directory id, in
+    the order of ``replicas``; Kafka's reserved ids stand for no directory yet:
+    :data:`DIRECTORY_MIGRATING` (every partition written before PartitionRecord v1),
+    :data:`DIRECTORY_UNASSIGNED`, :data:`DIRECTORY_LOST`. Empty in ZooKeeper mode."""
 
     partition: int
     replicas: tuple[int, ...]
@@ -65,6 +77,7 @@ class PartitionState:
     version: int | None
     elr: tuple[int, ...] = ()
     last_known_elr: tuple[int, ...] = ()
+    directories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +92,83 @@ class Topic:
 class Controller:
     broker_id: int | None
     epoch: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerRegistration:
+    """A KRaft controller registered in the metadata (``RegisterControllerRecord``, Kafka's
+    ``ControllerRegistration``): listeners sorted by name, as ``name://host:port``; ``features``
+    by name, ``(min_supported_version, max_supported_version)``."""
+
+    id: int
+    incarnation_id: str
+    zk_migration_ready: bool
+    endpoints: tuple[str, ...]
+    features: Mapping[str, tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Acl:
+    """An ACL binding (``AccessControlEntryRecord``, Kafka's ``StandardAcl``) by its id; the codes
+    are Kafka's enums' (``ResourceType``, ``PatternType``, ``AclOperation``, ``AclPermissionType``),
+    which the output names."""
+
+    id: str
+    resource_type: int
+    resource_name: str
+    pattern_type: int
+    principal: str
+    host: str
+    operation: int
+    permission_type: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientQuota:
+    """The quotas of one client-quota entity (``ClientQuotaRecord``, Kafka's ``ClientQuotaImage``):
+    ``entity`` is ``(entity_type, entity_name)`` pairs sorted by type (``entity_name`` ``None``:
+    the type's default entity), ``quotas`` key -> value."""
+
+    entity: tuple[tuple[str, str | None], ...]
+    quotas: Mapping[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class ScramCredential:
+    """One SCRAM mechanism of a user (``ScramMechanism`` code: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512)
+    and its iterations. The salt and keys stay out: credentials never reach the output."""
+
+    mechanism: int
+    iterations: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScramUser:
+    name: str
+    credentials: tuple[ScramCredential, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DelegationToken:
+    """A delegation token (``DelegationTokenRecord``, Kafka's ``DelegationTokenData``) by id; the
+    token's HMAC is not in the record. Timestamps are epoch ms."""
+
+    token_id: str
+    owner: str
+    requester: str
+    renewers: tuple[str, ...]
+    issue_timestamp: int
+    expiration_timestamp: int
+    max_timestamp: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProducerIds:
+    """The producer id blocks handed out (``ProducerIdsRecord``): the next producer id a new block
+    starts at, all Kafka's ``ProducerIdsImage`` keeps. (The record's broker is not kept: a snapshot
+    writes it as -1, so it would differ between a replay of the log and one from a snapshot.)"""
+
+    next_producer_id: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +201,10 @@ HEALTH_LISTS = tuple(Health.__dataclass_fields__)
 class ClusterState:
     """What the control plane held at ``position`` (``{"zxid": n}`` or ``{"offset": n}``).
     ``features`` are KRaft's finalized feature levels (``metadata.version``,
-    ``eligible.leader.replicas.version``, ...; empty for ZooKeeper)."""
+    ``eligible.leader.replicas.version``, ...; empty for ZooKeeper). The rest of KRaft's metadata
+    image, as ``kafka-metadata-shell`` shows it (empty or ``None`` for ZooKeeper): ``controllers``
+    registered by id, ``acls`` by id, ``client_quotas`` by entity, ``scram_users`` by name,
+    ``delegation_tokens`` by id, ``producer_ids``."""
 
     source_kind: str        # "zookeeper" | "kraft"
     source: str
@@ -125,6 +218,12 @@ class ClusterState:
     health: Health
     findings: tuple[Finding, ...] = field(default=())
     features: Mapping[str, int] = field(default_factory=dict)
+    controllers: tuple[ControllerRegistration, ...] = ()
+    acls: tuple[Acl, ...] = ()
+    client_quotas: tuple[ClientQuota, ...] = ()
+    scram_users: tuple[ScramUser, ...] = ()
+    delegation_tokens: tuple[DelegationToken, ...] = ()
+    producer_ids: ProducerIds | None = None
 
     def broker(self, broker_id: int) -> Broker | None:
         return next((b for b in self.brokers if b.id == broker_id), None)

@@ -11,6 +11,9 @@
      "session":"0x..."|null}
     {"type":"controller_event","event":str,"controller":int|null,"controller_epoch":int|null,
      "position","time"}
+    {"type":"config_event","resource":"topic"|"broker","entity":str,"key":str,
+     "before":str|null,"after":str|null,"notable":bool,"position","time","epoch":int|null,
+     "writer":int|null,"session":"0x..."|null}
     {"type":"epoch_evidence","partition","epoch","leader":int|null,"position"|null,"time"|null,
      "in_metadata":bool,"start_offset":int|null,"end_offset":int|null,
      "replicas":[{"broker","start_offset","end_offset"}]}
@@ -18,13 +21,20 @@
      "first_lost_offset","end_offset","lost_offsets","below_high_watermark","old_high_watermark","note"}
     {"type":"timeline_summary","source","source_kind","start","end",
      "resolution":"transaction"|"record"|"snapshot","events":{"partition","broker",
-     "controller"},"unclean_elections":[{"partition","position","time"}],
+     "controller","config"},"unclean_elections":[{"partition","position","time"}],
+     "notable_config_changes":[{"resource","entity","key","before","after","position","time",
+                                "writer","session"}],
      "offline_periods":[{"partition","from","from_time","to","to_time"}],
      "epochs_without_data":[{"partition","epoch","leader"}],"zombie_epochs":[{"partition","epoch","replicas"}]}
 
 ``position`` is a zxid as a hex string (ZooKeeper) or a metadata-log offset (KRaft), in every
 object; ``after`` is null for ``deleted``, ``before`` null for ``created`` and ``snapshot``.
-End offsets are exclusive. Findings are their own ``{"type":"finding"}`` objects where they
+A ``config_event`` is a config set, changed or deleted (``after`` null) on a topic, a broker or
+the cluster default (``entity`` ``<default>``); ``notable`` for ``min.insync.replicas`` and
+``unclean.leader.election.enable``. Who: KRaft records carry no principal, so ``writer`` is the
+active controller that wrote the record (the Raft leader of its batch ``epoch``; null when the
+history does not show who led it); ZooKeeper's ``session`` is the session of the write
+(``writer``: the broker whose session it is, if any). End offsets are exclusive. Findings are their own ``{"type":"finding"}`` objects where they
 arise; the summary comes last. ``resolution`` says what the history saw: every ZooKeeper
 transaction, every KRaft record, or (a ZooKeeper data directory without transaction logs) only
 what changed from one snapshot to the next, each change at the zxid that last wrote it.
@@ -34,6 +44,7 @@ from __future__ import annotations
 
 from kreplica.analysis.timeline.events import (
     BrokerEvent,
+    ConfigEvent,
     LeaderIsr,
     PartitionEvent,
     TimelineEnd,
@@ -68,6 +79,11 @@ def event_to_dict(ev, kind: str) -> dict:
     if isinstance(ev, BrokerEvent):
         return {"type": "broker_event", "broker": ev.broker, "event": ev.event, "position": position(ev.position, kind),
                 "time": ev.time, "broker_epoch": ev.broker_epoch,
+                "session": f"{ev.session:#x}" if ev.session is not None else None}
+    if isinstance(ev, ConfigEvent):
+        return {"type": "config_event", "resource": ev.resource, "entity": ev.entity, "key": ev.key,
+                "before": ev.before, "after": ev.after, "notable": ev.notable, "position": position(ev.position, kind),
+                "time": ev.time, "epoch": ev.epoch, "writer": ev.writer,
                 "session": f"{ev.session:#x}" if ev.session is not None else None}
     return {"type": "controller_event", "event": ev.event, "controller": ev.controller,
             "controller_epoch": ev.controller_epoch, "position": position(ev.position, kind), "time": ev.time}
@@ -109,6 +125,11 @@ def summary_to_dict(end: TimelineEnd, summary: TimelineSummary, evidence: list[P
         "events": dict(summary.counts),
         "unclean_elections": [{"partition": ev.name, "position": position(ev.position, kind), "time": ev.time}
                               for ev in summary.unclean],
+        "notable_config_changes": [
+            {"resource": ev.resource, "entity": ev.entity, "key": ev.key, "before": ev.before, "after": ev.after,
+             "position": position(ev.position, kind), "time": ev.time, "writer": ev.writer,
+             "session": f"{ev.session:#x}" if ev.session is not None else None}
+            for ev in summary.notable_configs],
         "offline_periods": [{"partition": f"{p.topic}-{p.partition}", "from": position(p.start, kind),
                              "from_time": p.start_time, "to": position(p.end, kind), "to_time": p.end_time,
                              "since_after": p.since_after}

@@ -57,6 +57,7 @@ TYPES: dict[str, str] = {
     "partition_event": "schemas.timeline",
     "broker_event": "schemas.timeline",
     "controller_event": "schemas.timeline",
+    "config_event": "schemas.timeline",
     "epoch_evidence": "schemas.timeline",
     "election_loss": "schemas.timeline",
     "timeline_summary": "schemas.timeline",

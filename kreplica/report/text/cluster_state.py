@@ -3,9 +3,12 @@
 Rendered from the very object :func:`~kreplica.report.schemas.cluster_state.cluster_state_to_dict`
 builds, so the text can never say something the JSON does not. Order: a verdict line, the
 non-empty health lists (offline and under-min-ISR first, in red: they decide the exit status),
-pending admin work, findings, then the controller, the brokers and one table row per partition
-(partitions with a problem marked; the reassign column only while something is being
-reassigned).
+pending admin work, findings, then the controller, the rest of KRaft's metadata image in a few
+lines (each only when it holds something: features, registered controllers, then ACLs, SCRAM
+users, delegation tokens and client quotas counted, with what stands out named: DENY ACLs and
+ACLs for every principal, the users, the tokens' owners; the next producer id), the brokers and
+one table row per partition (partitions with a problem marked; the reassign column only while
+something is being reassigned).
 """
 
 from __future__ import annotations
@@ -76,6 +79,8 @@ def render_text(obj: dict, findings: tuple[Finding, ...] | list[Finding], consol
     console.print(f"controller: broker {c['broker_id'] if c['broker_id'] is not None else '-'}, "
                   f"epoch {c['epoch'] if c['epoch'] is not None else '-'}")
 
+    _print_metadata(obj, console)
+
     brokers = [[str(b["id"]), "yes" if b["alive"] else "[red]no[/red]", escape(b["rack"] or "-"),
                 str(b["broker_epoch"]), Units(tuple(escape(e) for e in b["endpoints"]), " ")]
                for b in obj["brokers"]]
@@ -105,3 +110,34 @@ def render_text(obj: dict, findings: tuple[Finding, ...] | list[Finding], consol
         rows = [row[:5] + row[6:] for row in rows]
     print_table(console, columns, rows, styles, box=box.SIMPLE, title="partitions", title_justify="left",
                 pad_edge=False)
+
+
+def _print_metadata(obj: dict, console: Console) -> None:
+    """The lines of KRaft's other images (module docstring); nothing for an empty part."""
+    lines = []
+    if obj.get("features"):
+        lines.append("features: " + ", ".join(f"{k}={v}" for k, v in obj["features"].items()))
+    if obj.get("controllers"):
+        lines.append(f"registered controllers ({number(len(obj['controllers']))}): "
+                     + ", ".join(str(c["id"]) for c in obj["controllers"]))
+    acls = obj.get("acls") or []
+    if acls:
+        deny = sum(a["permission_type"] == "DENY" for a in acls)
+        anyone = sum(a["principal"] == "User:*" for a in acls)
+        notes = [f"{number(deny)} DENY"] * bool(deny) + [f"{number(anyone)} for User:*"] * bool(anyone)
+        lines.append(count(len(acls), "ACL") + (f" ({', '.join(notes)})" if notes else ""))
+    users = obj.get("scram_users") or []
+    if users:
+        lines.append(f"SCRAM users ({number(len(users))}): " + _names([u["name"] for u in users], 10))
+    tokens = obj.get("delegation_tokens") or []
+    if tokens:
+        owners = sorted({t["owner"] for t in tokens})
+        lines.append(count(len(tokens), "delegation token") + " owned by " + _names(owners, 10))
+    quotas = obj.get("client_quotas") or []
+    if quotas:
+        lines.append(count(len(quotas), "client quota entity", "client quota entities"))
+    if obj.get("producer_ids") is not None:
+        p = obj["producer_ids"]
+        lines.append(f"next producer id {p['next_producer_id']}")
+    for line in lines:
+        print_wrapped(console, escape(line))

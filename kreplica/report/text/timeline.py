@@ -108,9 +108,42 @@ def _row(obj: dict, when=_when) -> tuple[list[str], str]:
     if t == "broker_event":
         return [when(obj["time"]), pos, f"broker {obj['broker']}", obj["event"], "", "", "",
                 f"broker epoch {obj['broker_epoch']}" if obj["broker_epoch"] is not None else ""], "dim"
+    if t == "config_event":
+        return _config_row(obj, when)
     return [when(obj["time"]), pos, "controller", obj["event"], str(obj["controller"] if obj["controller"] is not None
                                                                     else "none"),
             str(obj["controller_epoch"] if obj["controller_epoch"] is not None else "-"), "", ""], "dim"
+
+
+def _value(v: str | None) -> str:
+    return "(unset)" if v is None else repr(v)
+
+
+def config_entity(obj: dict) -> str:
+    """``topic orders``, ``broker 1``, ``cluster default``: what a config event's change is to."""
+    if obj["resource"] == "broker" and obj["entity"] == "<default>":
+        return "cluster default"
+    return f"{obj['resource']} {obj['entity']}"
+
+
+def _config_row(obj: dict, when=_when) -> tuple[list[str], str]:
+    """A config event: what (the entity), ``config``, and in the evidence the key, the values and
+    who wrote it; a notable key's row in yellow."""
+    who = []
+    if obj["writer"] is not None:
+        who.append(f"controller {obj['writer']}" if obj["session"] is None else f"broker {obj['writer']}")
+    if obj["session"] is not None:
+        who.append(f"session {obj['session']}")
+    change = f"{obj['key']} {_value(obj['before'])}→{_value(obj['after'])}"
+    if who:
+        evidence = f"{change}; by {', '.join(who)}"
+    elif obj["epoch"] is not None:
+        evidence = f"{change}; by the leader of epoch {obj['epoch']}, which the history does not name"
+    else:
+        evidence = f"{change}; the writer is not in the history"
+    return [when(obj["time"]), str(obj["position"]), _safe(config_entity(obj)),
+            "config" + (" NOTABLE" if obj["notable"] else ""), "", "", "", _safe(evidence)], \
+        ("yellow" if obj["notable"] else "dim")
 
 
 def _pad(text: str, width: int) -> str:
@@ -367,6 +400,12 @@ def _render_end(objs: list[dict], summary: dict, findings, console: Console) -> 
         print_wrapped(console, f"[red]zombie epoch[/red] {escape(z['partition'])} epoch {z['epoch']} held by "
                                f"{', '.join(str(b) for b in z['replicas'])} but the metadata never granted it to a "
                                "leader")
+    for c in summary.get("notable_config_changes", ()):
+        who = ("" if c["writer"] is None and c["session"] is None else
+               " by " + (f"session {c['session']}" if c["session"] is not None else f"controller {c['writer']}"))
+        print_wrapped(console, f"[yellow]config[/yellow] {escape(config_entity(c))} {escape(c['key'])} "
+                               f"{escape(_value(c['before']))}→{escape(_value(c['after']))} at {c['position']} "
+                               f"({_when(c['time'])}){who}")
     print_findings(findings, console)
     if summary.get("resolution") == BY_SNAPSHOT:
         print_wrapped(console, "[yellow]note[/yellow] no transaction log in SOURCE: the history goes from snapshot to "
@@ -378,5 +417,6 @@ def _render_end(objs: list[dict], summary: dict, findings, console: Console) -> 
     ev = summary["events"]
     print_wrapped(console, f"{verdict} {summary['source_kind']} history {summary['start']} .. {summary['end']}: "
                            f"{count(ev['partition'], 'partition event')}, {count(ev['broker'], 'broker event')}, "
-                           f"{count(ev['controller'], 'controller event')}; "
+                           f"{count(ev['controller'], 'controller event')}"
+                           + (f", {count(ev['config'], 'config change')}" if ev.get("config") else "") + "; "
                            f"{count(len(unclean), 'unclean election')}, {count(len(offline), 'offline period')}")

@@ -9,7 +9,9 @@ kreplica's output:
 * ``record.leader() == NO_LEADER_CHANGE`` keeps leader and leader epoch, any other value
   (``NO_LEADER`` and the same leader included) sets the leader with ``leaderEpoch + 1``;
 * ``leaderRecoveryState.changeTo(record.leaderRecoveryState())``;
-* ``partitionEpoch + 1`` always.
+* ``partitionEpoch + 1`` always;
+* ``directories``: null keeps the current ones, a list replaces them, then ``defaultToMigrating``
+  (none, or all ``MIGRATING``: one ``MIGRATING`` per replica of the new replica set).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import pytest
 
 from kreplica.model.cluster import (
+    DIRECTORY_MIGRATING,
+    DIRECTORY_UNASSIGNED,
     NO_LEADER,
     NO_LEADER_CHANGE,
     NO_RECOVERY_STATE_CHANGE,
@@ -149,11 +153,52 @@ def test_noop_and_moves_replicas(change: PartitionChange, noop: bool, moves: boo
     pytest.param({"eligible_leader_replicas": [3], "last_known_elr": [4, 5]}, (3,), (4, 5), id="v2-set"),
 ])
 def test_partition_from_record(elr_fields: dict, elr: tuple, last_known_elr: tuple) -> None:
-    """``new PartitionRegistration(PartitionRecord)``: null ELR arrays become empty ones."""
+    """``new PartitionRegistration(PartitionRecord)``: null ELR arrays become empty ones; no
+    directories (v0) is one ``DirectoryId.MIGRATING`` per replica (``defaultToMigrating``)."""
     record = {"partition_id": 2, "topic_id": "t", "replicas": [1, 2, 3], "isr": [1, 2], "removing_replicas": [],
               "adding_replicas": [], "leader": 1, "leader_recovery_state": RECOVERED, "leader_epoch": 4,
               "partition_epoch": 9, **elr_fields}
     assert partition_from_record(record) == PartitionState(
         partition=2, replicas=(1, 2, 3), adding_replicas=(), removing_replicas=(), leader=1, leader_epoch=4,
         isr=(1, 2), controller_epoch=None, leader_recovery_state=RECOVERED, version=9, elr=elr,
-        last_known_elr=last_known_elr)
+        last_known_elr=last_known_elr, directories=(DIRECTORY_MIGRATING,) * 3)
+
+
+D1, D2, D3 = "xzPcSbvUTKu5qiIvEhlgrQ", "Q0b2tHSmRfuYXJLtZWbk3g", "7FJxkMWXSB2ZYjr9Tt6YZQ"
+_WITH_DIRS = PartitionState(partition=0, replicas=(1, 2, 3), adding_replicas=(), removing_replicas=(), leader=1,
+                            leader_epoch=0, isr=(1, 2, 3), controller_epoch=None, leader_recovery_state=RECOVERED,
+                            version=0, directories=(D1, D2, D3))
+_MIGRATING = PartitionState(partition=0, replicas=(1, 2, 3), adding_replicas=(), removing_replicas=(), leader=1,
+                            leader_epoch=0, isr=(1, 2, 3), controller_epoch=None, leader_recovery_state=RECOVERED,
+                            version=0, directories=(DIRECTORY_MIGRATING,) * 3)
+
+
+@pytest.mark.parametrize("before,change,directories", [
+    pytest.param(_WITH_DIRS, PartitionChange(isr=(1, 2)), (D1, D2, D3), id="null-keeps"),
+    pytest.param(_WITH_DIRS, PartitionChange(directories=(D3, D2, D1)), (D3, D2, D1), id="list-replaces"),
+    pytest.param(_WITH_DIRS, PartitionChange(replicas=(1, 2), directories=(D1, DIRECTORY_UNASSIGNED)),
+                 (D1, DIRECTORY_UNASSIGNED), id="reassigned-with-an-unassigned-one"),
+    pytest.param(_WITH_DIRS, PartitionChange(directories=()), (DIRECTORY_MIGRATING,) * 3,
+                 id="empty-list-is-migrating"),
+    pytest.param(_MIGRATING, PartitionChange(replicas=(1, 2, 3, 4)), (DIRECTORY_MIGRATING,) * 4,
+                 id="migrating-follows-the-new-replicas"),
+    pytest.param(BASE, PartitionChange(isr=(1,)), (), id="no-directories-not-from-a-record-keeps-none"),
+])
+def test_merge_directories(before: PartitionState, change: PartitionChange, directories: tuple) -> None:
+    """``PartitionRegistration.merge``: ``newDirectories = defaultToMigrating(record.directories()
+    == null ? directories : record.directories(), newReplicas.length)``."""
+    assert merge_partition_change(before, change).directories == directories
+
+
+@pytest.mark.parametrize("directories,expected", [
+    pytest.param([D1, D2, D3], (D1, D2, D3), id="v1-assigned"),
+    pytest.param([DIRECTORY_MIGRATING] * 3, (DIRECTORY_MIGRATING,) * 3, id="v1-migrating"),
+    pytest.param([], (DIRECTORY_MIGRATING,) * 3, id="v1-empty-is-migrating"),
+])
+def test_partition_record_directories(directories: list, expected: tuple) -> None:
+    """``new PartitionRegistration(PartitionRecord)``: ``defaultToMigrating(record.directories(),
+    record.replicas().size())``."""
+    record = {"partition_id": 0, "topic_id": "t", "replicas": [1, 2, 3], "isr": [1], "removing_replicas": [],
+              "adding_replicas": [], "leader": 1, "leader_recovery_state": RECOVERED, "leader_epoch": 0,
+              "partition_epoch": 0, "directories": directories}
+    assert partition_from_record(record).directories == expected

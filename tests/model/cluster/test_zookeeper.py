@@ -211,12 +211,17 @@ def test_machine_output_schema():
     assert doc["type"] == "cluster_state" and doc["source_kind"] == "zookeeper"
     assert list(doc)[:9] == ["type", "source", "source_kind", "position", "cluster_id", "controller",
                              "brokers", "topics", "broker_configs"]
-    assert set(doc["brokers"][0]) == {"id", "alive", "rack", "endpoints", "broker_epoch"}
+    assert set(doc["brokers"][0]) == {"id", "alive", "rack", "endpoints", "broker_epoch", "log_dirs",
+                                      "cordoned_log_dirs"}
     assert set(doc["topics"][0]) == {"name", "topic_id", "config", "partitions"}
     assert set(doc["topics"][0]["partitions"][0]) == {
         "partition", "replicas", "adding_replicas", "removing_replicas", "leader", "leader_epoch", "isr",
-        "elr", "last_known_elr", "controller_epoch", "leader_recovery_state", "version"}
+        "elr", "last_known_elr", "controller_epoch", "leader_recovery_state", "version", "directories"}
     assert (doc["topics"][0]["partitions"][0]["elr"], doc["topics"][0]["partitions"][0]["last_known_elr"]) == ([], [])
+    # KRaft's own images and directories: empty in ZooKeeper mode
+    assert doc["topics"][0]["partitions"][0]["directories"] == [] and doc["brokers"][0]["log_dirs"] == []
+    assert [doc[k] for k in ("features", "controllers", "acls", "client_quotas", "scram_users", "delegation_tokens",
+                             "producer_ids")] == [{}, [], [], [], [], [], None]
     assert list(doc["health"]) == list(HEALTH_LISTS)
     assert doc["health"]["offline"] == ["t-1", "t-2"]
 
