@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from kreplica.analysis.log.epoch_reconciliation import compare_checkpoint
 from kreplica.analysis.log.index_verification import verify_offset_index, verify_time_index, verify_txn_index
 from kreplica.analysis.log.log_loading import CLEAN, RestartVerdict, load_partition
+from kreplica.analysis.log.remote_index_cache import remote_index_cache_findings
 from kreplica.formats.findings import Finding
 from kreplica.formats.log.offset_index import IndexEnd
 from kreplica.formats.log.producer_snapshot import ProducerSnapshotEntry
@@ -115,6 +116,8 @@ def inspect_log_dirs(log_dirs: list[LogDir], *, shutdown: str | None = None,
             findings.append(Finding("restart_refused", f"{log_dir.path}/{name}", 0,
                                     f"'{name}' is not in the form of topic-partition or topic-partition.uniqueId-delete: "
                                     "the broker fails to start (KafkaException)"))
+        if log_dir.remote_index_cache is not None:
+            findings.extend(remote_index_cache_findings(log_dir.path, log_dir.remote_index_cache))
         broker_id = None
         if meta is not None:
             broker_id = meta.broker_id if meta.broker_id is not None else meta.node_id

@@ -8,5 +8,7 @@ partition at start-up, and the replica (log end offset, epoch cache) it then hol
 * ``log_findings``: which findings of a log bear on the replication commands' answers;
 * ``index_verification``: index files checked against their segment (``--verify-index-only``);
 * ``open_transactions``: the transactions open at the end of the log and its last stable offset
-  (``ProducerStateManager``).
+  (``ProducerStateManager``);
+* ``remote_index_cache``: what a starting broker does with a log directory's
+  ``remote-log-index-cache`` (``RemoteIndexCache.init``, tiered storage).
 """

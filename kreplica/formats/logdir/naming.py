@@ -6,7 +6,8 @@ patterns), ``storage/src/main/java/org/apache/kafka/storage/internals/log/LogFil
 (``filenamePrefixFromOffset``: 20-digit zero-padded base offsets; ``offsetFromFileName``: the
 text before the first ``.`` as a long), ``LogLoader.java`` (which leftovers are deleted or
 completed at start-up), ``raft/src/main/java/org/apache/kafka/snapshot/Snapshots.java`` (KRaft
-snapshot names).
+snapshot names), ``storage/.../log/RemoteIndexCache.java`` (4.4.0: ``DIR_NAME``, ``init``, the
+names of its files).
 
 Partition directories::
 
@@ -20,6 +21,14 @@ Kafka splits at the **last** ``-``, so topics may hold dots and dashes; the part
 match ``^(\\S+)-(\\S+)\\.(\\S+)<suffix>$`` and loses everything from its last ``.``. Names Kafka
 refuses make the broker fail to start ("Found directory …, '…' is not in the form of
 topic-partition or topic-partition.uniqueId-delete (if marked for deletion).").
+
+Tiered storage's ``remote-log-index-cache`` (in the first ``log.dirs`` entry; the log manager
+skips it) holds the indexes ``RemoteIndexCache`` fetched from remote storage, one triple per
+remote segment::
+
+    <startOffset>_<remoteLogSegmentId>.index | .timeindex | .txnindex   (the id in Kafka's uuid text)
+    ... .deleted                                 evicted, deleted asynchronously
+    ... .tmp                                     a fetch being written
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from kreplica.formats._java import java_parse_int, java_parse_long
+from kreplica.formats.errors import FormatError
+from kreplica.formats.uuid import parse_uuid
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
@@ -47,7 +58,7 @@ PARTITION_METADATA = "partition.metadata"
 QUORUM_STATE = "quorum-state"
 
 DIR_SUFFIXES = ("delete", "future", "stray")
-REMOTE_LOG_INDEX_CACHE = "remote-log-index-cache"   # skipped by the log manager
+REMOTE_LOG_INDEX_CACHE = "remote-log-index-cache"   # RemoteIndexCache.DIR_NAME; skipped by the log manager
 CLUSTER_METADATA_DIR = "__cluster_metadata-0"      # loaded by the Raft layer
 CLUSTER_METADATA_TOPIC = "__cluster_metadata"      # Topic.CLUSTER_METADATA_TOPIC_NAME
 
@@ -209,3 +220,59 @@ def classify_partition_file(name: str) -> PartitionFile:
         if name.endswith(suffix):
             return PartitionFile(name, kind, _offset_from_file_name(name))
     return PartitionFile(name, FileKind.OTHER)
+
+
+#: the suffixes of ``RemoteIndexCache``'s files: the index kinds, and the leftovers its start deletes
+_REMOTE_INDEX_KINDS = {INDEX_SUFFIX: FileKind.INDEX, TIME_INDEX_SUFFIX: FileKind.TIMEINDEX,
+                       TXN_INDEX_SUFFIX: FileKind.TXNINDEX}
+_REMOTE_INDEX_LEFTOVERS = {DELETED_SUFFIX: FileKind.DELETED, TMP_SUFFIX: FileKind.TMP}
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteIndexFile:
+    """A file name in ``remote-log-index-cache``, read as ``RemoteIndexCache.init`` reads it.
+
+    ``kind`` is ``index``, ``timeindex`` or ``txnindex`` (``other`` for another suffix), or
+    ``deleted``/``tmp`` for the leftovers ``init`` deletes first (``inner_kind`` the name's
+    kind without that suffix). ``prefix`` is the name before its first ``.`` (the three files of
+    one segment share it), ``start_offset`` and ``segment_id`` what Kafka parses from it.
+    ``error`` is why Kafka's parse of the id throws, which ``init`` does not catch (``None``: it
+    parses); ``start_offset`` is ``None`` where ``Long.parseLong`` of the offset throws, which
+    ``init`` meets only for a complete triple. A leftover is deleted before it is parsed."""
+
+    name: str
+    kind: FileKind
+    prefix: str | None
+    start_offset: int | None
+    segment_id: str | None
+    inner_kind: FileKind | None = None
+    error: str | None = None
+
+
+def classify_remote_index_file(name: str) -> RemoteIndexFile:
+    """What ``RemoteIndexCache.init`` (4.4.0) makes of ``name``.
+
+    ``45_<uuid>.index`` → (``index``, 45, uuid); ``45_<uuid>.index.deleted`` → (``deleted``,
+    inner ``index``). A name whose id is not ``Uuid.fromString`` text, with no ``.`` or no
+    ``_`` before it has an ``error``: ``init`` parses the id of every file left after deleting
+    leftovers (``remoteLogSegmentIdFromRemoteIndexFileName``).
+    """
+    for suffix, kind in _REMOTE_INDEX_LEFTOVERS.items():
+        if name.endswith(suffix):
+            inner = classify_remote_index_file(name[:-len(suffix)])
+            return RemoteIndexFile(name, kind, inner.prefix, inner.start_offset, inner.segment_id, inner.kind)
+    kind = next((k for suffix, k in _REMOTE_INDEX_KINDS.items() if name.endswith(suffix)), FileKind.OTHER)
+    underscore, dot = name.find("_"), name.find(".")
+    if dot < 0 or underscore + 1 > dot:
+        return RemoteIndexFile(name, kind, None, None, None,
+                               error="no '<offset>_<id>.' prefix (String.substring throws)")
+    prefix, text = name[:dot], name[underscore + 1:dot]
+    try:
+        parse_uuid(text)
+    except FormatError as exc:
+        return RemoteIndexFile(name, kind, prefix, None, None, error=f"Uuid.fromString: {exc.reason}")
+    try:
+        offset = java_parse_long(name[:underscore]) if underscore >= 0 else None
+    except ValueError:
+        offset = None
+    return RemoteIndexFile(name, kind, prefix, offset, text)

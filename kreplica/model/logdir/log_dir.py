@@ -18,7 +18,8 @@ from kreplica.formats.errors import FormatError
 from kreplica.formats.findings import Finding
 from kreplica.formats.logdir.clean_shutdown import parse_clean_shutdown
 from kreplica.formats.logdir.meta_properties import parse_meta_properties
-from kreplica.formats.logdir.naming import PartitionDirName, classify_partition_file, parse_partition_dir
+from kreplica.formats.logdir.naming import (REMOTE_LOG_INDEX_CACHE, PartitionDirName, classify_partition_file,
+                                            parse_partition_dir)
 from kreplica.formats.logdir.offset_checkpoint import parse_offset_checkpoint
 from kreplica.formats.mapped import EvidenceError, read_small_file, refuse_special
 
@@ -35,7 +36,7 @@ CONFIG_SUFFIX = ".properties"                      # server.properties, log4j.pr
 #: Leftover kinds that only a partition directory holds (``classify_partition_file``).
 PARTITION_LEFTOVERS = ("deleted", "cleaned", "swap", "tmp")
 #: Subdirectories a broker skips rather than parsing as partitions.
-IGNORED_SUBDIRS = ("remote-log-index-cache", "__cluster_metadata-0")
+IGNORED_SUBDIRS = (REMOTE_LOG_INDEX_CACHE, "__cluster_metadata-0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,9 @@ class LogDir:
     files: dict[str, str] = field(default_factory=dict)   # marker file name -> path, when present
     bad_subdirs: tuple[str, ...] = ()                      # names a broker refuses to parse
     is_whole: bool = True                                  # False: only the partitions the user named
+    #: the names in its ``remote-log-index-cache/`` (tiered storage's RemoteIndexCache), ``None``
+    #: when it has none; entries that are not files are listed with a trailing ``/``
+    remote_index_cache: tuple[str, ...] | None = None
 
 
 def scan_partition_dir(path: str | Path) -> PartitionDir:
@@ -163,7 +167,15 @@ def scan_log_dir(path: str | Path) -> LogDir:
             bad.append(entry.name)
             continue
         partitions.append(scan_partition_dir(entry.path))
-    return LogDir(str(path), tuple(partitions), _marker_files(path), tuple(bad))
+    return LogDir(str(path), tuple(partitions), _marker_files(path), tuple(bad),
+                  remote_index_cache=_remote_index_cache(path / REMOTE_LOG_INDEX_CACHE))
+
+
+def _remote_index_cache(path: Path) -> tuple[str, ...] | None:
+    """The names in a ``remote-log-index-cache`` directory (nothing is read), or ``None``."""
+    if not path.is_dir():
+        return None
+    return tuple(sorted(e.name if e.is_file() else e.name + "/" for e in os.scandir(path)))
 
 
 def _refuse_broker_folders(path: Path, log_dir: LogDir) -> None:
@@ -185,6 +197,9 @@ def _what_it_is(path: Path) -> str:
     """What a directory that is neither a partition nor a log directory holds instead."""
     from kreplica.model.zookeeper.files import find_zk_files
 
+    if path.name == REMOTE_LOG_INDEX_CACHE:
+        return (f"is a log directory's {REMOTE_LOG_INDEX_CACHE} (tiered storage's RemoteIndexCache: indexes fetched "
+                f"from remote storage), not a partition: give its log directory, {path.parent}")
     zk = find_zk_files([path])
     if zk.snapshots or zk.logs:
         return ("is a ZooKeeper data directory (snapshots and transaction logs), not a Kafka log directory: "

@@ -12,6 +12,7 @@ from kreplica.formats.logdir.naming import (
     PartitionDirName,
     PartitionFile,
     classify_partition_file,
+    classify_remote_index_file,
     parse_partition_dir,
     segment_base_offset,
     segment_file_name,
@@ -124,3 +125,28 @@ def test_kraft_snapshot_epoch():
 @given(st.text(max_size=60))
 def test_classify_any_name(name):
     assert isinstance(classify_partition_file(name), PartitionFile)
+
+
+# -- remote-log-index-cache (RemoteIndexCache.init, 4.4.0) -------------------------------------------
+
+_SEG = "AAECAwQFBgcICQoLDA0ODw"   # Uuid.toString of bytes 0..15
+
+
+@pytest.mark.parametrize(("name", "kind", "inner", "offset", "error"), [
+    pytest.param(f"45_{_SEG}.index", "index", None, 45, False, id="offset-index"),
+    pytest.param(f"45_{_SEG}.timeindex", "timeindex", None, 45, False, id="time-index"),
+    pytest.param(f"0_{_SEG}.txnindex", "txnindex", None, 0, False, id="txn-index"),
+    pytest.param(f"45_{_SEG}.index.deleted", "deleted", "index", 45, False, id="evicted"),
+    pytest.param(f"45_{_SEG}.txnindex.tmp", "tmp", "txnindex", 45, False, id="fetch-cut-short"),
+    pytest.param(f"45_{_SEG}.log", "other", None, 45, False, id="other-suffix-still-parses"),
+    pytest.param(f"x_{_SEG}.index", "index", None, None, False, id="offset-not-a-long"),
+    pytest.param("45_orders.index", "index", None, None, True, id="id-not-a-uuid"),
+    pytest.param(f"{_SEG}.index", "index", None, None, False, id="no-underscore-the-whole-prefix-is-the-id"),
+    pytest.param(f"45_{_SEG}", "other", None, None, True, id="no-dot"),
+    pytest.param("a.b_c", "other", None, None, True, id="underscore-after-dot"),
+])
+def test_remote_index_cache_names_as_init_reads_them(name, kind, inner, offset, error):
+    f = classify_remote_index_file(name)
+    assert (f.kind, f.inner_kind, f.start_offset, f.error is not None) == (kind, inner, offset, error)
+    if not error:
+        assert f.segment_id == _SEG
