@@ -112,7 +112,8 @@ def inspect_log(
     decode: Annotated[Optional[Decode], typer.Option(
         "--decode", case_sensitive=False, show_default=False,
         help="With --records: internal decodes the records of __consumer_offsets, __transaction_state, "
-             "__share_group_state and __cluster_metadata (and KRaft .checkpoint snapshots), the topic "
+             "__share_group_state, __cluster_metadata (and KRaft .checkpoint snapshots) and "
+             "__remote_log_metadata, the topic "
              "taken from the partition directory's name; none lists them raw. Default: internal.")] = None,
     first_offset: Annotated[Optional[int], typer.Option(
         "--from", metavar="OFFSET", show_default=False,
@@ -149,13 +150,16 @@ def inspect_log(
     version and value fields (a tombstone has no value), with the subscriptions and assignments
     of the consumer protocol expanded; each record of __cluster_metadata and of a KRaft snapshot
     (.checkpoint) carries its metadata record (type, version, fields) or Raft control record,
-    the decoding cluster-state uses. Machine formats add a "decoded" member to these records
+    the decoding cluster-state uses; each record of __remote_log_metadata (tiered storage) carries
+    its remote segment metadata, update or partition-delete record (fields, state id; text names
+    the state). Machine formats add a "decoded" member to these records
     (record_type, record_type_id, key, value_version, value; bytes inside follow --payload); text
     shows one line per record, wrapped. The topic comes from the partition directory's name: a
     segment on stdin or outside a partition directory is listed raw. A record that does not
     decode, or whose type or version kreplica does not know, is listed raw with a finding
     (coordinator_invalid_record, coordinator_unknown_record, kraft_invalid_record,
-    kraft_unknown_record). --decode none lists every record raw.
+    kraft_unknown_record, remote_log_metadata_invalid_record, remote_log_metadata_unknown_record).
+    --decode none lists every record raw.
 
     A *.log file whose name is not a segment's (server.log) and whose first bytes are not a log
     entry's is not a segment: given by name it is exit 2, in a directory it is skipped with a note.
