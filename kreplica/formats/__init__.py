@@ -4,6 +4,7 @@
 * ``logdir``: a log directory's small files (checkpoints, ``meta.properties``, ...) and names;
 * ``kraft``: the KRaft metadata log's records and ``quorum-state``;
 * ``coordinator``: the records of the coordinators' topics (consumer offsets, transactions, share state);
+* ``remote_storage``: tiered storage's ``__remote_log_metadata`` records and ``remote_log_snapshot``;
 * ``zookeeper``: jute, ZooKeeper snapshots and transaction logs;
 * ``tools``: the JSON documents of Kafka's command-line tools.
 
