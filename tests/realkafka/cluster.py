@@ -283,7 +283,14 @@ def copy_evidence(cluster: Cluster, destination: Path) -> dict[str, int]:
     trimmed: dict[str, int] = {}
 
     def copy(source: str, target: str) -> None:
-        shutil.copy2(source, target)
+        # a live broker renames its checkpoints' ``.tmp`` files over the real ones while the copy
+        # walks the directory: a file listed and gone before it is read was not there to copy
+        try:
+            shutil.copy2(source, target)
+        except FileNotFoundError:
+            if Path(source).exists():
+                raise
+            return
         entry = INDEX_ENTRY_BYTES.get(Path(target).suffix)
         if entry:
             size = _trim_preallocated(Path(target), entry)
